@@ -1,0 +1,18 @@
+"""The ``readout`` command line."""
+
+from __future__ import annotations
+
+import click
+
+from readout_audit import __version__
+from readout_audit._cli._score import demo_command, score_command
+
+
+@click.group()
+@click.version_option(__version__, prog_name="readout")
+def main() -> None:
+    """Audit scores read off a language model's probabilities at a scored position."""
+
+
+main.add_command(score_command)
+main.add_command(demo_command)

@@ -1,0 +1,98 @@
+"""Options and error handling shared by the subcommands."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from readout_audit._exceptions import ReadoutError
+from readout_audit.model._embedded import EMBEDDED_SPEC
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def user_errors(command: F) -> F:
+    """Turn readout-audit's own errors into a one-line CLI error instead of a traceback."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except ReadoutError as error:
+            raise click.ClickException(str(error)) from error
+
+    return wrapper  # type: ignore[return-value]
+
+
+def parse_template_kwargs(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs; VALUE is read as JSON when it parses (false, 3, "x"), else as text."""
+    parsed: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(
+                f"expected KEY=VALUE, got {pair!r}", param_hint="--template-kwarg"
+            )
+        try:
+            parsed[key] = json.loads(value)
+        except json.JSONDecodeError:
+            parsed[key] = value
+    return parsed
+
+
+def model_options(command: F) -> F:
+    """The options every model-running subcommand takes."""
+    options = [
+        click.option(
+            "--model",
+            "model_spec",
+            default=EMBEDDED_SPEC,
+            show_default=True,
+            help="smollm2-135m, hf:<hub-id-or-dir>[@revision] or gguf:<path>.",
+        ),
+        click.option(
+            "--allow-download",
+            is_flag=True,
+            help="Let hf: specs download from the Hugging Face Hub.",
+        ),
+        click.option(
+            "--dtype",
+            type=click.Choice(["float32", "float64", "bfloat16", "float16"]),
+            default="float32",
+            show_default=True,
+            help="Compute dtype of the weights.",
+        ),
+        click.option(
+            "--template-kwarg",
+            "template_kwarg",
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="Chat-template argument, e.g. enable_thinking=false (repeatable).",
+        ),
+        click.option("--top-k", default=10, show_default=True, type=click.IntRange(1)),
+        click.option(
+            "--greedy-tokens",
+            default=16,
+            show_default=True,
+            type=click.IntRange(0),
+            help="Length of the greedy continuation read at each scored position.",
+        ),
+        click.option(
+            "--progress/--no-progress",
+            default=None,
+            help="Progress bar (default: when the terminal is interactive).",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def show_progress(flag: bool | None) -> bool:
+    """The progress flag, defaulting to whether stderr is a terminal."""
+    return sys.stderr.isatty() if flag is None else flag

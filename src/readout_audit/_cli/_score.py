@@ -1,0 +1,80 @@
+"""``readout score`` and ``readout demo``: read every item's scored position into a run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from readout_audit._cli._common import (
+    model_options,
+    parse_template_kwargs,
+    show_progress,
+    user_errors,
+)
+from readout_audit.audit._score import score
+from readout_audit.data._demo import demo_items
+from readout_audit.data._item import Item
+from readout_audit.data._jsonl import load_items
+from readout_audit.log._run import read_run
+from readout_audit.model._load import load_model
+from readout_audit.report._terminal import print_run
+
+
+def _run(items: Sequence[Item], out: Path, options: dict[str, Any]) -> None:
+    console = Console(stderr=True)
+    with console.status(f"loading {options['model_spec']}"):
+        model = load_model(
+            options["model_spec"],
+            allow_download=options["allow_download"],
+            dtype=options["dtype"],
+        )
+    result = score(
+        model,
+        items,
+        out,
+        top_k=options["top_k"],
+        greedy_tokens=options["greedy_tokens"],
+        template_kwargs=parse_template_kwargs(options["template_kwarg"]),
+        progress=show_progress(options["progress"]),
+    )
+    print_run(read_run(out).records, result.summary, Console())
+    click.echo(f"run written to {out}")
+
+
+@click.command("score")
+@click.option(
+    "--items",
+    "items_path",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="JSONL file, one item per line.",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Run directory (resumed if it exists with the same configuration).",
+)
+@model_options
+@user_errors
+def score_command(items_path: Path, out: Path, **options: Any) -> None:
+    """Score every item's declared options at its scored position."""
+    _run(load_items(items_path), out, options)
+
+
+@click.command("demo")
+@click.option(
+    "--out",
+    default=Path("runs/demo"),
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+)
+@model_options
+@user_errors
+def demo_command(out: Path, **options: Any) -> None:
+    """Score the built-in demo items, which show each readout failure, and print a summary."""
+    _run(demo_items(), out, options)

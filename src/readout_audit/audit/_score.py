@@ -1,0 +1,136 @@
+"""Generic scoring: every item's scored position read once, written as a resumable run."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from readout_audit.audit._summary import summarise
+from readout_audit.data._item import Item
+from readout_audit.log._manifest import Manifest
+from readout_audit.log._record import ScoreRecord
+from readout_audit.log._run import RunWriter, read_run
+from readout_audit.model._backend import ScoringModel
+from readout_audit.prompt._render import Rendering, render
+from readout_audit.readout._position import DEFAULT_GREEDY_TOKENS, DEFAULT_TOP_K, read_position
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """What a call to :func:`score` did."""
+
+    directory: Path
+    summary: dict[str, Any]
+    n_new: int
+    """Records written by this call (a resumed run skips those already on disk)."""
+
+
+def variant_name(item: Item) -> str:
+    """``stem`` when the item prefills an answer stem, else ``production``."""
+    return "stem" if item.stem else "production"
+
+
+def items_sha256(items: Sequence[Item]) -> str:
+    """A hash of the items' content, so a resumed run is known to score the same items."""
+    digest = hashlib.sha256()
+    for item in items:
+        digest.update(item.model_dump_json().encode("utf-8") + b"\n")
+    return digest.hexdigest()
+
+
+def score_item(
+    model: ScoringModel,
+    item: Item,
+    *,
+    rendering: Rendering | None = None,
+    top_k: int = DEFAULT_TOP_K,
+    greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
+    template_kwargs: Mapping[str, Any] | None = None,
+) -> ScoreRecord:
+    """Render one item and read its scored position into a record."""
+    rendering = rendering or render(item, model.codec, template_kwargs)
+    readout = read_position(
+        model, rendering, item.options, top_k=top_k, greedy_tokens=greedy_tokens
+    )
+    return ScoreRecord(
+        item_id=item.id,
+        variant=variant_name(item),
+        options=list(item.options),
+        target=item.target,
+        cluster=item.cluster_key,
+        metadata=item.metadata,
+        **rendering.context_fields().model_dump(),
+        **readout.model_dump(),
+    )
+
+
+def _progress(enabled: bool) -> Progress:
+    return Progress(
+        TextColumn("[bold]scoring"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        disable=not enabled,
+    )
+
+
+def score(
+    model: ScoringModel,
+    items: Sequence[Item],
+    out: str | Path,
+    *,
+    top_k: int = DEFAULT_TOP_K,
+    greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
+    template_kwargs: Mapping[str, Any] | None = None,
+    progress: bool = False,
+) -> ScoreResult:
+    """Score every item into the run directory ``out``, resuming it if it exists.
+
+    All items are rendered (and checked against the model's window) before any is scored.
+    """
+    kwargs = dict(template_kwargs or {})
+    renderings = [render(item, model.codec, kwargs) for item in items]
+    config = {
+        "items_sha256": items_sha256(items),
+        "n_items": len(items),
+        "top_k": top_k,
+        "greedy_tokens": greedy_tokens,
+        "template_kwargs": json.loads(json.dumps(kwargs)),
+    }
+    writer = RunWriter(out, Manifest.create("score", model.info, config))
+    todo = [
+        (item, rendering)
+        for item, rendering in zip(items, renderings, strict=True)
+        if (item.id, variant_name(item)) not in writer.done
+    ]
+    started, tokens = time.perf_counter(), 0
+    try:
+        with _progress(progress) as bar:
+            task = bar.add_task("scoring", total=len(todo))
+            for item, rendering in todo:
+                record = score_item(
+                    model, item, rendering=rendering, top_k=top_k, greedy_tokens=greedy_tokens
+                )
+                writer.append(record)
+                tokens += record.n_tokens + sum(len(t or ()) for t in record.option_token_ids)
+                bar.advance(task)
+    except BaseException:
+        writer.close()  # every finished record is already on disk; a rerun resumes
+        raise
+    elapsed = time.perf_counter() - started
+    summary = summarise(read_run(out).records)
+    summary["this_invocation"] = {
+        "n_new_records": len(todo),
+        "seconds": round(elapsed, 3),
+        "items_per_s": len(todo) / elapsed if elapsed > 0 else None,
+        "tokens_per_s": tokens / elapsed if elapsed > 0 else None,
+    }
+    writer.close(summary)
+    return ScoreResult(directory=Path(out), summary=summary, n_new=len(todo))

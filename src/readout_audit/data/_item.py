@@ -1,0 +1,81 @@
+"""The item: one scored question, as a raw prompt or chat messages, with its declared options."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class Message(BaseModel):
+    """One chat turn, rendered with the model's own chat template."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    role: Literal["system", "user", "assistant"]
+    """Who speaks; other roles are rejected rather than passed to a template that may drop them."""
+    content: str
+    """The turn's text, used verbatim."""
+
+
+class Item(BaseModel):
+    """One item of a scoring run; exactly one of ``prompt`` and ``messages`` is given."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1)
+    """Unique identifier within the file; integers are accepted and kept as text."""
+    prompt: str | None = None
+    """A raw prompt used verbatim (no chat template)."""
+    messages: tuple[Message, ...] | None = None
+    """Chat turns rendered with the model's chat template and its generation prompt."""
+    options: tuple[str, ...]
+    """The declared answer strings, each scored as a continuation of the rendered context."""
+    stem: str | None = None
+    """Answer stem appended after the opening of the assistant turn (assistant prefill)."""
+    target: str | float | bool | None = None
+    """The intended answer (usually one of ``options``), for downstream checks."""
+    cluster: str | None = None
+    """Resampling cluster (passage, paper, source); defaults to the item itself."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Free-form fields carried into the records."""
+
+    @field_validator("id", "cluster", mode="before")
+    @classmethod
+    def _integer_ids_as_text(cls, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        return value
+
+    @field_validator("options")
+    @classmethod
+    def _options_nonempty_and_unique(cls, options: tuple[str, ...]) -> tuple[str, ...]:
+        if not options:
+            raise ValueError("must list at least one option")
+        for index, option in enumerate(options):
+            if option == "":
+                raise ValueError(f"option {index} is the empty string")
+        seen: dict[str, int] = {}
+        for index, option in enumerate(options):
+            if option in seen:
+                raise ValueError(f"option {index} repeats option {seen[option]} ({option!r})")
+            seen[option] = index
+        return options
+
+    @field_validator("messages")
+    @classmethod
+    def _messages_nonempty(cls, messages: tuple[Message, ...] | None) -> tuple[Message, ...] | None:
+        if messages is not None and not messages:
+            raise ValueError("must hold at least one message")
+        return messages
+
+    @model_validator(mode="after")
+    def _prompt_xor_messages(self) -> Item:
+        if (self.prompt is None) == (self.messages is None):
+            raise ValueError("give exactly one of 'prompt' and 'messages'")
+        return self
+
+    @property
+    def cluster_key(self) -> str:
+        """The resampling cluster: ``cluster`` when given, else the item id."""
+        return self.cluster if self.cluster is not None else self.id

@@ -1,0 +1,82 @@
+"""Read items from JSONL, one per line, with errors that name the line, item and field."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from readout_audit._exceptions import InputError
+from readout_audit.data._item import Item
+
+
+def _field_path(location: tuple[int | str, ...]) -> str:
+    path = ""
+    for part in location:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path
+
+
+def parse_item(raw: Any, *, source: str = "<items>", line: int | None = None) -> Item:
+    """Validate one decoded JSON value as an :class:`Item`, raising a located ``InputError``."""
+    if not isinstance(raw, dict):
+        raise InputError(
+            f"expected a JSON object, got {type(raw).__name__}", source=source, line=line
+        )
+    item_id = raw.get("id")
+    item_id = str(item_id) if isinstance(item_id, str | int) else None
+    try:
+        return Item.model_validate(raw)
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = _field_path(tuple(first["loc"])) or None
+        message = first["msg"].removeprefix("Value error, ")
+        if first["type"] == "missing":
+            message = "is required"
+        elif first["type"] == "extra_forbidden":
+            message = "is not a known field"
+        elif first["type"] == "literal_error" and field and field.endswith(".role"):
+            message = f"unknown role {first['input']!r}; expected system, user or assistant"
+        raise InputError(message, source=source, line=line, item_id=item_id, field=field) from None
+
+
+def parse_items(lines: Iterable[str], *, source: str = "<items>") -> list[Item]:
+    """Parse JSONL text lines into items; blank lines are skipped, ids must be unique."""
+    items: list[Item] = []
+    first_line: dict[str, int] = {}
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise InputError(f"malformed JSON ({error.msg})", source=source, line=number) from None
+        item = parse_item(raw, source=source, line=number)
+        if item.id in first_line:
+            raise InputError(
+                f"duplicate id (first used on line {first_line[item.id]})",
+                source=source,
+                line=number,
+                item_id=item.id,
+                field="id",
+            )
+        first_line[item.id] = number
+        items.append(item)
+    if not items:
+        raise InputError("no items found", source=source)
+    return items
+
+
+def load_items(path: str | Path) -> list[Item]:
+    """Load and validate every item of a JSONL file before any model work starts."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("file not found", source=str(path)) from None
+    except UnicodeDecodeError as error:
+        raise InputError(f"not UTF-8 text ({error.reason})", source=str(path)) from None
+    return parse_items(text.splitlines(), source=str(path))

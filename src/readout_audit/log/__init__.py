@@ -1,0 +1,16 @@
+"""Run directories: manifest, append-only records, summary, and reading them back."""
+
+from readout_audit.log._manifest import Invocation, Manifest, package_versions
+from readout_audit.log._record import RECORD_SCHEMA_VERSION, ScoreRecord
+from readout_audit.log._run import Run, RunWriter, read_run
+
+__all__ = [
+    "Invocation",
+    "Manifest",
+    "RECORD_SCHEMA_VERSION",
+    "Run",
+    "RunWriter",
+    "ScoreRecord",
+    "package_versions",
+    "read_run",
+]

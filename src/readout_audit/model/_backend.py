@@ -1,0 +1,88 @@
+"""The backend interface: what a model must give the readouts, and what it declares it can."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from readout_audit._exceptions import CapabilityError
+from readout_audit.model._codec import TextCodec
+from readout_audit.model._distribution import TokenDistribution
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend provides; readouts check these instead of assuming them."""
+
+    full_distribution: bool
+    """``next_token_logprobs`` returns the whole vocabulary (else top-k plus requested ids)."""
+    top_k_limit: int | None
+    """Largest top-k a partial backend returns; None when unlimited."""
+    hidden_states: bool
+    """``hidden_states`` is available."""
+    cache_reuse: bool
+    """Continuations are scored from the context's key-value cache, not by re-encoding it."""
+
+
+@dataclass(frozen=True)
+class ModelFile:
+    """A file the model was loaded from, with its SHA-256, so a run can be redone exactly."""
+
+    path: str
+    sha256: str
+    size: int
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """Everything about a loaded model that a run manifest records."""
+
+    spec: str
+    name: str
+    files: tuple[ModelFile, ...]
+    dtype: str
+    context_window: int | None
+    tokenizer: str
+    chat_template_sha256: str | None
+
+
+class ScoringModel(ABC):
+    """A language model seen through token log-probabilities.
+
+    Contexts and continuations are token ids. A *context* is the rendered prompt up to the scored
+    position; a *continuation* is a token sequence that follows it. Backends return float32
+    log-probabilities (log-softmax in float32) and never decide what is scored.
+    """
+
+    codec: TextCodec
+    capabilities: Capabilities
+    info: ModelInfo
+
+    @abstractmethod
+    def next_token_logprobs(
+        self, contexts: Sequence[Sequence[int]], want_ids: Sequence[int] = ()
+    ) -> list[TokenDistribution]:
+        """Distribution of the token after the end of each context (batched).
+
+        ``want_ids`` are tokens whose log-probabilities a partial backend must include.
+        """
+
+    @abstractmethod
+    def continuation_logprobs(
+        self, context: Sequence[int], continuations: Sequence[Sequence[int]]
+    ) -> list[np.ndarray]:
+        """Per-token log-probabilities of each continuation given the context.
+
+        Element ``j`` of the ``i``-th result is ``log p(cont_i[j] | context + cont_i[:j])``.
+        """
+
+    @abstractmethod
+    def greedy(self, context: Sequence[int], max_new_tokens: int) -> list[int]:
+        """Greedy (argmax) continuation of the context, stopping early at an end-of-turn token."""
+
+    def hidden_states(self, context: Sequence[int], position: int = -1) -> np.ndarray:
+        """Hidden states of every layer at ``position`` of the context, shape (layers+1, dim)."""
+        raise CapabilityError(f"{self.info.spec} does not expose hidden states")

@@ -1,0 +1,72 @@
+"""Text to token ids and back, and chat-template rendering, from the model's own tokenizer."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+
+class TextCodec:
+    """The model's tokenizer as the readouts need it.
+
+    Rendered chat text already holds the template's special tokens, so text is encoded without
+    adding any; a raw prompt gets the tokenizer's own leading special tokens (``prefix_ids``).
+    """
+
+    def __init__(self, tokenizer: Any, *, name: str, context_window: int | None) -> None:
+        self._tok = tokenizer
+        self.name = name
+        self.context_window = context_window
+        self.prefix_ids: tuple[int, ...] = tuple(
+            tokenizer("", add_special_tokens=True)["input_ids"]
+        )
+        stop = {tokenizer.eos_token_id} if tokenizer.eos_token_id is not None else set()
+        for special in ("<|im_end|>", "<|eot_id|>", "<|end|>", "<end_of_turn>"):
+            token_id = tokenizer.convert_tokens_to_ids(special)
+            if isinstance(token_id, int) and token_id != tokenizer.unk_token_id:
+                stop.add(token_id)
+        self.stop_ids: frozenset[int] = frozenset(stop)
+
+    @property
+    def chat_template(self) -> str | None:
+        """The chat template text, or None when the tokenizer has none."""
+        template = getattr(self._tok, "chat_template", None)
+        return template if isinstance(template, str) else None
+
+    @property
+    def chat_template_sha256(self) -> str | None:
+        """SHA-256 of the chat template text, recorded in every manifest."""
+        template = self.chat_template
+        return hashlib.sha256(template.encode("utf-8")).hexdigest() if template else None
+
+    @property
+    def vocab_size(self) -> int:
+        """Number of token ids the tokenizer knows."""
+        return len(self._tok)
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of ``text`` with no special tokens added."""
+        return list(self._tok(text, add_special_tokens=False)["input_ids"])
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """Text of a token sequence, special tokens kept."""
+        return str(self._tok.decode(list(ids), skip_special_tokens=False))
+
+    def token_surface(self, token_id: int) -> str:
+        """The surface string of one token as it would appear in decoded text."""
+        return self.decode([token_id])
+
+    def render_chat(
+        self, messages: Sequence[Mapping[str, str]], template_kwargs: Mapping[str, Any]
+    ) -> str:
+        """Render messages with the chat template, ending at the opening of the assistant turn."""
+        if self.chat_template is None:
+            raise ValueError(f"tokenizer {self.name} has no chat template; give a raw 'prompt'")
+        text = self._tok.apply_chat_template(
+            [dict(message) for message in messages],
+            tokenize=False,
+            add_generation_prompt=True,
+            **dict(template_kwargs),
+        )
+        return str(text)

@@ -1,0 +1,103 @@
+"""Render an item into the exact scored context and describe its ending."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from readout_audit._exceptions import InputError
+from readout_audit.data._item import Item
+from readout_audit.model._codec import TextCodec
+
+Ending = Literal["newline", "space", "none"]
+TAIL_CHARS = 60
+
+
+def ending_class(text: str) -> Ending:
+    """Class of a rendered context's last character: a newline, other whitespace, or none.
+
+    "none" is the omitted separator (e.g. a template ending in ``[/INST]`` or ``Assistant:``).
+    """
+    if text.endswith(("\n", "\r")):
+        return "newline"
+    if text[-1:].isspace():
+        return "space"
+    return "none"
+
+
+class RenderedContext(BaseModel):
+    """What a record keeps of a rendering, so the scored context can be checked later."""
+
+    rendered_sha256: str
+    """SHA-256 of the rendered text (UTF-8, nothing added)."""
+    rendered_tail: str
+    """The rendered text's last 60 characters."""
+    n_tokens: int
+    """Number of context tokens, leading special tokens included."""
+    scored_index: int
+    """Zero-based index of the last context token; the readout scores the token after it."""
+    last_token_id: int
+    """Id of the token at ``scored_index``."""
+    ending: Ending
+    """Class of the rendered ending: newline, space or none (no separator)."""
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """A scored context: its text, its token ids, and how options are encoded after it."""
+
+    text: str
+    token_ids: tuple[int, ...]
+    prefix_ids: tuple[int, ...] = field(default=())
+    """Leading special tokens (raw prompts only) that precede ``text`` when encoding options."""
+
+    def encode_continued(self, codec: TextCodec, continuation: str) -> list[int]:
+        """Token ids of this context's text followed by ``continuation``, encoded together."""
+        return [*self.prefix_ids, *codec.encode(self.text + continuation)]
+
+    def context_fields(self) -> RenderedContext:
+        """The rendering as recorded."""
+        return RenderedContext(
+            rendered_sha256=hashlib.sha256(self.text.encode("utf-8")).hexdigest(),
+            rendered_tail=self.text[-TAIL_CHARS:],
+            n_tokens=len(self.token_ids),
+            scored_index=len(self.token_ids) - 1,
+            last_token_id=self.token_ids[-1],
+            ending=ending_class(self.text),
+        )
+
+
+def render(
+    item: Item, codec: TextCodec, template_kwargs: Mapping[str, Any] | None = None
+) -> Rendering:
+    """Render an item: a raw prompt verbatim, or messages through the chat template, plus stem.
+
+    Raises ``InputError`` naming the item when the context is empty or exceeds the model's window.
+    """
+    if item.messages is not None:
+        try:
+            text = codec.render_chat([m.model_dump() for m in item.messages], template_kwargs or {})
+        except Exception as error:
+            raise InputError(
+                f"chat template failed: {error}", item_id=item.id, field="messages"
+            ) from None
+        prefix: tuple[int, ...] = ()
+    else:
+        text = item.prompt or ""
+        prefix = codec.prefix_ids
+    text += item.stem or ""
+    ids = (*prefix, *codec.encode(text))
+    if not ids:
+        raise InputError("renders to an empty context", item_id=item.id, field="prompt")
+    window = codec.context_window
+    if window is not None and len(ids) >= window:
+        raise InputError(
+            f"context is {len(ids)} tokens, beyond the model's window of {window}",
+            item_id=item.id,
+            field="messages" if item.messages is not None else "prompt",
+        )
+    return Rendering(text=text, token_ids=ids, prefix_ids=prefix)

@@ -1,0 +1,139 @@
+"""Everything read at one scored position, from one forward pass over the context."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from pydantic import BaseModel
+
+from readout_audit.model._backend import ScoringModel
+from readout_audit.prompt._render import Rendering
+from readout_audit.readout._options import (
+    OptionEncoding,
+    distinct_first_tokens,
+    encode_in_context,
+    option_mass,
+)
+
+DEFAULT_TOP_K = 10
+DEFAULT_GREEDY_TOKENS = 16
+
+
+class TopToken(BaseModel):
+    """One of the most probable next tokens."""
+
+    id: int
+    token: str
+    """Surface string of the token."""
+    logprob: float
+    prob: float
+
+
+class Greedy(BaseModel):
+    """The unrestricted greedy continuation from the scored position."""
+
+    token_ids: list[int]
+    text: str
+
+
+class PositionReadout(BaseModel):
+    """Readouts and label-free diagnostics at one scored position."""
+
+    argmax_id: int
+    """Unrestricted most probable next token."""
+    argmax_token: str
+    argmax_prob: float
+    argmax_is_option: bool
+    """Whether the argmax is one of the options' first tokens in context."""
+    top: list[TopToken]
+    option_token_ids: list[list[int] | None]
+    """Each option's tokens in context; None where its boundary is not preserved."""
+    option_first_ids: list[int | None]
+    boundary_preserved: bool
+    """True when tok(context) is a prefix of tok(context + option) for every option."""
+    distinct_first_tokens: bool | None
+    option_mass: float | None
+    """μ(c): summed probability of the options' distinct first tokens; None if not measurable."""
+    option_logprobs: list[float | None]
+    """Full-option log-likelihoods: sums of per-token log-probabilities."""
+    option_token_logprobs: list[list[float] | None]
+    option_probs: list[float] | None
+    """exp(ℓ_o) renormalised over the options; None unless every option was scored."""
+    expected_value: float | None
+    """Σ value(o)·p_o when every option is a number (the forecast grid), else None."""
+    greedy: Greedy
+
+
+def renormalise(logprobs: Sequence[float]) -> list[float]:
+    """Softmax over option log-likelihoods: p_o = exp(ℓ_o) / Σ exp(ℓ), computed stably."""
+    values = np.asarray(logprobs, dtype=np.float64)
+    shifted = np.exp(values - values.max())
+    return [float(p) for p in shifted / shifted.sum()]
+
+
+def numeric_values(options: Sequence[str]) -> list[float] | None:
+    """The options as numbers (surrounding whitespace ignored), or None if any is not one."""
+    try:
+        values = [float(option.strip()) for option in options]
+    except ValueError:
+        return None
+    return values if all(math.isfinite(v) for v in values) else None
+
+
+def _scored_options(
+    model: ScoringModel, rendering: Rendering, encodings: Sequence[OptionEncoding]
+) -> list[list[float] | None]:
+    preserved = [e.token_ids for e in encodings if e.token_ids is not None]
+    scored = iter(model.continuation_logprobs(rendering.token_ids, preserved))
+    return [
+        [float(x) for x in next(scored)] if e.token_ids is not None else None for e in encodings
+    ]
+
+
+def read_position(
+    model: ScoringModel,
+    rendering: Rendering,
+    options: Sequence[str],
+    *,
+    top_k: int = DEFAULT_TOP_K,
+    greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
+) -> PositionReadout:
+    """Read the scored position after ``rendering``: mass, argmax, top-k, options, greedy text."""
+    codec = model.codec
+    encodings = encode_in_context(codec, rendering, options)
+    firsts = [e.first_id for e in encodings]
+    wanted = sorted({t for t in firsts if t is not None})
+    dist = model.next_token_logprobs([rendering.token_ids], want_ids=wanted)[0]
+    argmax_id, argmax_logprob = dist.argmax()
+    per_token = _scored_options(model, rendering, encodings)
+    option_logprobs = [sum(tokens) if tokens is not None else None for tokens in per_token]
+    complete = [lp for lp in option_logprobs if lp is not None]
+    probs = renormalise(complete) if len(complete) == len(options) else None
+    values = numeric_values(options)
+    greedy_ids = model.greedy(rendering.token_ids, greedy_tokens) if greedy_tokens > 0 else []
+    return PositionReadout(
+        argmax_id=argmax_id,
+        argmax_token=codec.token_surface(argmax_id),
+        argmax_prob=math.exp(argmax_logprob),
+        argmax_is_option=argmax_id in wanted,
+        top=[
+            TopToken(id=t, token=codec.token_surface(t), logprob=lp, prob=math.exp(lp))
+            for t, lp in dist.top(top_k)
+        ],
+        option_token_ids=[
+            list(e.token_ids) if e.token_ids is not None else None for e in encodings
+        ],
+        option_first_ids=firsts,
+        boundary_preserved=all(e.boundary_preserved for e in encodings),
+        distinct_first_tokens=distinct_first_tokens(encodings),
+        option_mass=option_mass(encodings, dist),
+        option_logprobs=option_logprobs,
+        option_token_logprobs=per_token,
+        option_probs=probs,
+        expected_value=(
+            float(np.dot(values, probs)) if values is not None and probs is not None else None
+        ),
+        greedy=Greedy(token_ids=greedy_ids, text=codec.decode(greedy_ids)),
+    )

@@ -1,0 +1,96 @@
+"""A short terminal summary of a scoring run (rich tables)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from readout_audit.log._record import ScoreRecord
+
+
+def _fmt_prob(value: float | None) -> str:
+    if value is None:
+        return "None"
+    return f"{value:.4f}" if value >= 1e-3 else f"{value:.2e}"
+
+
+def _clip(text: str, width: int) -> str:
+    flat = text.replace("\n", "⏎")
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _chosen(record: ScoreRecord) -> str:
+    if record.option_probs is None:
+        return "-"
+    best = max(range(len(record.options)), key=lambda i: record.option_probs[i])  # type: ignore[index]
+    return f"{record.options[best]!r} {record.option_probs[best]:.2f}"
+
+
+_ENDING_MARK = {"newline": "\\n", "space": "space", "none": "NONE"}
+
+
+def records_table(records: Sequence[ScoreRecord]) -> Table:
+    """One row per record: ending, option mass, argmax, first-token separability, choice, text."""
+    table = Table(title="Scored positions")
+    table.add_column("item", no_wrap=True, overflow="ellipsis", max_width=24)
+    for column in ("variant", "end", "mass", "argmax (p)", "opt?", "1st tok", "chosen (p)"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("greedy continuation", no_wrap=True, overflow="ellipsis", max_width=36)
+    for r in records:
+        table.add_row(
+            r.item_id,
+            r.variant,
+            _ENDING_MARK[r.ending],
+            _fmt_prob(r.option_mass),
+            f"{r.argmax_token!r} {r.argmax_prob:.2f}",
+            "yes" if r.argmax_is_option else "NO",
+            {True: "distinct", False: "SHARED", None: "n/a"}[r.distinct_first_tokens],
+            _chosen(r),
+            _clip(r.greedy.text, 36),
+        )
+    return table
+
+
+def summary_table(summary: dict[str, Any]) -> Table:
+    """Per-variant aggregates: median and minimum option mass, defects, argmax rate, accuracy."""
+    table = Table(title=f"Summary ({summary['n_records']} records)")
+    for column in ("variant", "n", "median mass", "min mass", "<0.5", "boundary", "shared"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("argmax is option", no_wrap=True)
+    table.add_column("accuracy", no_wrap=True)
+    for name, v in summary["variants"].items():
+        mass = v["option_mass"]
+        collapse = " COLLAPSE" if mass.get("collapse") else ""
+        table.add_row(
+            name,
+            str(v["n"]),
+            _fmt_prob(mass.get("median")) + collapse,
+            _fmt_prob(mass.get("min")),
+            f"{mass.get('n_below_floor', 0)}/{mass['n_measured']}",
+            str(v["n_boundary_not_preserved"]),
+            str(v["n_shared_first_tokens"]),
+            f"{v['argmax_is_option_rate']:.2f}",
+            "-" if v["accuracy"] is None else f"{v['accuracy']:.3f}",
+        )
+    return table
+
+
+def print_run(
+    records: Sequence[ScoreRecord], summary: dict[str, Any], console: Console | None = None
+) -> None:
+    """Print the per-record table (for short runs) and the summary table."""
+    console = console or Console()
+    if console.width < 140 and not console.is_terminal:
+        console = Console(file=console.file, width=140)  # logs and pipes: keep rows whole
+    if len(records) <= 50:
+        console.print(records_table(records))
+    console.print(summary_table(summary))
+    timing = summary.get("this_invocation")
+    if timing and timing.get("items_per_s"):
+        console.print(
+            f"{timing['n_new_records']} new records in {timing['seconds']:.1f} s "
+            f"({timing['items_per_s']:.2f} items/s, {timing['tokens_per_s']:.0f} tokens/s)"
+        )

@@ -1,0 +1,46 @@
+"""Model specs and the errors for models that are not available offline."""
+
+from __future__ import annotations
+
+import pytest
+
+from readout_audit import InputError, ModelNotAvailableError, load_model
+from readout_audit.model import ModelSpec, parse_model_spec
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("smollm2-135m", ModelSpec("embedded", "")),
+        ("hf:org/name", ModelSpec("hf", "org/name")),
+        ("hf:org/name@abc123", ModelSpec("hf", "org/name", "abc123")),
+        ("hf:./local/dir", ModelSpec("hf", "./local/dir")),
+        ("gguf:/models/x.gguf", ModelSpec("gguf", "/models/x.gguf")),
+    ],
+)
+def test_parse_model_spec(spec, expected):
+    parsed = parse_model_spec(spec)
+    assert parsed == expected
+    assert str(parsed) == spec
+
+
+@pytest.mark.parametrize("spec", ["gpt-5", "hf:", "hf:org/name@", "gguf:", "openai"])
+def test_bad_specs_are_rejected(spec):
+    with pytest.raises(InputError, match="spec"):
+        parse_model_spec(spec)
+
+
+def test_hub_model_not_cached_is_a_clear_offline_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HOME", str(tmp_path))
+    with pytest.raises(ModelNotAvailableError, match="not available offline"):
+        load_model("hf:readout-audit-tests/no-such-model")
+
+
+def test_missing_gguf_file(tmp_path):
+    with pytest.raises(ModelNotAvailableError, match="no such GGUF file"):
+        load_model(f"gguf:{tmp_path / 'absent.gguf'}")
+
+
+def test_unknown_dtype():
+    with pytest.raises(InputError, match="dtype"):
+        load_model("smollm2-135m", dtype="int3")

