@@ -1,6 +1,7 @@
 """readout-audit: measure, repair and check scores read off a language model's probabilities."""
 
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
+from importlib.metadata import version as _version
 
 from readout_audit._exceptions import (
     CapabilityError,
@@ -28,8 +29,8 @@ from readout_audit.readout import (
 )
 
 try:
-    __version__ = version("readout-audit")
-except PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = _version("readout-audit")
+except _PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0"
 
 __all__ = [

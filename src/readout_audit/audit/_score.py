@@ -12,13 +12,16 @@ from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from readout_audit._exceptions import InputError
 from readout_audit.audit._summary import summarise
 from readout_audit.data._item import Item
 from readout_audit.log._manifest import Manifest
 from readout_audit.log._record import ScoreRecord
 from readout_audit.log._run import RunWriter, read_run
 from readout_audit.model._backend import ScoringModel
-from readout_audit.prompt._render import Rendering, render
+from readout_audit.model._codec import TextCodec
+from readout_audit.prompt._render import Rendering, context_field, render
+from readout_audit.readout._options import OptionEncoding, encode_in_context
 from readout_audit.readout._position import DEFAULT_GREEDY_TOKENS, DEFAULT_TOP_K, read_position
 
 
@@ -45,19 +48,57 @@ def items_sha256(items: Sequence[Item]) -> str:
     return digest.hexdigest()
 
 
+@dataclass(frozen=True)
+class PreparedItem:
+    """An item rendered and its options encoded in context, checked against the window."""
+
+    item: Item
+    rendering: Rendering
+    encodings: list[OptionEncoding]
+
+
+def prepare(
+    item: Item,
+    codec: TextCodec,
+    template_kwargs: Mapping[str, Any] | None = None,
+    greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
+) -> PreparedItem:
+    """Render an item and encode its options; an ``InputError`` names it if it cannot fit."""
+    rendering = render(item, codec, template_kwargs)
+    encodings = encode_in_context(codec, rendering, item.options)
+    window = codec.context_window
+    n_context = len(rendering.token_ids)
+    longest = max(len(e.token_ids or ()) for e in encodings)
+    if window is not None and n_context + max(longest, greedy_tokens) > window:
+        raise InputError(
+            f"context ({n_context} tokens) plus the longest option ({longest}) or the greedy "
+            f"continuation ({greedy_tokens}) exceeds the model's window of {window}",
+            item_id=item.id,
+            field="options" if longest > greedy_tokens else context_field(item),
+        )
+    return PreparedItem(item, rendering, encodings)
+
+
 def score_item(
     model: ScoringModel,
-    item: Item,
+    item: Item | PreparedItem,
     *,
-    rendering: Rendering | None = None,
     top_k: int = DEFAULT_TOP_K,
     greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
     template_kwargs: Mapping[str, Any] | None = None,
 ) -> ScoreRecord:
-    """Render one item and read its scored position into a record."""
-    rendering = rendering or render(item, model.codec, template_kwargs)
+    """Read one item's scored position into a record (rendering it unless already prepared)."""
+    if isinstance(item, Item):
+        item = prepare(item, model.codec, template_kwargs, greedy_tokens)
+    prepared, item = item, item.item
+    rendering = prepared.rendering
     readout = read_position(
-        model, rendering, item.options, top_k=top_k, greedy_tokens=greedy_tokens
+        model,
+        rendering,
+        item.options,
+        top_k=top_k,
+        greedy_tokens=greedy_tokens,
+        encodings=prepared.encodings,
     )
     return ScoreRecord(
         item_id=item.id,
@@ -93,10 +134,11 @@ def score(
 ) -> ScoreResult:
     """Score every item into the run directory ``out``, resuming it if it exists.
 
-    All items are rendered (and checked against the model's window) before any is scored.
+    All items are rendered, encoded and checked against the model's window before any is
+    scored, so bad input stops the run before it writes anything.
     """
     kwargs = dict(template_kwargs or {})
-    renderings = [render(item, model.codec, kwargs) for item in items]
+    prepared = [prepare(item, model.codec, kwargs, greedy_tokens) for item in items]
     config = {
         "items_sha256": items_sha256(items),
         "n_items": len(items),
@@ -105,19 +147,13 @@ def score(
         "template_kwargs": json.loads(json.dumps(kwargs)),
     }
     writer = RunWriter(out, Manifest.create("score", model.info, config))
-    todo = [
-        (item, rendering)
-        for item, rendering in zip(items, renderings, strict=True)
-        if (item.id, variant_name(item)) not in writer.done
-    ]
+    todo = [p for p in prepared if (p.item.id, variant_name(p.item)) not in writer.done]
     started, tokens = time.perf_counter(), 0
     try:
         with _progress(progress) as bar:
             task = bar.add_task("scoring", total=len(todo))
-            for item, rendering in todo:
-                record = score_item(
-                    model, item, rendering=rendering, top_k=top_k, greedy_tokens=greedy_tokens
-                )
+            for item in todo:
+                record = score_item(model, item, top_k=top_k, greedy_tokens=greedy_tokens)
                 writer.append(record)
                 tokens += record.n_tokens + sum(len(t or ()) for t in record.option_token_ids)
                 bar.advance(task)

@@ -42,7 +42,7 @@ class TransformersModel(ScoringModel):
             raise ValueError("a context must hold at least one token")
         if self._last is None or self._last[0] != key:
             with torch.inference_mode():
-                out = self._model(input_ids=self._ids([key]), use_cache=True)
+                out = self._model(input_ids=self._ids([key]), use_cache=True, logits_to_keep=1)
             logprobs = out.logits[0, -1].float().log_softmax(-1)
             self._last = (key, out.cache, logprobs)
         return self._last[1], self._last[2]
@@ -73,6 +73,7 @@ class TransformersModel(ScoringModel):
                 attention_mask=mask.to(self._device),
                 position_ids=positions.to(self._device),
                 use_cache=False,
+                logits_to_keep=1,
             )
         return out.logits[:, -1].float().log_softmax(-1).cpu().numpy()  # type: ignore[no-any-return]
 

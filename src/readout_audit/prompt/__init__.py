@@ -5,15 +5,17 @@ from readout_audit.prompt._render import (
     Ending,
     RenderedContext,
     Rendering,
+    context_field,
     ending_class,
     render,
 )
 
 __all__ = [
+    "TAIL_CHARS",
     "Ending",
     "RenderedContext",
     "Rendering",
-    "TAIL_CHARS",
+    "context_field",
     "ending_class",
     "render",
 ]

@@ -71,6 +71,11 @@ class Rendering:
         )
 
 
+def context_field(item: Item) -> str:
+    """The item field that holds its context: ``messages`` or ``prompt``."""
+    return "messages" if item.messages is not None else "prompt"
+
+
 def render(
     item: Item, codec: TextCodec, template_kwargs: Mapping[str, Any] | None = None
 ) -> Rendering:
@@ -92,12 +97,12 @@ def render(
     text += item.stem or ""
     ids = (*prefix, *codec.encode(text))
     if not ids:
-        raise InputError("renders to an empty context", item_id=item.id, field="prompt")
+        raise InputError("renders to an empty context", item_id=item.id, field=context_field(item))
     window = codec.context_window
     if window is not None and len(ids) >= window:
         raise InputError(
             f"context is {len(ids)} tokens, beyond the model's window of {window}",
             item_id=item.id,
-            field="messages" if item.messages is not None else "prompt",
+            field=context_field(item),
         )
     return Rendering(text=text, token_ids=ids, prefix_ids=prefix)

@@ -99,10 +99,15 @@ def read_position(
     *,
     top_k: int = DEFAULT_TOP_K,
     greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
+    encodings: Sequence[OptionEncoding] | None = None,
 ) -> PositionReadout:
-    """Read the scored position after ``rendering``: mass, argmax, top-k, options, greedy text."""
+    """Read the scored position after ``rendering``: mass, argmax, top-k, options, greedy text.
+
+    ``encodings`` are the options already encoded in this context, if the caller has them.
+    """
     codec = model.codec
-    encodings = encode_in_context(codec, rendering, options)
+    if encodings is None:
+        encodings = encode_in_context(codec, rendering, options)
     firsts = [e.first_id for e in encodings]
     wanted = sorted({t for t in firsts if t is not None})
     dist = model.next_token_logprobs([rendering.token_ids], want_ids=wanted)[0]

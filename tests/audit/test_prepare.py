@@ -1,0 +1,41 @@
+"""Items are rendered, encoded and checked against the window before any scoring."""
+
+from __future__ import annotations
+
+import pytest
+
+from readout_audit import InputError, Item
+from readout_audit.audit import prepare
+from readout_audit.model import TextCodec
+
+
+@pytest.fixture
+def small_window(hf_tokenizer):
+    return TextCodec(hf_tokenizer, name="small", context_window=12)
+
+
+def test_options_longer_than_the_window_name_the_field(small_window):
+    item = Item(
+        id="opt",
+        prompt="one two three",
+        options=[" a", " four five six seven eight nine ten eleven twelve thirteen"],
+    )
+    with pytest.raises(InputError) as error:
+        prepare(item, small_window, greedy_tokens=0)
+    assert error.value.item_id == "opt" and error.value.field == "options"
+    assert "window of 12" in str(error.value)
+
+
+def test_greedy_continuation_must_fit(small_window):
+    item = Item(id="g", messages=[{"role": "user", "content": "hi"}], options=["x"])
+    with pytest.raises(InputError) as error:
+        prepare(item, TextCodec(small_window._tok, name="w", context_window=40), greedy_tokens=30)
+    assert error.value.field == "messages"
+
+
+def test_prepared_item_carries_encodings(small_window):
+    item = Item(id="ok", prompt="one two", options=[" three", " four"])
+    prepared = prepare(item, small_window, greedy_tokens=2)
+    assert [e.option for e in prepared.encodings] == [" three", " four"]
+    assert all(e.boundary_preserved for e in prepared.encodings)
+    assert prepared.rendering.text == "one two"
