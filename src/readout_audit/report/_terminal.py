@@ -83,8 +83,8 @@ def print_run(
 ) -> None:
     """Print the per-record table (for short runs) and the summary table."""
     console = console or Console()
-    if console.width < 140 and not console.is_terminal:
-        console = Console(file=console.file, width=140)  # logs and pipes: keep rows whole
+    if console.width < 160 and not console.is_terminal:
+        console = Console(file=console.file, width=160)  # logs and pipes: keep rows whole
     if len(records) <= 50:
         console.print(records_table(records))
     console.print(summary_table(summary))
