@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,8 +25,17 @@ from readout_audit.model._load import load_model
 from readout_audit.report._terminal import print_run
 
 
+def _quiet_loading() -> None:
+    """Silence the loaders' own progress bars; the CLI shows one status line instead."""
+    os.environ.setdefault("TQDM_DISABLE", "1")
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+
+
 def _run(items: Sequence[Item], out: Path, options: dict[str, Any]) -> None:
     console = Console(stderr=True)
+    _quiet_loading()
     with console.status(f"loading {options['model_spec']}"):
         model = load_model(
             options["model_spec"],

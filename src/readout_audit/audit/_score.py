@@ -88,26 +88,28 @@ def score_item(
     template_kwargs: Mapping[str, Any] | None = None,
 ) -> ScoreRecord:
     """Read one item's scored position into a record (rendering it unless already prepared)."""
-    if isinstance(item, Item):
-        item = prepare(item, model.codec, template_kwargs, greedy_tokens)
-    prepared, item = item, item.item
-    rendering = prepared.rendering
+    prepared = (
+        item
+        if isinstance(item, PreparedItem)
+        else prepare(item, model.codec, template_kwargs, greedy_tokens)
+    )
+    source = prepared.item
     readout = read_position(
         model,
-        rendering,
-        item.options,
+        prepared.rendering,
+        source.options,
         top_k=top_k,
         greedy_tokens=greedy_tokens,
         encodings=prepared.encodings,
     )
     return ScoreRecord(
-        item_id=item.id,
-        variant=variant_name(item),
-        options=list(item.options),
-        target=item.target,
-        cluster=item.cluster_key,
-        metadata=item.metadata,
-        **rendering.context_fields().model_dump(),
+        item_id=source.id,
+        variant=variant_name(source),
+        options=list(source.options),
+        target=source.target,
+        cluster=source.cluster_key,
+        metadata=source.metadata,
+        **prepared.rendering.context_fields().model_dump(),
         **readout.model_dump(),
     )
 
