@@ -90,22 +90,21 @@ def main() -> None:
     args = parser.parse_args()
 
     model = load_model(args.model)
+    print(f"model {model.info.spec}  items {args.items}  options {args.options}  seed {args.seed}")
+    print(f"{'case':<22}{'greedy':>7}{'seconds':>10}{'items/s':>10}{'tokens/s':>11}", flush=True)
     figures = []
     for case, letters in (("multi-token options", False), ("single-token letters", True)):
         items = make_items(args.items, args.options, letters, args.seed)
         run_case(model, items[:3], case, 0)  # warm-up
         for greedy_tokens in (0, 16):
-            figures.append(run_case(model, items, case, greedy_tokens))
-            print(figures[-1], flush=True)
+            f = run_case(model, items, case, greedy_tokens)
+            figures.append(f)
+            print(
+                f"{f.case:<22}{f.greedy_tokens:>7}{f.seconds:>10.2f}"
+                f"{f.items_per_s:>10.2f}{f.tokens_per_s:>11.1f}",
+                flush=True,
+            )
     peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-    print(f"model {model.info.spec}  items {args.items}  options {args.options}  seed {args.seed}")
-    print(f"{'case':<22}{'greedy':>7}{'seconds':>10}{'items/s':>10}{'tokens/s':>11}")
-    for f in figures:
-        print(
-            f"{f.case:<22}{f.greedy_tokens:>7}{f.seconds:>10.2f}"
-            f"{f.items_per_s:>10.2f}{f.tokens_per_s:>11.1f}"
-        )
     print(f"peak RSS {peak_rss_mb:.0f} MB")
     if args.json_out:
         with open(args.json_out, "w", encoding="utf-8") as handle:
