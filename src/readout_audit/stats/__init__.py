@@ -1,0 +1,78 @@
+"""Statistics: pure, seeded, vectorised functions over numpy arrays (no torch).
+
+Every function states its formula in its docstring and is tested against an independent
+implementation (scipy, scikit-learn, statsmodels) or a value printed in a seed paper.
+"""
+
+from readout_audit.stats._bootstrap import (
+    Interval,
+    PairedBootstrap,
+    bootstrap_ci,
+    centered_bootstrap_pvalue,
+    cluster_bootstrap,
+    cluster_se,
+    paired_bootstrap,
+    stratified_bootstrap,
+)
+from readout_audit.stats._bounds import (
+    BoundedInterval,
+    ThresholdCrossings,
+    hoeffding_epsilon,
+    hoeffding_interval,
+    missingness_bounds,
+    threshold_crossings,
+)
+from readout_audit.stats._exact import (
+    FisherResult,
+    SignFlipResult,
+    fisher_exact,
+    holm,
+    intersection_union_test,
+    mcnemar_exact,
+    sign_flip_test,
+)
+from readout_audit.stats._metrics import BinaryScores, accuracy, auc, binary_scores, brier
+from readout_audit.stats._paired import (
+    ClosedFormF1,
+    TransitionTable,
+    f1_closed_form,
+    transition_table,
+)
+from readout_audit.stats._permutation import PermutationNull, permutation_null
+from readout_audit.stats._rejection import prr
+
+__all__ = [
+    "BinaryScores",
+    "BoundedInterval",
+    "ClosedFormF1",
+    "FisherResult",
+    "Interval",
+    "PairedBootstrap",
+    "PermutationNull",
+    "SignFlipResult",
+    "ThresholdCrossings",
+    "TransitionTable",
+    "accuracy",
+    "auc",
+    "binary_scores",
+    "bootstrap_ci",
+    "brier",
+    "centered_bootstrap_pvalue",
+    "cluster_bootstrap",
+    "cluster_se",
+    "f1_closed_form",
+    "fisher_exact",
+    "hoeffding_epsilon",
+    "hoeffding_interval",
+    "holm",
+    "intersection_union_test",
+    "mcnemar_exact",
+    "missingness_bounds",
+    "paired_bootstrap",
+    "permutation_null",
+    "prr",
+    "sign_flip_test",
+    "stratified_bootstrap",
+    "threshold_crossings",
+    "transition_table",
+]
