@@ -18,23 +18,13 @@ class Message(BaseModel):
     """The turn's text, used verbatim."""
 
 
-class Item(BaseModel):
-    """One item of a scoring run; exactly one of ``prompt`` and ``messages`` is given."""
+class IdentifiedItem(BaseModel):
+    """Base of every input item: a unique id (integers are kept as text) and a cluster."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(min_length=1)
     """Unique identifier within the file; integers are accepted and kept as text."""
-    prompt: str | None = None
-    """A raw prompt used verbatim (no chat template)."""
-    messages: tuple[Message, ...] | None = None
-    """Chat turns rendered with the model's chat template and its generation prompt."""
-    options: tuple[str, ...]
-    """The declared answer strings, each scored as a continuation of the rendered context."""
-    stem: str | None = None
-    """Answer stem appended after the opening of the assistant turn (assistant prefill)."""
-    target: str | float | bool | None = None
-    """The intended answer (usually one of ``options``), for downstream checks."""
     cluster: str | None = None
     """Resampling cluster (passage, paper, source); defaults to the item itself."""
     metadata: dict[str, Any] = Field(default_factory=dict)
@@ -46,6 +36,26 @@ class Item(BaseModel):
         if isinstance(value, int) and not isinstance(value, bool):
             return str(value)
         return value
+
+    @property
+    def cluster_key(self) -> str:
+        """The resampling cluster: ``cluster`` when given, else the item id."""
+        return self.cluster if self.cluster is not None else self.id
+
+
+class Item(IdentifiedItem):
+    """One item of a scoring run; exactly one of ``prompt`` and ``messages`` is given."""
+
+    prompt: str | None = None
+    """A raw prompt used verbatim (no chat template)."""
+    messages: tuple[Message, ...] | None = None
+    """Chat turns rendered with the model's chat template and its generation prompt."""
+    options: tuple[str, ...]
+    """The declared answer strings, each scored as a continuation of the rendered context."""
+    stem: str | None = None
+    """Answer stem appended after the opening of the assistant turn (assistant prefill)."""
+    target: str | float | bool | None = None
+    """The intended answer (usually one of ``options``), for downstream checks."""
 
     @field_validator("options")
     @classmethod
@@ -74,8 +84,3 @@ class Item(BaseModel):
         if (self.prompt is None) == (self.messages is None):
             raise ValueError("give exactly one of 'prompt' and 'messages'")
         return self
-
-    @property
-    def cluster_key(self) -> str:
-        """The resampling cluster: ``cluster`` when given, else the item id."""
-        return self.cluster if self.cluster is not None else self.id

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
 from readout_audit._exceptions import InputError
-from readout_audit.data._item import Item
+from readout_audit.data._item import IdentifiedItem, Item
+
+RecordT = TypeVar("RecordT", bound=IdentifiedItem)
 
 
 def _field_path(location: tuple[int | str, ...]) -> str:
@@ -20,8 +22,10 @@ def _field_path(location: tuple[int | str, ...]) -> str:
     return path
 
 
-def parse_item(raw: Any, *, source: str = "<items>", line: int | None = None) -> Item:
-    """Validate one decoded JSON value as an :class:`Item`, raising a located ``InputError``."""
+def parse_as(
+    model: type[RecordT], raw: Any, *, source: str = "<items>", line: int | None = None
+) -> RecordT:
+    """Validate one decoded JSON value as ``model``, raising a located ``InputError``."""
     if not isinstance(raw, dict):
         raise InputError(
             f"expected a JSON object, got {type(raw).__name__}", source=source, line=line
@@ -29,7 +33,7 @@ def parse_item(raw: Any, *, source: str = "<items>", line: int | None = None) ->
     item_id = raw.get("id")
     item_id = str(item_id) if isinstance(item_id, str | int) else None
     try:
-        return Item.model_validate(raw)
+        return model.model_validate(raw)
     except ValidationError as error:
         first = error.errors()[0]
         field = _field_path(tuple(first["loc"])) or None
@@ -43,9 +47,16 @@ def parse_item(raw: Any, *, source: str = "<items>", line: int | None = None) ->
         raise InputError(message, source=source, line=line, item_id=item_id, field=field) from None
 
 
-def parse_items(lines: Iterable[str], *, source: str = "<items>") -> list[Item]:
-    """Parse JSONL text lines into items; blank lines are skipped, ids must be unique."""
-    items: list[Item] = []
+def parse_item(raw: Any, *, source: str = "<items>", line: int | None = None) -> Item:
+    """Validate one decoded JSON value as an :class:`Item`, raising a located ``InputError``."""
+    return parse_as(Item, raw, source=source, line=line)
+
+
+def parse_lines(
+    model: type[RecordT], lines: Iterable[str], *, source: str = "<items>"
+) -> list[RecordT]:
+    """Parse JSONL text lines as ``model`` records; blank lines are skipped, ids must be unique."""
+    items: list[RecordT] = []
     first_line: dict[str, int] = {}
     for number, text in enumerate(lines, start=1):
         if not text.strip():
@@ -54,29 +65,38 @@ def parse_items(lines: Iterable[str], *, source: str = "<items>") -> list[Item]:
             raw = json.loads(text)
         except json.JSONDecodeError as error:
             raise InputError(f"malformed JSON ({error.msg})", source=source, line=number) from None
-        item = parse_item(raw, source=source, line=number)
-        if item.id in first_line:
+        item = parse_as(model, raw, source=source, line=number)
+        item_id = item.id
+        if item_id in first_line:
             raise InputError(
-                f"duplicate id (first used on line {first_line[item.id]})",
+                f"duplicate id (first used on line {first_line[item_id]})",
                 source=source,
                 line=number,
-                item_id=item.id,
+                item_id=item_id,
                 field="id",
             )
-        first_line[item.id] = number
+        first_line[item_id] = number
         items.append(item)
     if not items:
         raise InputError("no items found", source=source)
     return items
 
 
-def load_items(path: str | Path) -> list[Item]:
-    """Load and validate every item of a JSONL file before any model work starts."""
-    path = Path(path)
+def parse_items(lines: Iterable[str], *, source: str = "<items>") -> list[Item]:
+    """Parse JSONL text lines into items; blank lines are skipped, ids must be unique."""
+    return parse_lines(Item, lines, source=source)
+
+
+def read_text(path: Path) -> str:
+    """A UTF-8 input file's text, with located errors for a missing or binary file."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError("file not found", source=str(path)) from None
     except UnicodeDecodeError as error:
         raise InputError(f"not UTF-8 text ({error.reason})", source=str(path)) from None
-    return parse_items(text.splitlines(), source=str(path))
+
+
+def load_items(path: str | Path) -> list[Item]:
+    """Load and validate every item of a JSONL file before any model work starts."""
+    return parse_items(read_text(Path(path)).splitlines(), source=str(path))

@@ -1,0 +1,93 @@
+"""Multiple-choice items: JSONL input and MMLU's original CSV layout."""
+
+from __future__ import annotations
+
+import csv
+import io
+import string
+from pathlib import Path
+
+from pydantic import field_validator, model_validator
+
+from readout_audit._exceptions import InputError
+from readout_audit.data._item import IdentifiedItem
+from readout_audit.data._jsonl import parse_lines, read_text
+
+
+class MCItem(IdentifiedItem):
+    """A multiple-choice item as a reader sees it: question, lettered choices, answer letter."""
+
+    question: str
+    choices: tuple[str, ...]
+    """Choice texts in order, lettered A, B, C and so on."""
+    answer: str | None = None
+    """The gold letter, if known."""
+    passage: str | None = None
+    """Source text the item is about (the writer of a note sees it; readers do not)."""
+    note: str | None = None
+    """A short note about the passage, shown to the forecaster and the note-only reader."""
+
+    @field_validator("choices")
+    @classmethod
+    def _two_or_more_distinct(cls, choices: tuple[str, ...]) -> tuple[str, ...]:
+        if len(choices) < 2:
+            raise ValueError(f"must list at least two choices, got {len(choices)}")
+        if len(choices) > len(string.ascii_uppercase):
+            raise ValueError(f"at most 26 choices can be lettered, got {len(choices)}")
+        if any(not choice.strip() for choice in choices):
+            raise ValueError("every choice must have text")
+        return choices
+
+    @model_validator(mode="after")
+    def _answer_is_a_letter_of_the_choices(self) -> MCItem:
+        if self.answer is not None and self.answer not in self.letters:
+            raise ValueError(
+                f"answer {self.answer!r} is not one of the choice letters {', '.join(self.letters)}"
+            )
+        return self
+
+    @property
+    def letters(self) -> tuple[str, ...]:
+        """The choice letters, A onwards."""
+        return tuple(string.ascii_uppercase[: len(self.choices)])
+
+
+def load_mc_items(path: str | Path) -> list[MCItem]:
+    """Load multiple-choice items from JSONL (``id``, ``question``, ``choices``, ``answer``, …)."""
+    return parse_lines(MCItem, read_text(Path(path)).splitlines(), source=str(path))
+
+
+def load_mmlu_csv(path: str | Path) -> list[MCItem]:
+    """Load MMLU in its original layout: CSV files without header, question,A,B,C,D,answer.
+
+    ``path`` is one ``<subject>_<split>.csv`` file or a folder of them; ids are
+    ``<subject>/<row>`` and the subject is the cluster.
+    """
+    path = Path(path)
+    files = sorted(path.glob("*.csv")) if path.is_dir() else [path]
+    if not files:
+        raise InputError("no CSV files found", source=str(path))
+    items = []
+    for file in files:
+        subject = file.stem.rsplit("_", 1)[0]
+        rows = csv.reader(io.StringIO(read_text(file), newline=""))
+        for number, row in enumerate(rows, start=1):
+            if len(row) != 6:
+                raise InputError(
+                    f"expected 6 columns (question, A, B, C, D, answer), got {len(row)}",
+                    source=str(file),
+                    line=number,
+                )
+            raw = {
+                "id": f"{subject}/{number}",
+                "question": row[0],
+                "choices": row[1:5],
+                "answer": row[5].strip(),
+                "cluster": subject,
+                "metadata": {"subject": subject},
+            }
+            try:
+                items.append(MCItem.model_validate(raw))
+            except ValueError as error:
+                raise InputError(str(error), source=str(file), line=number) from None
+    return items
