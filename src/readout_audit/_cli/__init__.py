@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from readout_audit import __version__
+from readout_audit._cli._audit import audit_group
 from readout_audit._cli._score import demo_command, score_command
 
 
@@ -16,3 +17,4 @@ def main() -> None:
 
 main.add_command(score_command)
 main.add_command(demo_command)
+main.add_command(audit_group)

@@ -21,6 +21,7 @@ from readout_audit.data._demo import demo_items
 from readout_audit.data._item import Item
 from readout_audit.data._jsonl import load_items
 from readout_audit.log._run import read_run
+from readout_audit.model._backend import ScoringModel
 from readout_audit.model._load import load_model
 from readout_audit.report._terminal import print_run
 
@@ -33,15 +34,17 @@ def _quiet_loading() -> None:
     transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
 
 
-def _run(items: Sequence[Item], out: Path, options: dict[str, Any]) -> None:
-    console = Console(stderr=True)
+def load_cli_model(options: dict[str, Any]) -> ScoringModel:
+    """Load the model named by the common options, with one status line instead of bars."""
     _quiet_loading()
-    with console.status(f"loading {options['model_spec']}"):
-        model = load_model(
-            options["model_spec"],
-            allow_download=options["allow_download"],
-            dtype=options["dtype"],
+    with Console(stderr=True).status(f"loading {options['model_spec']}"):
+        return load_model(
+            options["model_spec"], allow_download=options["allow_download"], dtype=options["dtype"]
         )
+
+
+def _run(items: Sequence[Item], out: Path, options: dict[str, Any]) -> None:
+    model = load_cli_model(options)
     result = score(
         model,
         items,

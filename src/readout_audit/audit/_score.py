@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,6 +55,12 @@ class PreparedItem:
     item: Item
     rendering: Rendering
     encodings: list[OptionEncoding]
+    variant: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Identity of its record within a run: (item id, variant)."""
+        return (self.item.id, self.variant)
 
 
 def prepare(
@@ -62,6 +68,7 @@ def prepare(
     codec: TextCodec,
     template_kwargs: Mapping[str, Any] | None = None,
     greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
+    variant: str | None = None,
 ) -> PreparedItem:
     """Render an item and encode its options; an ``InputError`` names it if it cannot fit."""
     rendering = render(item, codec, template_kwargs)
@@ -76,7 +83,7 @@ def prepare(
             item_id=item.id,
             field="options" if longest > greedy_tokens else context_field(item),
         )
-    return PreparedItem(item, rendering, encodings)
+    return PreparedItem(item, rendering, encodings, variant or variant_name(item))
 
 
 def score_item(
@@ -104,7 +111,7 @@ def score_item(
     )
     return ScoreRecord(
         item_id=source.id,
-        variant=variant_name(source),
+        variant=prepared.variant,
         options=list(source.options),
         target=source.target,
         cluster=source.cluster_key,
@@ -124,6 +131,65 @@ def _progress(enabled: bool) -> Progress:
     )
 
 
+RecordMaker = Callable[[ScoringModel, PreparedItem], ScoreRecord]
+Summariser = Callable[[Sequence[ScoreRecord]], dict[str, Any]]
+
+
+def run_audit(
+    model: ScoringModel,
+    jobs: Sequence[PreparedItem],
+    out: str | Path,
+    *,
+    kind: str,
+    config: dict[str, Any],
+    make_record: RecordMaker,
+    summariser: Summariser,
+    progress: bool = False,
+) -> ScoreResult:
+    """Write one record per prepared job into ``out``, resuming a run of the same configuration.
+
+    Each record is flushed as it completes; on any interruption the finished records stay and
+    a rerun skips them. The summary is computed from every record on disk.
+    """
+    writer = RunWriter(out, Manifest.create(kind, model.info, config))
+    todo = [job for job in jobs if job.key not in writer.done]
+    started, tokens = time.perf_counter(), 0
+    try:
+        with _progress(progress) as bar:
+            task = bar.add_task("scoring", total=len(todo))
+            for job in todo:
+                record = make_record(model, job)
+                writer.append(record)
+                tokens += record.n_tokens + sum(len(t or ()) for t in record.option_token_ids)
+                bar.advance(task)
+    except BaseException:
+        writer.close()  # every finished record is already on disk; a rerun resumes
+        raise
+    elapsed = time.perf_counter() - started
+    summary = summariser(read_run(out).records)
+    summary["this_invocation"] = {
+        "n_new_records": len(todo),
+        "seconds": round(elapsed, 3),
+        "items_per_s": len(todo) / elapsed if elapsed > 0 else None,
+        "tokens_per_s": tokens / elapsed if elapsed > 0 else None,
+    }
+    writer.close(summary)
+    return ScoreResult(directory=Path(out), summary=summary, n_new=len(todo))
+
+
+def scoring_config(
+    items: Sequence[Item], top_k: int, greedy_tokens: int, template_kwargs: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The manifest configuration shared by every audit: items hash and readout options."""
+    return {
+        "items_sha256": items_sha256(items),
+        "n_items": len(items),
+        "top_k": top_k,
+        "greedy_tokens": greedy_tokens,
+        "template_kwargs": json.loads(json.dumps(dict(template_kwargs))),
+    }
+
+
 def score(
     model: ScoringModel,
     items: Sequence[Item],
@@ -140,35 +206,14 @@ def score(
     scored, so bad input stops the run before it writes anything.
     """
     kwargs = dict(template_kwargs or {})
-    prepared = [prepare(item, model.codec, kwargs, greedy_tokens) for item in items]
-    config = {
-        "items_sha256": items_sha256(items),
-        "n_items": len(items),
-        "top_k": top_k,
-        "greedy_tokens": greedy_tokens,
-        "template_kwargs": json.loads(json.dumps(kwargs)),
-    }
-    writer = RunWriter(out, Manifest.create("score", model.info, config))
-    todo = [p for p in prepared if (p.item.id, variant_name(p.item)) not in writer.done]
-    started, tokens = time.perf_counter(), 0
-    try:
-        with _progress(progress) as bar:
-            task = bar.add_task("scoring", total=len(todo))
-            for item in todo:
-                record = score_item(model, item, top_k=top_k, greedy_tokens=greedy_tokens)
-                writer.append(record)
-                tokens += record.n_tokens + sum(len(t or ()) for t in record.option_token_ids)
-                bar.advance(task)
-    except BaseException:
-        writer.close()  # every finished record is already on disk; a rerun resumes
-        raise
-    elapsed = time.perf_counter() - started
-    summary = summarise(read_run(out).records)
-    summary["this_invocation"] = {
-        "n_new_records": len(todo),
-        "seconds": round(elapsed, 3),
-        "items_per_s": len(todo) / elapsed if elapsed > 0 else None,
-        "tokens_per_s": tokens / elapsed if elapsed > 0 else None,
-    }
-    writer.close(summary)
-    return ScoreResult(directory=Path(out), summary=summary, n_new=len(todo))
+    jobs = [prepare(item, model.codec, kwargs, greedy_tokens) for item in items]
+    return run_audit(
+        model,
+        jobs,
+        out,
+        kind="score",
+        config=scoring_config(items, top_k, greedy_tokens, kwargs),
+        make_record=lambda m, job: score_item(m, job, top_k=top_k, greedy_tokens=greedy_tokens),
+        summariser=summarise,
+        progress=progress,
+    )

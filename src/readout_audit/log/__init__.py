@@ -1,13 +1,20 @@
 """Run directories: manifest, append-only records, summary, and reading them back."""
 
 from readout_audit.log._manifest import Invocation, Manifest, package_versions
-from readout_audit.log._record import RECORD_SCHEMA_VERSION, ScoreRecord
+from readout_audit.log._record import (
+    RECORD_SCHEMA_VERSION,
+    RECORD_TYPES,
+    OptionsRecord,
+    ScoreRecord,
+)
 from readout_audit.log._run import Run, RunWriter, read_run
 
 __all__ = [
     "Invocation",
     "Manifest",
+    "OptionsRecord",
     "RECORD_SCHEMA_VERSION",
+    "RECORD_TYPES",
     "Run",
     "RunWriter",
     "ScoreRecord",

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import ConfigDict, Field
 
 from readout_audit.prompt._render import RenderedContext
+from readout_audit.readout._classes import ContinuationClass, TokenClass
 from readout_audit.readout._position import PositionReadout
 
 RECORD_SCHEMA_VERSION = 1
@@ -35,3 +36,30 @@ class ScoreRecord(RenderedContext, PositionReadout):
     def key(self) -> tuple[str, str]:
         """Identity of the record within a run: (item id, variant)."""
         return (self.item_id, self.variant)
+
+
+class OptionsRecord(ScoreRecord):
+    """A record of the constrained-option audit: one item under one rung of the prompt ladder."""
+
+    spec: str
+    """The prompt spec (``forecast``, ``answer`` or a user's)."""
+    item_letters: list[str]
+    """The quoted item's own answer letters."""
+    argmax_class: TokenClass
+    """Class of the unrestricted argmax: option, answer_letter, whitespace, digit, prose, other."""
+    continuation_class: ContinuationClass
+    """What the greedy continuation does first: answers_item, gives_option or other."""
+    isolated_first_ids: list[int | None]
+    """Each option's first token when encoded alone (the misleading isolated reading)."""
+    isolated_mass: float | None
+    """Mass of the distinct isolated first tokens at the same scored position."""
+    mass_argmax_disagree: bool | None
+    """The argmax is an option while the options hold under half the mass, or the reverse."""
+    readout_choices: dict[str, int | None]
+    """Option index chosen by each readout (loglik, acc_norm, acc_bytes, first_token, greedy)."""
+    readouts_agree: bool
+    """Whether every readout that chose an option chose the same one."""
+
+
+RECORD_TYPES: dict[str, type[ScoreRecord]] = {"score": ScoreRecord, "options": OptionsRecord}
+"""Record class of each run kind (the manifest's ``kind``)."""

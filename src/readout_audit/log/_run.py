@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from readout_audit._exceptions import RunDirectoryError
 from readout_audit.log._manifest import Invocation, Manifest, now
-from readout_audit.log._record import RECORD_SCHEMA_VERSION, ScoreRecord
+from readout_audit.log._record import RECORD_SCHEMA_VERSION, RECORD_TYPES, ScoreRecord
 
 MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
@@ -56,9 +56,17 @@ def _complete_lines(path: Path, *, repair: bool) -> Iterator[tuple[int, str]]:
             yield number, line
 
 
-def _parse_record(path: Path, number: int, line: str) -> ScoreRecord:
+def _record_type(kind: str) -> type[ScoreRecord]:
+    if kind not in RECORD_TYPES:
+        raise RunDirectoryError(
+            f"unknown run kind {kind!r}; expected one of {sorted(RECORD_TYPES)}"
+        )
+    return RECORD_TYPES[kind]
+
+
+def _parse_record(kind: str, path: Path, number: int, line: str) -> ScoreRecord:
     try:
-        return ScoreRecord.model_validate_json(line)
+        return _record_type(kind).model_validate_json(line)
     except ValidationError as error:
         raise RunDirectoryError(f"{path}:{number}: not a valid record: {error}") from None
 
@@ -89,7 +97,7 @@ class RunWriter:
         self._write_manifest()
         self._records_path = self.directory / RECORDS
         self.done: set[tuple[str, str]] = {
-            _parse_record(self._records_path, n, line).key
+            _parse_record(manifest.kind, self._records_path, n, line).key
             for n, line in _complete_lines(self._records_path, repair=True)
         }
         self._handle: TextIO = self._records_path.open("a", encoding="utf-8")
@@ -144,7 +152,7 @@ def read_run(directory: str | Path) -> Run:
                 f"{records_path}:{number}: record schema version {version}, this version of "
                 f"readout-audit reads {RECORD_SCHEMA_VERSION}"
             )
-        records.append(_parse_record(records_path, number, line))
+        records.append(_parse_record(manifest.kind, records_path, number, line))
     summary_path = directory / SUMMARY
     summary = json.loads(summary_path.read_text("utf-8")) if summary_path.exists() else None
     return Run(directory=directory, manifest=manifest, records=records, summary=summary)

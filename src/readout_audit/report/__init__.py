@@ -1,9 +1,19 @@
 """Reports: terminal summaries of run directories."""
 
-from readout_audit.report._terminal import print_run, records_table, summary_table
+from readout_audit.report._terminal import (
+    checks_table,
+    print_options_audit,
+    print_run,
+    records_table,
+    summary_table,
+    variants_table,
+)
 
 __all__ = [
+    "checks_table",
+    "print_options_audit",
     "print_run",
     "records_table",
     "summary_table",
+    "variants_table",
 ]

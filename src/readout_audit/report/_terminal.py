@@ -94,3 +94,62 @@ def print_run(
             f"{timing['n_new_records']} new records in {timing['seconds']:.1f} s "
             f"({timing['items_per_s']:.2f} items/s, {timing['tokens_per_s']:.0f} tokens/s)"
         )
+
+
+_VERDICT_STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red"}
+
+
+def variants_table(summary: dict[str, Any]) -> Table:
+    """Per-variant option mass, letter rate and option-argmax rate of an options audit."""
+    table = Table(title=f"Prompt ladder ({summary['n_items']} items)")
+    for column in (
+        "variant",
+        "n",
+        "median mass",
+        "min mass",
+        "<0.5",
+        "letter rate",
+        "option argmax",
+    ):
+        table.add_column(column, no_wrap=True)
+    table.add_column("continuation opens with", no_wrap=True)
+    for name, v in summary["variants"].items():
+        opens = ", ".join(f"{k} {n}" for k, n in sorted(v["continuation_classes"].items()))
+        table.add_row(
+            name,
+            str(v["n"]),
+            _fmt_prob(v["median_mass"]),
+            _fmt_prob(v["min_mass"]),
+            f"{v['below_floor']}/{v['n_mass_measured']}",
+            f"{v['letter_rate']:.2f}",
+            f"{v['option_argmax_rate']:.2f}",
+            opens,
+        )
+    return table
+
+
+def checks_table(checks: Sequence[dict[str, Any]]) -> Table:
+    """The checks with their verdicts (a word as well as a colour) and recommended repairs."""
+    table = Table(title="Checks")
+    table.add_column("check", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("finding")
+    table.add_column("repair")
+    for check in checks:
+        verdict = check["verdict"]
+        table.add_row(
+            check["name"],
+            f"[{_VERDICT_STYLE[verdict]}]{verdict.upper()}[/]",
+            check["finding"],
+            check.get("repair") or "",
+        )
+    return table
+
+
+def print_options_audit(summary: dict[str, Any], console: Console | None = None) -> None:
+    """Print the ladder summary and the checks of an options audit."""
+    console = console or Console()
+    if console.width < 160 and not console.is_terminal:
+        console = Console(file=console.file, width=160)
+    console.print(variants_table(summary))
+    console.print(checks_table(summary["checks"]))

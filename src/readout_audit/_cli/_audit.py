@@ -1,0 +1,85 @@
+"""``readout audit``: the protocols of the seed papers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from readout_audit._cli._common import (
+    model_options,
+    parse_template_kwargs,
+    show_progress,
+    user_errors,
+)
+from readout_audit._cli._score import load_cli_model
+from readout_audit._exceptions import InputError
+from readout_audit.audit._options import audit_options
+from readout_audit.data._mc import MCItem, load_mc_items, load_mmlu_csv
+from readout_audit.prompt._spec import BUILTIN_SPECS, LADDER
+from readout_audit.report._terminal import print_options_audit
+
+
+def _load_mc(path: Path) -> list[MCItem]:
+    """JSONL multiple-choice items, or MMLU's CSV layout (a .csv file or a folder of them)."""
+    if path.is_dir() or path.suffix == ".csv":
+        return load_mmlu_csv(path)
+    return load_mc_items(path)
+
+
+@click.group("audit")
+def audit_group() -> None:
+    """Run an audit protocol of the seed papers on a model."""
+
+
+@audit_group.command("options")
+@click.option(
+    "--items",
+    "items_path",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Multiple-choice items: JSONL (id, question, choices, answer, note, ...) or "
+    "MMLU CSV files.",
+)
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--spec",
+    "spec_name",
+    default="forecast",
+    show_default=True,
+    type=click.Choice(sorted(BUILTIN_SPECS)),
+    help="The task that quotes the item.",
+)
+@click.option(
+    "--variants",
+    default=",".join(LADDER),
+    show_default=True,
+    help="Comma-separated rungs of the prompt ladder.",
+)
+@click.option("--limit", type=click.IntRange(1), help="Audit only the first N items.")
+@model_options
+@user_errors
+def options_command(
+    items_path: Path, out: Path, spec_name: str, variants: str, limit: int | None, **options: Any
+) -> None:
+    """Constrained-option audit: option mass, argmax, continuation, first tokens, ending, stem."""
+    items = _load_mc(items_path)[:limit]
+    chosen = [v.strip() for v in variants.split(",") if v.strip()]
+    if not chosen:
+        raise InputError("no variants selected", field="variants")
+    model = load_cli_model(options)
+    result = audit_options(
+        model,
+        items,
+        BUILTIN_SPECS[spec_name],
+        out,
+        variants=chosen,
+        top_k=options["top_k"],
+        greedy_tokens=options["greedy_tokens"],
+        template_kwargs=parse_template_kwargs(options["template_kwarg"]),
+        progress=show_progress(options["progress"]),
+    )
+    print_options_audit(result.summary, Console())
+    click.echo(f"run written to {out}")

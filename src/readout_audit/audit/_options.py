@@ -1,0 +1,149 @@
+"""The constrained-option audit (seed 000): every item under every rung of the prompt ladder."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from readout_audit._exceptions import InputError
+from readout_audit.audit._checks import options_checks, variant_summary
+from readout_audit.audit._score import (
+    PreparedItem,
+    ScoreResult,
+    prepare,
+    run_audit,
+    score_item,
+    scoring_config,
+)
+from readout_audit.audit._summary import MASS_FLOOR
+from readout_audit.data._mc import MCItem
+from readout_audit.log._record import OptionsRecord, ScoreRecord
+from readout_audit.model._backend import ScoringModel
+from readout_audit.prompt._spec import LADDER, PromptSpec, build_item
+from readout_audit.readout._classes import continuation_class, token_class
+from readout_audit.readout._position import DEFAULT_GREEDY_TOKENS, DEFAULT_TOP_K
+
+
+def _choices(record: ScoreRecord) -> dict[str, int | None]:
+    """The option each readout picks, by index.
+
+    Full-option log-likelihood (lm-evaluation-harness acc), per character (acc_norm), per UTF-8
+    byte (acc_bytes), first-token probability, and the option the greedy text opens with.
+    """
+    logliks = record.option_logprobs
+    if any(lp is None for lp in logliks):
+        picks: dict[str, int | None] = dict.fromkeys(
+            ("loglik", "acc_norm", "acc_bytes", "first_token")
+        )
+    else:
+        ll = np.array(logliks, dtype=np.float64)
+        chars = np.array([len(o) for o in record.options], dtype=np.float64)
+        octets = np.array([len(o.encode("utf-8")) for o in record.options], dtype=np.float64)
+        firsts = np.array([t[0] for t in record.option_token_logprobs if t is not None])
+        picks = {
+            "loglik": int(np.argmax(ll)),
+            "acc_norm": int(np.argmax(ll / chars)),
+            "acc_bytes": int(np.argmax(ll / octets)),
+            "first_token": int(np.argmax(firsts)),
+        }
+    head = record.greedy.text.strip()
+    greedy = [i for i, o in enumerate(record.options) if o.strip() and head.startswith(o.strip())]
+    picks["greedy"] = max(greedy, key=lambda i: len(record.options[i].strip())) if greedy else None
+    return picks
+
+
+def options_record(
+    model: ScoringModel, job: PreparedItem, *, spec: str, top_k: int, greedy_tokens: int
+) -> OptionsRecord:
+    """Read one item × variant and classify what holds its scored position."""
+    base = score_item(model, job, top_k=top_k, greedy_tokens=greedy_tokens)
+    letters = list(job.item.metadata.get("letters", []))
+    isolated = [ids[0] if (ids := model.codec.encode(o)) else None for o in base.options]
+    wanted = sorted({t for t in isolated if t is not None})
+    dist = model.next_token_logprobs([job.rendering.token_ids], want_ids=wanted)[0]
+    isolated_logprobs = [dist.logprob(t) for t in wanted]
+    isolated_mass = (
+        None
+        if None in isolated or None in isolated_logprobs
+        else sum(math.exp(lp) for lp in isolated_logprobs if lp is not None)
+    )
+    picks = _choices(base)
+    chosen = {pick for pick in picks.values() if pick is not None}
+    return OptionsRecord(
+        **base.model_dump(),
+        spec=spec,
+        item_letters=letters,
+        argmax_class=token_class(base.argmax_id, base.argmax_token, base.option_first_ids, letters),
+        continuation_class=continuation_class(base.greedy.text, base.options, letters),
+        isolated_first_ids=isolated,
+        isolated_mass=isolated_mass,
+        mass_argmax_disagree=(
+            None
+            if base.option_mass is None
+            else base.argmax_is_option != (base.option_mass >= MASS_FLOOR)
+        ),
+        readout_choices=picks,
+        readouts_agree=len(chosen) <= 1,
+    )
+
+
+def summarise_options(records: Sequence[ScoreRecord]) -> dict[str, Any]:
+    """Per-variant summaries and the six checks, computed from the records alone."""
+    typed = [r for r in records if isinstance(r, OptionsRecord)]
+    variants = sorted({r.variant for r in typed}, key=list(LADDER).index)
+    by_variant = {v: [r for r in typed if r.variant == v] for v in variants}
+    return {
+        "n_records": len(typed),
+        "n_items": len({r.item_id for r in typed}),
+        "variants": {v: variant_summary(group) for v, group in by_variant.items()},
+        "checks": [check.as_dict() for check in options_checks(by_variant)],
+    }
+
+
+def audit_options(
+    model: ScoringModel,
+    items: Sequence[MCItem],
+    spec: PromptSpec,
+    out: str | Path,
+    *,
+    variants: Sequence[str] | None = None,
+    top_k: int = DEFAULT_TOP_K,
+    greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
+    template_kwargs: Mapping[str, Any] | None = None,
+    progress: bool = False,
+) -> ScoreResult:
+    """Run the constrained-option audit: every item under every selected ladder variant.
+
+    One forward pass per item × variant serves the option mass, the argmax, every option's
+    log-likelihood, the isolated reading and the greedy continuation.
+    """
+    chosen = list(variants or LADDER)
+    unknown = [v for v in chosen if v not in LADDER]
+    if unknown:
+        raise InputError(
+            f"unknown variant(s) {unknown}; expected some of {', '.join(LADDER)}", field="variants"
+        )
+    kwargs = dict(template_kwargs or {})
+    built = [build_item(spec, item, v) for item in items for v in chosen]
+    jobs = [
+        prepare(item, model.codec, kwargs, greedy_tokens, variant=v)
+        for item, v in zip(built, [v for _ in items for v in chosen], strict=True)
+    ]
+    config = scoring_config(built, top_k, greedy_tokens, kwargs)
+    config.update({"spec": spec.name, "variants": chosen})
+    return run_audit(
+        model,
+        jobs,
+        out,
+        kind="options",
+        config=config,
+        make_record=lambda m, job: options_record(
+            m, job, spec=spec.name, top_k=top_k, greedy_tokens=greedy_tokens
+        ),
+        summariser=summarise_options,
+        progress=progress,
+    )

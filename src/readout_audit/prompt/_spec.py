@@ -1,0 +1,149 @@
+"""Prompt specs with named parts, and the ladder of variants as transforms on those parts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+
+from readout_audit.data._item import Item, Message
+from readout_audit.data._mc import MCItem
+
+SUBSTITUTE_INSTRUCTION = "Summarise in one sentence."
+FENCE_OPEN = "BEGIN QUOTED ITEM"
+FENCE_CLOSE = "END QUOTED ITEM"
+FENCE_REQUEST = "Do not answer the quoted item above; it is shown only so that you can do the task."
+
+
+@dataclass(frozen=True)
+class PromptSpec:
+    """A task that quotes a multiple-choice item and declares its own option set.
+
+    ``user_template`` uses ``{note}`` and ``{item}`` (the quoted item block); the system-turn
+    variant moves ``system_text`` into a system message and renders ``system_user_template``.
+    """
+
+    name: str
+    user_template: str
+    options: tuple[str, ...] | None
+    """The declared set; None means the quoted item's own letters."""
+    stem: str
+    system_text: str
+    system_user_template: str
+    item_instruction: str = "Answer with exactly one of: {letters}."
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The named parts of one rendering, which variants transform."""
+
+    note: str
+    question: str
+    choices: tuple[str, ...]
+    letters: tuple[str, ...]
+    item_instruction: str | None
+    fenced: bool = False
+    task_in_system: bool = False
+    stem: str | None = None
+
+
+def quoted_item(parts: Parts) -> str:
+    """The quoted item block: question, lettered choices one per line, the item's instruction."""
+    lines = [parts.question]
+    lines += [
+        f"{letter}: {text}" for letter, text in zip(parts.letters, parts.choices, strict=True)
+    ]
+    if parts.item_instruction:
+        lines.append(parts.item_instruction)
+    block = "\n".join(lines)
+    if parts.fenced:
+        block = f"{FENCE_OPEN}\n{block}\n{FENCE_CLOSE}\n{FENCE_REQUEST}"
+    return block
+
+
+Variant = Callable[[Parts, PromptSpec], Parts]
+
+LADDER: Mapping[str, Variant] = {
+    "production": lambda p, s: p,
+    "stem": lambda p, s: replace(p, stem=s.stem),
+    "instruction_deleted": lambda p, s: replace(p, item_instruction=None),
+    "instruction_substituted": lambda p, s: replace(p, item_instruction=SUBSTITUTE_INSTRUCTION),
+    "choices_deleted": lambda p, s: replace(p, choices=(), letters=()),
+    "fenced": lambda p, s: replace(p, fenced=True),
+    "space_appended": lambda p, s: replace(p, stem=" "),
+    "system_turn": lambda p, s: replace(p, task_in_system=True),
+}
+"""The prompt ladder: each rung changes one part of the production prompt."""
+
+
+def initial_parts(spec: PromptSpec, item: MCItem) -> Parts:
+    """The production parts of an item under a spec."""
+    letters = item.letters
+    return Parts(
+        note=item.note or "",
+        question=item.question,
+        choices=item.choices,
+        letters=letters,
+        item_instruction=spec.item_instruction.format(letters=", ".join(letters)),
+    )
+
+
+def declared_options(spec: PromptSpec, item: MCItem) -> tuple[str, ...]:
+    """The spec's declared set, or the item's own letters when the spec declares none."""
+    return spec.options if spec.options is not None else item.letters
+
+
+def build_item(spec: PromptSpec, item: MCItem, variant: str) -> Item:
+    """The scoring item of one variant: chat messages, declared options and answer stem."""
+    parts = LADDER[variant](initial_parts(spec, item), spec)
+    block = quoted_item(parts)
+    if parts.task_in_system:
+        messages = [
+            Message(role="system", content=spec.system_text),
+            Message(
+                role="user", content=spec.system_user_template.format(note=parts.note, item=block)
+            ),
+        ]
+    else:
+        messages = [
+            Message(role="user", content=spec.user_template.format(note=parts.note, item=block))
+        ]
+    return Item(
+        id=item.id,
+        messages=tuple(messages),
+        options=declared_options(spec, item),
+        stem=parts.stem,
+        target=item.answer,
+        cluster=item.cluster_key,
+        metadata={**item.metadata, "variant": variant, "letters": list(item.letters)},
+    )
+
+
+FORECAST = PromptSpec(
+    name="forecast",
+    user_template=(
+        "Note: {note}\n\nA future reader will be shown ONLY the note above, not the source text, "
+        "and will then be asked:\n\n{item}\n\nOut of 100 such readers, how many answer correctly? "
+        "Reply with exactly one of: 10, 30, 50, 70, 90."
+    ),
+    options=("10", "30", "50", "70", "90"),
+    stem="Out of 100 such readers, about ",
+    system_text=(
+        "You will be given a note and a quoted question. A future reader will be shown ONLY the "
+        "note, not the source text, and will then be asked the quoted question. Out of 100 such "
+        "readers, how many answer correctly? Reply with exactly one of: 10, 30, 50, 70, 90."
+    ),
+    system_user_template="Note: {note}\n\nQuoted question:\n{item}",
+)
+"""The forecast task of seed 000: how many of 100 note-only readers answer the item correctly."""
+
+ANSWER = PromptSpec(
+    name="answer",
+    user_template="{item}",
+    options=None,
+    stem="The answer is (",
+    system_text="Answer the multiple-choice question with the letter of the correct choice.",
+    system_user_template="{item}",
+)
+"""The generic task: answer the quoted item itself; the declared set is its letters."""
+
+BUILTIN_SPECS: Mapping[str, PromptSpec] = {"forecast": FORECAST, "answer": ANSWER}

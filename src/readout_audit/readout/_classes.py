@@ -1,0 +1,65 @@
+"""Token classes at the scored position, and fixed rules for what a continuation does first."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+TokenClass = Literal["option", "answer_letter", "whitespace", "digit", "prose", "other"]
+ContinuationClass = Literal["answers_item", "gives_option", "other"]
+
+_WORD = re.compile(r"[A-Za-z]")
+_SPECIAL = re.compile(r"<\|[^|]*\|>|</?s>|\[/?INST\]")
+
+
+def token_class(
+    token_id: int,
+    surface: str,
+    option_first_ids: Sequence[int | None],
+    item_letters: Sequence[str] = (),
+) -> TokenClass:
+    """Class of a next token: option, answer letter, whitespace, digit, prose or other.
+
+    An answer letter is one of the quoted item's letters once whitespace and the tokenizer's
+    word-boundary marker are stripped. The option class wins: when the declared options are the
+    letters themselves, a letter argmax is an option, not letter pull.
+    """
+    if token_id in option_first_ids:
+        return "option"
+    stripped = surface.strip().lstrip("▁Ġ")
+    if stripped and stripped in item_letters:
+        return "answer_letter"
+    if not surface.strip():
+        return "whitespace"
+    if stripped[:1].isdigit():
+        return "digit"
+    if _WORD.match(stripped):
+        return "prose"
+    return "other"
+
+
+def continuation_class(
+    text: str, options: Sequence[str], item_letters: Sequence[str] = ()
+) -> ContinuationClass:
+    """What a greedy continuation does first, by fixed rules on its opening.
+
+    Text after the first special token is dropped. It *answers the item* when it opens with one
+    of the item's letters as a standalone token (``A``, ``A:``, ``(A)``, ``A.``) or with
+    ``Answer:`` followed by one; it *gives an option* when it opens with a declared option
+    (surrounding whitespace ignored) not followed by more of a word or number; else *other*.
+    """
+    head = _SPECIAL.split(text, maxsplit=1)[0].strip()
+    for option in sorted(options, key=len, reverse=True):
+        stripped = option.strip()
+        if stripped and head.startswith(stripped):
+            rest = head[len(stripped) :]
+            if not rest or not rest[0].isalnum():
+                return "gives_option"
+    if item_letters:
+        letters = "|".join(re.escape(letter) for letter in item_letters)
+        opening = rf"^(?:(?i:answer)\s*:?\s*)?\(?(?:{letters})(?:$|[\s:.)\],])"
+        # An opening "A" followed by a lowercase word is the article, i.e. prose.
+        if re.match(opening, head) and not re.match(r"^A\s+[a-z]", head):
+            return "answers_item"
+    return "other"

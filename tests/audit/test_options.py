@@ -1,0 +1,125 @@
+"""The constrained-option audit on the real model: each check's pass and fail paths."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from readout_audit import Item, read_run
+from readout_audit.audit import prepare
+from readout_audit.audit._checks import check_ending, check_first_tokens, check_mass
+from readout_audit.audit._options import audit_options, options_record, summarise_options
+from readout_audit.data._mc import MCItem
+from readout_audit.prompt._spec import FORECAST, build_item
+
+ITEMS = [
+    MCItem(
+        id="garden",
+        question="Which tool would a gardener most likely use to loosen soil?",
+        choices=["a rake", "a spoon", "a stapler", "a ladder"],
+        answer="A",
+        note="Gardeners break up packed earth with a toothed hand tool.",
+    ),
+    MCItem(
+        id="bread",
+        question="Why does bread dough rise?",
+        choices=["salt dissolves", "yeast releases gas", "the flour melts", "water evaporates"],
+        answer="B",
+        note="Tiny organisms in dough eat sugar and give off gas.",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def forecast_run(model, tmp_path_factory):
+    out = tmp_path_factory.mktemp("options") / "run"
+    audit_options(
+        model,
+        ITEMS,
+        FORECAST,
+        out,
+        variants=["production", "stem", "space_appended"],
+        greedy_tokens=6,
+    )
+    return read_run(out)
+
+
+def test_letter_pull_fails_and_the_stem_repairs_it(forecast_run):
+    checks = {c["name"]: c for c in forecast_run.summary["checks"]}
+    production = forecast_run.summary["variants"]["production"]
+    # The quoted item's own letter instruction takes the position on this model.
+    assert production["letter_rate"] == 1.0 and production["median_mass"] < 0.5
+    assert checks["option_mass"]["verdict"] == "fail"
+    assert checks["argmax"]["verdict"] == "fail" and "letter pull" in checks["argmax"]["finding"]
+    assert checks["continuation"]["verdict"] == "fail"
+    stemmed = forecast_run.summary["variants"]["stem"]
+    assert stemmed["median_mass"] > 0.5 and stemmed["option_argmax_rate"] == 1.0
+    assert checks["stem"]["verdict"] == "pass"
+    assert set(checks["stem"]["evidence"]["repaired"]) == {"option_mass", "argmax", "continuation"}
+    assert checks["first_tokens"]["verdict"] == "pass"
+
+
+def test_records_and_summary_re_read_without_the_model(forecast_run):
+    summary = summarise_options(forecast_run.records)
+    stored = {k: v for k, v in forecast_run.summary.items() if k != "this_invocation"}
+    assert json.loads(json.dumps(summary)) == stored
+    record = forecast_run.records[0]
+    assert record.spec == "forecast" and record.item_letters == ["A", "B", "C", "D"]
+    assert record.isolated_first_ids == record.option_first_ids  # byte-level BPE: they coincide
+    assert record.isolated_mass == pytest.approx(record.option_mass)
+    assert set(record.readout_choices) == {
+        "loglik",
+        "acc_norm",
+        "acc_bytes",
+        "first_token",
+        "greedy",
+    }
+
+
+def test_trailing_space_breaks_the_boundary_and_fails_the_ending_check(forecast_run):
+    spaced = [r for r in forecast_run.records if r.variant == "space_appended"]
+    assert all(r.option_mass is None and r.ending == "space" for r in spaced)
+    assert check_ending(spaced, None, "spaced").verdict == "fail"
+
+
+def _records(model, items, variant="production"):
+    return [
+        options_record(
+            model,
+            prepare(i, model.codec, greedy_tokens=4, variant=variant),
+            spec="test",
+            top_k=5,
+            greedy_tokens=4,
+        )
+        for i in items
+    ]
+
+
+CHAT = [{"role": "user", "content": "How many legs does a spider have?"}]
+
+
+def test_shared_first_tokens_fail_and_distinct_ones_pass(model):
+    shared = _records(model, [Item(id="s", messages=CHAT, options=["10", "12", "16"])])
+    assert shared[0].distinct_first_tokens is False
+    assert check_first_tokens(shared, "x").verdict == "fail"
+    distinct = _records(model, [Item(id="d", messages=CHAT, options=["6", "8", "9"])])
+    assert check_first_tokens(distinct, "x").verdict == "pass"
+
+
+def test_an_ending_without_separator_fails_when_a_space_restores_the_options(model):
+    forecast = build_item(FORECAST, ITEMS[0], "production")
+    glued = _records(
+        model, [forecast.model_copy(update={"stem": "Out of 100 such readers, about"})]
+    )
+    spaced = _records(
+        model,
+        [forecast.model_copy(update={"stem": "Out of 100 such readers, about "})],
+        variant="space_appended",
+    )
+    assert glued[0].ending == "none" and spaced[0].ending == "space"
+    assert glued[0].option_mass < 0.5 <= spaced[0].option_mass
+    verdict = check_ending(glued, spaced, "glued")
+    assert verdict.verdict == "fail" and "omits the separator" in verdict.finding
+    assert check_ending(spaced, None, "spaced").verdict == "pass"
+    assert check_mass(spaced, "x").verdict == "pass" and check_mass(glued, "x").verdict == "fail"

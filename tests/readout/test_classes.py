@@ -1,0 +1,50 @@
+"""Token classes and continuation rules on hand-written cases."""
+
+from __future__ import annotations
+
+import pytest
+
+from readout_audit.readout._classes import continuation_class, token_class
+
+LETTERS = ["A", "B", "C", "D"]
+
+
+@pytest.mark.parametrize(
+    ("token_id", "surface", "expected"),
+    [
+        (7, "1", "option"),  # a declared option's first token, even if it is a digit
+        (49, "A", "answer_letter"),
+        (50, " B", "answer_letter"),
+        (51, "▁C", "answer_letter"),
+        (198, "\n", "whitespace"),
+        (220, " ", "whitespace"),
+        (33, "5", "digit"),
+        (504, "The", "prose"),
+        (12, "(", "other"),
+    ],
+)
+def test_token_class(token_id, surface, expected):
+    assert token_class(token_id, surface, [7, 8, None], LETTERS) == expected
+
+
+def test_letters_that_are_the_declared_options_are_options():
+    assert token_class(49, "A", [49, 50], LETTERS) == "option"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("A: A rake\n\nA rake is", "answers_item"),
+        ("B", "answers_item"),
+        ("(C) because", "answers_item"),
+        ("Answer: D", "answers_item"),
+        ("50 answer correctly.<|im_end|>", "gives_option"),
+        ("  90<|im_end|>", "gives_option"),
+        ("500 people", "other"),
+        ("A spider has 12 legs.", "other"),  # the article opens prose
+        ("The answer is B", "other"),
+        ("<|im_end|>A", "other"),
+    ],
+)
+def test_continuation_class(text, expected):
+    assert continuation_class(text, ["10", "30", "50", "70", "90"], LETTERS) == expected
