@@ -99,3 +99,63 @@ def test_demo_command(tmp_path):
     assert result.exit_code == 0, result.output
     assert "forecast-production" in result.output
     assert len(read_run(tmp_path / "demo").records) == 10
+
+
+def test_audit_options_command(tmp_path):
+    items = tmp_path / "mc.jsonl"
+    write_items(
+        items,
+        [
+            {
+                "id": "q1",
+                "question": "Which is a fruit?",
+                "choices": ["apple", "brick", "sand", "tin"],
+                "answer": "A",
+                "note": "Apples grow on trees.",
+            },
+        ],
+    )
+    out = tmp_path / "run"
+    result = CliRunner().invoke(
+        main,
+        [
+            "audit",
+            "options",
+            "--items",
+            str(items),
+            "--out",
+            str(out),
+            "--variants",
+            "production,stem",
+            "--greedy-tokens",
+            "3",
+            "--no-progress",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "Checks" in result.output and "option_mass" in result.output
+    assert "Forecast against the note-only reader" in result.output
+    summary = read_run(out).summary
+    assert set(summary["variants"]) == {"production", "stem"}
+    assert [c["name"] for c in summary["checks"]] == [
+        "option_mass",
+        "argmax",
+        "continuation",
+        "first_tokens",
+        "ending",
+        "stem",
+    ]
+    bad = CliRunner().invoke(
+        main,
+        [
+            "audit",
+            "options",
+            "--items",
+            str(items),
+            "--out",
+            str(tmp_path / "r2"),
+            "--variants",
+            "production,shout",
+        ],
+    )
+    assert bad.exit_code == 1 and "unknown variant(s) ['shout']" in bad.output

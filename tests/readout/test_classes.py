@@ -35,6 +35,8 @@ def test_letters_that_are_the_declared_options_are_options():
     ("text", "expected"),
     [
         ("A: A rake\n\nA rake is", "answers_item"),
+        ("A: a rake\nB: a spoon\nC:", "recites_options"),
+        ("B) yeast\n\nC) the flour", "recites_options"),
         ("B", "answers_item"),
         ("(C) because", "answers_item"),
         ("Answer: D", "answers_item"),

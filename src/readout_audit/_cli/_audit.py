@@ -18,7 +18,8 @@ from readout_audit._cli._score import load_cli_model
 from readout_audit._exceptions import InputError
 from readout_audit.audit._options import audit_options
 from readout_audit.data._mc import MCItem, load_mc_items, load_mmlu_csv
-from readout_audit.prompt._spec import BUILTIN_SPECS, LADDER
+from readout_audit.prompt._spec import BUILTIN_SPECS, Variant
+from readout_audit.prompt._spec_file import load_spec_file
 from readout_audit.report._terminal import print_options_audit
 
 
@@ -49,36 +50,68 @@ def audit_group() -> None:
     "spec_name",
     default="forecast",
     show_default=True,
-    type=click.Choice(sorted(BUILTIN_SPECS)),
-    help="The task that quotes the item.",
+    help="The task that quotes the item: forecast, answer, or a TOML spec file.",
 )
 @click.option(
     "--variants",
-    default=",".join(LADDER),
-    show_default=True,
-    help="Comma-separated rungs of the prompt ladder.",
+    default=None,
+    help="Comma-separated rungs of the prompt ladder (default: all, with a spec file's own).",
 )
 @click.option("--limit", type=click.IntRange(1), help="Audit only the first N items.")
+@click.option(
+    "--reader/--no-reader",
+    default=None,
+    help="Run the note-only reader for the forecast target (default: when every item "
+    "has a gold letter and a note or passage).",
+)
+@click.option(
+    "--note-budget",
+    default=32,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Word budget of notes written from passages.",
+)
 @model_options
 @user_errors
 def options_command(
-    items_path: Path, out: Path, spec_name: str, variants: str, limit: int | None, **options: Any
+    items_path: Path,
+    out: Path,
+    spec_name: str,
+    variants: str | None,
+    limit: int | None,
+    reader: bool | None,
+    note_budget: int,
+    **options: Any,
 ) -> None:
     """Constrained-option audit: option mass, argmax, continuation, first tokens, ending, stem."""
     items = _load_mc(items_path)[:limit]
-    chosen = [v.strip() for v in variants.split(",") if v.strip()]
-    if not chosen:
-        raise InputError("no variants selected", field="variants")
+    if spec_name in BUILTIN_SPECS:
+        spec, extra = BUILTIN_SPECS[spec_name], dict[str, Variant]()
+    elif Path(spec_name).suffix == ".toml":
+        spec, extra = load_spec_file(spec_name)
+    else:
+        raise InputError(
+            f"unknown spec {spec_name!r}; expected {', '.join(BUILTIN_SPECS)} or a .toml file",
+            field="spec",
+        )
+    chosen = None
+    if variants is not None:
+        chosen = [v.strip() for v in variants.split(",") if v.strip()]
+        if not chosen:
+            raise InputError("no variants selected", field="variants")
     model = load_cli_model(options)
     result = audit_options(
         model,
         items,
-        BUILTIN_SPECS[spec_name],
+        spec,
         out,
         variants=chosen,
+        extra_variants=extra,
         top_k=options["top_k"],
         greedy_tokens=options["greedy_tokens"],
         template_kwargs=parse_template_kwargs(options["template_kwarg"]),
+        reader=reader,
+        note_budget=note_budget,
         progress=show_progress(options["progress"]),
     )
     print_options_audit(result.summary, Console())

@@ -138,12 +138,14 @@ def check_continuation(records: Sequence[OptionsRecord], where: str) -> Check:
         "examples": {r.item_id: r.greedy.text[:80] for r in records[:3]},
     }
     share = classes["gives_option"] / len(records)
-    if classes["answers_item"] / len(records) >= 0.5:
+    quoted = classes["answers_item"] + classes["recites_options"]
+    if quoted / len(records) >= 0.5:
         return Check(
             "continuation",
             "fail",
-            f"{where}: the model answers the quoted item first "
-            f"on {classes['answers_item']} of {len(records)} items",
+            f"{where}: the model turns to the quoted item first on {quoted} of {len(records)} "
+            f"items (answers it on {classes['answers_item']}, recites its options on "
+            f"{classes['recites_options']})",
             evidence,
             "Delete or fence the quoted item's instruction, or prefill a stem.",
         )

@@ -11,6 +11,7 @@ import numpy as np
 
 from readout_audit._exceptions import InputError
 from readout_audit.audit._checks import options_checks, variant_summary
+from readout_audit.audit._forecast import attach_reader, forecast_downstream
 from readout_audit.audit._score import (
     PreparedItem,
     ScoreResult,
@@ -23,7 +24,7 @@ from readout_audit.audit._summary import MASS_FLOOR
 from readout_audit.data._mc import MCItem
 from readout_audit.log._record import OptionsRecord, ScoreRecord
 from readout_audit.model._backend import ScoringModel
-from readout_audit.prompt._spec import LADDER, PromptSpec, build_item
+from readout_audit.prompt._spec import LADDER, PromptSpec, Variant, build_item
 from readout_audit.readout._classes import continuation_class, token_class
 from readout_audit.readout._position import DEFAULT_GREEDY_TOKENS, DEFAULT_TOP_K
 
@@ -94,13 +95,18 @@ def options_record(
 def summarise_options(records: Sequence[ScoreRecord]) -> dict[str, Any]:
     """Per-variant summaries and the six checks, computed from the records alone."""
     typed = [r for r in records if isinstance(r, OptionsRecord)]
-    variants = sorted({r.variant for r in typed}, key=list(LADDER).index)
+    order = list(LADDER)
+    variants = sorted(
+        {r.variant for r in typed},
+        key=lambda v: (order.index(v) if v in order else len(order), v),
+    )
     by_variant = {v: [r for r in typed if r.variant == v] for v in variants}
     return {
         "n_records": len(typed),
         "n_items": len({r.item_id for r in typed}),
         "variants": {v: variant_summary(group) for v, group in by_variant.items()},
         "checks": [check.as_dict() for check in options_checks(by_variant)],
+        "downstream": forecast_downstream(typed),
     }
 
 
@@ -114,27 +120,42 @@ def audit_options(
     top_k: int = DEFAULT_TOP_K,
     greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
     template_kwargs: Mapping[str, Any] | None = None,
+    reader: bool | None = None,
+    note_budget: int = 32,
+    extra_variants: Mapping[str, Variant] | None = None,
     progress: bool = False,
 ) -> ScoreResult:
     """Run the constrained-option audit: every item under every selected ladder variant.
 
     One forward pass per item × variant serves the option mass, the argmax, every option's
-    log-likelihood, the isolated reading and the greedy continuation.
+    log-likelihood, the isolated reading and the greedy continuation. For a spec whose target
+    is the note-only reader's correctness, the reader runs first (``reader=None``: whenever
+    every item has a gold letter and a note or passage), writing notes from passages where
+    items have none. Without the reader, a missing note is rendered empty.
     """
-    chosen = list(variants or LADDER)
-    unknown = [v for v in chosen if v not in LADDER]
+    ladder = {**LADDER, **(extra_variants or {})}
+    chosen = list(variants or ladder)
+    unknown = [v for v in chosen if v not in ladder]
     if unknown:
         raise InputError(
-            f"unknown variant(s) {unknown}; expected some of {', '.join(LADDER)}", field="variants"
+            f"unknown variant(s) {unknown}; expected some of {', '.join(ladder)}", field="variants"
         )
     kwargs = dict(template_kwargs or {})
-    built = [build_item(spec, item, v) for item in items for v in chosen]
+    if reader is None:
+        reader = spec.target == "reader_correct" and all(
+            i.answer is not None and (i.note is not None or i.passage) for i in items
+        )
+    if reader:
+        items = attach_reader(model, items, out, budget=note_budget)
+    built = [build_item(spec, item, v, ladder) for item in items for v in chosen]
     jobs = [
         prepare(item, model.codec, kwargs, greedy_tokens, variant=v)
         for item, v in zip(built, [v for _ in items for v in chosen], strict=True)
     ]
     config = scoring_config(built, top_k, greedy_tokens, kwargs)
-    config.update({"spec": spec.name, "variants": chosen})
+    config.update({"spec": spec.name, "variants": chosen, "reader": reader})
+    if reader:
+        config["note_budget"] = note_budget
     return run_audit(
         model,
         jobs,

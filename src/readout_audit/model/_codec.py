@@ -49,9 +49,9 @@ class TextCodec:
         """Token ids of ``text`` with no special tokens added."""
         return list(self._tok(text, add_special_tokens=False)["input_ids"])
 
-    def decode(self, ids: Sequence[int]) -> str:
-        """Text of a token sequence, special tokens kept."""
-        return str(self._tok.decode(list(ids), skip_special_tokens=False))
+    def decode(self, ids: Sequence[int], *, skip_special_tokens: bool = False) -> str:
+        """Text of a token sequence (special tokens kept unless asked otherwise)."""
+        return str(self._tok.decode(list(ids), skip_special_tokens=skip_special_tokens))
 
     def token_surface(self, token_id: int) -> str:
         """The surface string of one token as it would appear in decoded text."""

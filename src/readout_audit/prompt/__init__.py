@@ -9,13 +9,33 @@ from readout_audit.prompt._render import (
     ending_class,
     render,
 )
+from readout_audit.prompt._spec import (
+    ANSWER,
+    BUILTIN_SPECS,
+    FORECAST,
+    LADDER,
+    Parts,
+    PromptSpec,
+    Variant,
+    build_item,
+)
+from readout_audit.prompt._spec_file import load_spec_file
 
 __all__ = [
+    "ANSWER",
+    "BUILTIN_SPECS",
+    "FORECAST",
+    "LADDER",
     "TAIL_CHARS",
     "Ending",
+    "Parts",
+    "PromptSpec",
     "RenderedContext",
     "Rendering",
+    "Variant",
+    "build_item",
     "context_field",
     "ending_class",
+    "load_spec_file",
     "render",
 ]

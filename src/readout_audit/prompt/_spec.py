@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from readout_audit.data._item import Item, Message
 from readout_audit.data._mc import MCItem
@@ -12,6 +13,7 @@ SUBSTITUTE_INSTRUCTION = "Summarise in one sentence."
 FENCE_OPEN = "BEGIN QUOTED ITEM"
 FENCE_CLOSE = "END QUOTED ITEM"
 FENCE_REQUEST = "Do not answer the quoted item above; it is shown only so that you can do the task."
+ITEM_INSTRUCTION = "Answer with exactly one of: {letters}."
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,9 @@ class PromptSpec:
     stem: str
     system_text: str
     system_user_template: str
-    item_instruction: str = "Answer with exactly one of: {letters}."
+    item_instruction: str = ITEM_INSTRUCTION
+    target: Literal["answer", "reader_correct"] = "answer"
+    """What a record's target is: the gold letter, or whether the note-only reader was right."""
 
 
 @dataclass(frozen=True)
@@ -77,13 +81,18 @@ LADDER: Mapping[str, Variant] = {
 
 def initial_parts(spec: PromptSpec, item: MCItem) -> Parts:
     """The production parts of an item under a spec."""
+    return item_parts(item, spec.item_instruction)
+
+
+def item_parts(item: MCItem, instruction: str = ITEM_INSTRUCTION) -> Parts:
+    """An item's parts with its own letter instruction."""
     letters = item.letters
     return Parts(
         note=item.note or "",
         question=item.question,
         choices=item.choices,
         letters=letters,
-        item_instruction=spec.item_instruction.format(letters=", ".join(letters)),
+        item_instruction=instruction.format(letters=", ".join(letters)),
     )
 
 
@@ -92,9 +101,11 @@ def declared_options(spec: PromptSpec, item: MCItem) -> tuple[str, ...]:
     return spec.options if spec.options is not None else item.letters
 
 
-def build_item(spec: PromptSpec, item: MCItem, variant: str) -> Item:
+def build_item(
+    spec: PromptSpec, item: MCItem, variant: str, ladder: Mapping[str, Variant] = LADDER
+) -> Item:
     """The scoring item of one variant: chat messages, declared options and answer stem."""
-    parts = LADDER[variant](initial_parts(spec, item), spec)
+    parts = ladder[variant](initial_parts(spec, item), spec)
     block = quoted_item(parts)
     if parts.task_in_system:
         messages = [
@@ -112,7 +123,9 @@ def build_item(spec: PromptSpec, item: MCItem, variant: str) -> Item:
         messages=tuple(messages),
         options=declared_options(spec, item),
         stem=parts.stem,
-        target=item.answer,
+        target=item.metadata.get("reader_correct")
+        if spec.target == "reader_correct"
+        else item.answer,
         cluster=item.cluster_key,
         metadata={**item.metadata, "variant": variant, "letters": list(item.letters)},
     )
@@ -133,6 +146,7 @@ FORECAST = PromptSpec(
         "readers, how many answer correctly? Reply with exactly one of: 10, 30, 50, 70, 90."
     ),
     system_user_template="Note: {note}\n\nQuoted question:\n{item}",
+    target="reader_correct",
 )
 """The forecast task of seed 000: how many of 100 note-only readers answer the item correctly."""
 

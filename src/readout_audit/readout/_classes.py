@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 TokenClass = Literal["option", "answer_letter", "whitespace", "digit", "prose", "other"]
-ContinuationClass = Literal["answers_item", "gives_option", "other"]
+ContinuationClass = Literal["answers_item", "recites_options", "gives_option", "other"]
 
 _WORD = re.compile(r"[A-Za-z]")
 _SPECIAL = re.compile(r"<\|[^|]*\|>|</?s>|\[/?INST\]")
@@ -46,7 +46,8 @@ def continuation_class(
 
     Text after the first special token is dropped. It *answers the item* when it opens with one
     of the item's letters as a standalone token (``A``, ``A:``, ``(A)``, ``A.``) or with
-    ``Answer:`` followed by one; it *gives an option* when it opens with a declared option
+    ``Answer:`` followed by one, unless the next line is labelled with the following letter
+    (then it *recites the options*); it *gives an option* when it opens with a declared option
     (surrounding whitespace ignored) not followed by more of a word or number; else *other*.
     """
     head = _SPECIAL.split(text, maxsplit=1)[0].strip()
@@ -61,5 +62,20 @@ def continuation_class(
         opening = rf"^(?:(?i:answer)\s*:?\s*)?\(?(?:{letters})(?:$|[\s:.)\],])"
         # An opening "A" followed by a lowercase word is the article, i.e. prose.
         if re.match(opening, head) and not re.match(r"^A\s+[a-z]", head):
-            return "answers_item"
+            return "recites_options" if _recites(head, item_letters) else "answers_item"
     return "other"
+
+
+def _recites(head: str, item_letters: Sequence[str]) -> bool:
+    """Whether the first two lines are labelled with consecutive item letters (a list recital)."""
+    lines = [line.strip() for line in head.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return False
+    first, second = lines[0][:1], lines[1][:1]
+    letters = list(item_letters)
+    return (
+        first in letters
+        and letters.index(first) + 1 < len(letters)
+        and second == letters[letters.index(first) + 1]
+        and lines[1][1:2] in (":", ".", ")")
+    )

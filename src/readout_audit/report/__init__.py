@@ -2,6 +2,7 @@
 
 from readout_audit.report._terminal import (
     checks_table,
+    downstream_table,
     print_options_audit,
     print_run,
     records_table,
@@ -11,6 +12,7 @@ from readout_audit.report._terminal import (
 
 __all__ = [
     "checks_table",
+    "downstream_table",
     "print_options_audit",
     "print_run",
     "records_table",

@@ -153,3 +153,28 @@ def print_options_audit(summary: dict[str, Any], console: Console | None = None)
         console = Console(file=console.file, width=160)
     console.print(variants_table(summary))
     console.print(checks_table(summary["checks"]))
+    if summary.get("downstream"):
+        console.print(downstream_table(summary["downstream"]))
+
+
+def downstream_table(downstream: dict[str, Any]) -> Table:
+    """Forecast AUC and Brier against the reader's correctness, with bootstrap intervals."""
+    table = Table(
+        title=f"Forecast against the note-only reader ({downstream['n']} items, "
+        f"{downstream['n_reader_correct']} read correctly; Brier of a constant 0.5: 0.25)"
+    )
+    for column in ("metric", "position", "estimate", "95% interval"):
+        table.add_column(column, no_wrap=True)
+    for metric in ("auc", "brier"):
+        values = downstream.get(metric)
+        if not values:
+            table.add_row(metric.upper(), "-", "undefined (one class)", "")
+            continue
+        for position, v in values.items():
+            table.add_row(
+                metric.upper(),
+                position,
+                f"{v['estimate']:.4f}",
+                f"[{v['low']:.4f}, {v['high']:.4f}]",
+            )
+    return table

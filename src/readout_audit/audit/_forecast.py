@@ -1,0 +1,165 @@
+"""The forecast task end to end (seed 000): writer note, note-only reader, forecast AUC."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from readout_audit._exceptions import InputError
+from readout_audit.data._item import Item, Message
+from readout_audit.data._mc import MCItem
+from readout_audit.log._record import ScoreRecord
+from readout_audit.model._backend import ScoringModel
+from readout_audit.prompt._render import render
+from readout_audit.prompt._spec import item_parts, quoted_item
+from readout_audit.readout._options import encode_in_context
+from readout_audit.stats._bootstrap import paired_bootstrap
+
+WRITER_PROMPT = (
+    "Source text: {passage}\n\nA future reader will answer a question about this text using ONLY "
+    "your note. You do not get to see the question. Budget: at most {budget} words. Write only "
+    "the note and then stop."
+)
+RETRY_PROMPT = " Use at most {budget} words, in one compact phrase."
+READER_PROMPT = "Note: {note}\n\n{item}"
+READER_FILE = "reader.jsonl"
+
+
+def write_note(
+    model: ScoringModel,
+    passage: str,
+    *,
+    budget: int = 32,
+    max_new_tokens: int = 96,
+    retries: int = 4,
+) -> dict[str, Any]:
+    """A greedy note about the passage within ``budget`` words.
+
+    An over-budget or unfinished attempt is retried up to ``retries`` times, retry r asking for
+    ⌊budget/(r+1)⌋ words; if every attempt fails, the last note is cut to the budget.
+    """
+    text = ""
+    for attempt in range(retries + 1):
+        asked = budget // (attempt + 1)
+        prompt = WRITER_PROMPT.format(passage=passage, budget=budget)
+        if attempt:
+            prompt += RETRY_PROMPT.format(budget=asked)
+        item = Item(id="writer", messages=(Message(role="user", content=prompt),), options=("x",))
+        ids = model.greedy(render(item, model.codec).token_ids, max_new_tokens)
+        finished = bool(ids) and ids[-1] in model.codec.stop_ids
+        text = " ".join(model.codec.decode(ids, skip_special_tokens=True).split())
+        if finished and 0 < len(text.split()) <= budget:
+            return {"note": text, "attempts": attempt + 1, "truncated": False}
+    return {"note": " ".join(text.split()[:budget]), "attempts": retries + 1, "truncated": True}
+
+
+def read_from_note(model: ScoringModel, item: MCItem, note: str) -> dict[str, Any]:
+    """The note-only reader: the option among " A", " B", … with the highest log-likelihood."""
+    content = READER_PROMPT.format(note=note, item=quoted_item(item_parts(item)))
+    letters = [f" {letter}" for letter in item.letters]
+    reader = Item(
+        id=item.id, messages=(Message(role="user", content=content),), options=tuple(letters)
+    )
+    rendering = render(reader, model.codec)
+    encodings = encode_in_context(model.codec, rendering, letters)
+    if any(e.token_ids is None for e in encodings):
+        raise InputError("reader options merge with the rendered prompt", item_id=item.id)
+    scored = model.continuation_logprobs(
+        rendering.token_ids, [e.token_ids for e in encodings if e.token_ids is not None]
+    )
+    pick = item.letters[int(np.argmax([float(lp.sum()) for lp in scored]))]
+    return {"reader_pick": pick, "reader_correct": pick == item.answer}
+
+
+def attach_reader(
+    model: ScoringModel, items: Sequence[MCItem], out: str | Path, *, budget: int = 32
+) -> list[MCItem]:
+    """Give every item a note (written when it has only a passage) and the reader's outcome.
+
+    Results are appended to RUN/reader.jsonl as they complete, so a rerun reuses them.
+    """
+    path = Path(out) / READER_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    done: dict[str, dict[str, Any]] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                entry = json.loads(line)
+                done[entry["id"]] = entry
+    ready = []
+    with path.open("a", encoding="utf-8") as handle:
+        for item in items:
+            if item.answer is None:
+                raise InputError(
+                    "the note-only reader needs the gold letter", item_id=item.id, field="answer"
+                )
+            entry = done.get(item.id)
+            if entry is None:
+                if item.note is not None:
+                    entry = {"note": item.note, "attempts": 0, "truncated": False}
+                elif item.passage:
+                    entry = write_note(model, item.passage, budget=budget)
+                else:
+                    raise InputError(
+                        "the forecast needs a note or a passage to write one from",
+                        item_id=item.id,
+                        field="note",
+                    )
+                entry = {"id": item.id, **entry, **read_from_note(model, item, entry["note"])}
+                handle.write(json.dumps(entry) + "\n")
+                handle.flush()
+            metadata = {**item.metadata, **{k: v for k, v in entry.items() if k != "id"}}
+            ready.append(item.model_copy(update={"note": entry["note"], "metadata": metadata}))
+    return ready
+
+
+def forecast_downstream(
+    records: Sequence[ScoreRecord], *, n_boot: int = 20_000, seed: int = 0
+) -> dict[str, Any] | None:
+    """AUC and Brier of p = Σ (value/100)·p_o against the reader's correctness (seed 000, Eq. 1).
+
+    Computed at the original and the stemmed positions on the items both have, with paired
+    cluster-bootstrap intervals for each and for the difference, beside the constant-0.5 Brier
+    reference (0.25). None when the records carry no reader outcomes.
+    """
+    by_variant = {
+        v: {r.item_id: r for r in records if r.variant == v} for v in ("production", "stem")
+    }
+    shared = [
+        i
+        for i, r in by_variant["production"].items()
+        if i in by_variant["stem"]
+        and isinstance(r.target, bool)
+        and r.expected_value is not None
+        and by_variant["stem"][i].expected_value is not None
+    ]
+    if not shared:
+        return None
+    y = np.array([by_variant["production"][i].target for i in shared], dtype=bool)
+    clusters = [by_variant["production"][i].cluster for i in shared]
+    probs = {
+        v: np.array([by_variant[v][i].expected_value for i in shared], dtype=float) / 100
+        for v in ("production", "stem")
+    }
+    result: dict[str, Any] = {
+        "n": len(shared),
+        "n_reader_correct": int(y.sum()),
+        "brier_constant_half": 0.25,
+        "n_boot": n_boot,
+    }
+    for statistic in ("auc", "brier"):
+        if statistic == "auc" and (y.all() or not y.any()):
+            result["auc"] = None
+            continue
+        boot = paired_bootstrap(
+            probs, y, statistic=statistic, clusters=clusters, n_boot=n_boot, seed=seed
+        )
+        result[statistic] = {
+            name: {"estimate": iv.estimate, "low": iv.low, "high": iv.high}
+            for name, iv in {**boot.readouts, **boot.differences}.items()
+        }
+    return result

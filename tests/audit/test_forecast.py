@@ -1,0 +1,120 @@
+"""The forecast task end to end on the real model: notes, reader, downstream AUC and Brier."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from sklearn.metrics import brier_score_loss, roc_auc_score
+
+from readout_audit import InputError, read_run
+from readout_audit.audit._forecast import forecast_downstream, read_from_note, write_note
+from readout_audit.audit._options import audit_options
+from readout_audit.data._mc import MCItem
+from readout_audit.prompt._spec import FORECAST
+
+PASSAGE = (
+    "In 1901 the river town of Elmford raised money from every family to build its first school, "
+    "a two-room brick house beside the old mill. Before that, children walked six miles to class."
+)
+ITEMS = [
+    MCItem(
+        id="school",
+        question="What did Elmford build in 1901?",
+        choices=["a bridge", "a school", "a mill", "a church"],
+        answer="B",
+        passage=PASSAGE,
+        cluster="elmford",
+    ),
+    MCItem(
+        id="walk",
+        question="How far did children walk before 1901?",
+        choices=["one mile", "three miles", "six miles", "ten miles"],
+        answer="C",
+        note="Children used to walk six miles to the nearest classroom.",
+        cluster="elmford",
+    ),
+    MCItem(
+        id="rake",
+        question="Which tool would a gardener use to loosen soil?",
+        choices=["a rake", "a spoon", "a stapler", "a ladder"],
+        answer="A",
+        note="Gardeners loosen soil with a rake.",
+    ),
+    MCItem(
+        id="moon",
+        question="What causes the phases of the Moon?",
+        choices=["Earth's shadow", "our changing view of its lit half", "clouds", "eclipses"],
+        answer="B",
+        note="We see different parts of the Moon's lit half as it orbits.",
+    ),
+]
+
+
+def test_reader_picks_the_option_with_the_highest_full_forward_loglikelihood(model, torch_model):
+    item = ITEMS[1]
+    outcome = read_from_note(model, item, item.note)
+    text = model.codec.render_chat(
+        [
+            {
+                "role": "user",
+                "content": f"Note: {item.note}\n\n{item.question}\nA: one mile\n"
+                "B: three miles\nC: six miles\nD: ten miles\n"
+                "Answer with exactly one of: A, B, C, D.",
+            }
+        ],
+        {},
+    )
+    context = model.codec.encode(text)
+    scores = []
+    for letter in "ABCD":
+        tokens = model.codec.encode(text + f" {letter}")[len(context) :]
+        with torch.inference_mode():
+            lp = torch_model(input_ids=torch.tensor([context + tokens])).logits[0].double()
+        lp = lp.log_softmax(-1)
+        scores.append(sum(lp[len(context) - 1 + j, t].item() for j, t in enumerate(tokens)))
+    assert outcome["reader_pick"] == "ABCD"[int(np.argmax(scores))]
+    assert outcome["reader_correct"] == (outcome["reader_pick"] == "C")
+
+
+def test_written_note_respects_the_budget(model):
+    note = write_note(model, PASSAGE, budget=12, max_new_tokens=48)
+    assert 0 < len(note["note"].split()) <= 12
+    assert 1 <= note["attempts"] <= 5
+    assert "<|" not in note["note"]
+
+
+@pytest.fixture(scope="module")
+def forecast_run(model, tmp_path_factory):
+    out = tmp_path_factory.mktemp("forecast") / "run"
+    audit_options(model, ITEMS, FORECAST, out, variants=["production", "stem"], greedy_tokens=4)
+    return out
+
+
+def test_downstream_equals_sklearn_on_the_records(forecast_run):
+    run = read_run(forecast_run)
+    reader = [json.loads(line) for line in (forecast_run / "reader.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in reader] == [i.id for i in ITEMS]
+    assert reader[0]["attempts"] >= 1 and reader[1]["attempts"] == 0  # written vs given note
+    down = run.summary["downstream"]
+    assert down["n"] == 4 and down["brier_constant_half"] == 0.25
+    by = {(r.item_id, r.variant): r for r in run.records}
+    y = np.array([by[(i.id, "production")].target for i in ITEMS], dtype=bool)
+    assert down["n_reader_correct"] == int(y.sum())
+    assert [r["reader_correct"] for r in reader] == list(y)
+    for variant in ("production", "stem"):
+        p = np.array([by[(i.id, variant)].expected_value / 100 for i in ITEMS])
+        assert down["brier"][variant]["estimate"] == pytest.approx(brier_score_loss(y, p))
+        if 0 < y.sum() < len(y):
+            assert down["auc"][variant]["estimate"] == pytest.approx(roc_auc_score(y, p))
+    again = forecast_downstream(run.records)
+    assert json.loads(json.dumps(again)) == down
+
+
+def test_forecast_needs_a_note_or_a_passage(model, tmp_path):
+    bare = MCItem(id="bare", question="Q?", choices=["x", "y"], answer="A")
+    with pytest.raises(InputError, match="note or a passage") as error:
+        audit_options(model, [bare], FORECAST, tmp_path / "r", variants=["production"], reader=True)
+    assert error.value.item_id == "bare" and error.value.field == "note"

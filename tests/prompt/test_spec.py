@@ -1,0 +1,99 @@
+"""Prompt specs, the ladder's transforms and user spec files."""
+
+from __future__ import annotations
+
+import pytest
+
+from readout_audit import InputError
+from readout_audit.data._mc import MCItem
+from readout_audit.prompt import ANSWER, FORECAST, LADDER, build_item, load_spec_file
+
+ITEM = MCItem(
+    id="q",
+    question="Which is a fruit?",
+    choices=["apple", "brick"],
+    answer="A",
+    note="Apples grow on trees.",
+)
+
+
+def _user(item):
+    return item.messages[-1].content
+
+
+def test_production_quotes_the_item_with_its_instruction():
+    production = build_item(FORECAST, ITEM, "production")
+    text = _user(production)
+    assert "Which is a fruit?\nA: apple\nB: brick\nAnswer with exactly one of: A, B." in text
+    assert text.startswith("Note: Apples grow on trees.")
+    assert production.options == ("10", "30", "50", "70", "90") and production.stem is None
+
+
+@pytest.mark.parametrize(
+    ("variant", "present", "absent"),
+    [
+        ("instruction_deleted", "B: brick", "Answer with exactly one of"),
+        ("instruction_substituted", "Summarise in one sentence.", "Answer with exactly one of"),
+        ("choices_deleted", "fruit?\nAnswer with exactly one of: A, B.", "A: apple"),
+        ("fenced", "BEGIN QUOTED ITEM\nWhich is a fruit?", "zzz"),
+    ],
+)
+def test_each_rung_changes_one_part(variant, present, absent):
+    text = _user(build_item(FORECAST, ITEM, variant))
+    assert present in text and absent not in text
+
+
+def test_stem_space_and_system_rungs():
+    assert build_item(FORECAST, ITEM, "stem").stem == "Out of 100 such readers, about "
+    assert build_item(FORECAST, ITEM, "space_appended").stem == " "
+    system = build_item(FORECAST, ITEM, "system_turn")
+    assert [m.role for m in system.messages] == ["system", "user"]
+    assert "Out of 100 such readers" in system.messages[0].content
+    assert set(LADDER) == {
+        "production",
+        "stem",
+        "instruction_deleted",
+        "instruction_substituted",
+        "choices_deleted",
+        "fenced",
+        "space_appended",
+        "system_turn",
+    }
+
+
+def test_answer_spec_declares_the_items_letters():
+    answer = build_item(ANSWER, ITEM, "production")
+    assert answer.options == ("A", "B") and answer.target == "A"
+    assert _user(answer).startswith("Which is a fruit?")
+
+
+def test_spec_file(tmp_path):
+    path = tmp_path / "spec.toml"
+    path.write_text(
+        '[spec]\nname = "yes-no"\nuser_template = "{note}\\n{item}\\nIs it easy? yes or no."\n'
+        'options = ["yes", "no"]\nstem = "Easy: "\ntarget = "answer"\n\n'
+        '[variants.no_instruction_fenced]\nitem_instruction = ""\nfenced = true\n'
+    )
+    spec, variants = load_spec_file(path)
+    assert spec.name == "yes-no" and spec.options == ("yes", "no") and spec.stem == "Easy: "
+    ladder = {**LADDER, **variants}
+    text = _user(build_item(spec, ITEM, "no_instruction_fenced", ladder))
+    assert "BEGIN QUOTED ITEM" in text and "Answer with exactly one of" not in text
+    assert text.endswith("Is it easy? yes or no.")
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("[spec\n", "malformed TOML"),
+        ('[other]\nname = "x"\n', "needs a \\[spec\\] table"),
+        ('[spec]\nname = "x"\ncolour = "red"\n', "unknown key"),
+        ('[spec]\nname = "x"\n[variants.stem]\nfenced = true\n', "built-in"),
+        ('[spec]\nname = "x"\n[variants.v]\nshout = true\n', "unknown key"),
+    ],
+)
+def test_bad_spec_files(tmp_path, content, message):
+    path = tmp_path / "bad.toml"
+    path.write_text(content)
+    with pytest.raises(InputError, match=message):
+        load_spec_file(path)
