@@ -159,3 +159,31 @@ def test_audit_options_command(tmp_path):
         ],
     )
     assert bad.exit_code == 1 and "unknown variant(s) ['shout']" in bad.output
+
+
+def test_audit_ptrue_command(tmp_path):
+    items = tmp_path / "qa.jsonl"
+    write_items(
+        items,
+        [
+            {
+                "id": "a",
+                "question": "What is the capital of France?",
+                "gold": ["Paris"],
+                "answer": "Paris",
+            },
+            {
+                "id": "b",
+                "question": "What is the capital of Spain?",
+                "gold": ["Madrid"],
+                "answer": "Lisbon",
+            },
+        ],
+    )
+    result = CliRunner().invoke(
+        main,
+        ["audit", "ptrue", "--items", str(items), "--out", str(tmp_path / "run"), "--no-progress"],
+    )
+    assert result.exit_code == 0, result.output
+    assert "P(True) readouts (2 items, accuracy 0.500)" in result.output
+    assert len(read_run(tmp_path / "run").records) == 10

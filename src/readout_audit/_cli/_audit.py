@@ -17,10 +17,12 @@ from readout_audit._cli._common import (
 from readout_audit._cli._score import load_cli_model
 from readout_audit._exceptions import InputError
 from readout_audit.audit._options import audit_options
+from readout_audit.audit._ptrue import audit_ptrue
 from readout_audit.data._mc import MCItem, load_mc_items, load_mmlu_csv
+from readout_audit.data._qa import load_qa_items
 from readout_audit.prompt._spec import BUILTIN_SPECS, Variant
 from readout_audit.prompt._spec_file import load_spec_file
-from readout_audit.report._terminal import print_options_audit
+from readout_audit.report._terminal import print_options_audit, print_ptrue_audit
 
 
 def _load_mc(path: Path) -> list[MCItem]:
@@ -115,4 +117,32 @@ def options_command(
         progress=show_progress(options["progress"]),
     )
     print_options_audit(result.summary, Console())
+    click.echo(f"run written to {out}")
+
+
+@audit_group.command("ptrue")
+@click.option(
+    "--items",
+    "items_path",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="JSONL: id, question, optional instruction, optional answer, gold (letter or aliases).",
+)
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--limit", type=click.IntRange(1), help="Audit only the first N items.")
+@model_options
+@user_errors
+def ptrue_command(items_path: Path, out: Path, limit: int | None, **options: Any) -> None:
+    """P(True) audit: lm-polygraph's PTrue and four repaired readouts, AUROC and PRR."""
+    items = load_qa_items(items_path)[:limit]
+    model = load_cli_model(options)
+    result = audit_ptrue(
+        model,
+        items,
+        out,
+        top_k=options["top_k"],
+        template_kwargs=parse_template_kwargs(options["template_kwarg"]),
+        progress=show_progress(options["progress"]),
+    )
+    print_ptrue_audit(result.summary, Console())
     click.echo(f"run written to {out}")

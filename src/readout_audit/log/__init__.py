@@ -5,6 +5,7 @@ from readout_audit.log._record import (
     RECORD_SCHEMA_VERSION,
     RECORD_TYPES,
     OptionsRecord,
+    PTrueRecord,
     ScoreRecord,
 )
 from readout_audit.log._run import Run, RunWriter, read_run
@@ -13,6 +14,7 @@ __all__ = [
     "Invocation",
     "Manifest",
     "OptionsRecord",
+    "PTrueRecord",
     "RECORD_SCHEMA_VERSION",
     "RECORD_TYPES",
     "Run",

@@ -61,5 +61,23 @@ class OptionsRecord(ScoreRecord):
     """Whether every readout that chose an option chose the same one."""
 
 
-RECORD_TYPES: dict[str, type[ScoreRecord]] = {"score": ScoreRecord, "options": OptionsRecord}
+class PTrueRecord(ScoreRecord):
+    """A record of the P(True) audit: one (question, answer) pair under one readout."""
+
+    readout: str
+    """library, renormalised, labels_in_place, moved or deleted."""
+    answer: str
+    """The answer judged (the model's own greedy answer unless the item supplied one)."""
+    correct: bool
+    """The answer's correctness against the item's gold labels."""
+    confidence: float | None
+    """The readout's confidence: log P(True) for library and deleted, else a renormalised
+    probability of True (or of its label A)."""
+
+
+RECORD_TYPES: dict[str, type[ScoreRecord]] = {
+    "score": ScoreRecord,
+    "options": OptionsRecord,
+    "ptrue": PTrueRecord,
+}
 """Record class of each run kind (the manifest's ``kind``)."""

@@ -17,6 +17,13 @@ def _fmt_prob(value: float | None) -> str:
     return f"{value:.4f}" if value >= 1e-3 else f"{value:.2e}"
 
 
+def _wide(console: Console) -> Console:
+    """Logs and pipes get 160 columns, so table rows stay whole."""
+    if console.width < 160 and not console.is_terminal:
+        return Console(file=console.file, width=160)
+    return console
+
+
 def _clip(text: str, width: int) -> str:
     flat = text.replace("\n", "⏎")
     return flat if len(flat) <= width else flat[: width - 1] + "…"
@@ -82,9 +89,7 @@ def print_run(
     records: Sequence[ScoreRecord], summary: dict[str, Any], console: Console | None = None
 ) -> None:
     """Print the per-record table (for short runs) and the summary table."""
-    console = console or Console()
-    if console.width < 160 and not console.is_terminal:
-        console = Console(file=console.file, width=160)  # logs and pipes: keep rows whole
+    console = _wide(console or Console())
     if len(records) <= 50:
         console.print(records_table(records))
     console.print(summary_table(summary))
@@ -148,9 +153,7 @@ def checks_table(checks: Sequence[dict[str, Any]]) -> Table:
 
 def print_options_audit(summary: dict[str, Any], console: Console | None = None) -> None:
     """Print the ladder summary and the checks of an options audit."""
-    console = console or Console()
-    if console.width < 160 and not console.is_terminal:
-        console = Console(file=console.file, width=160)
+    console = _wide(console or Console())
     console.print(variants_table(summary))
     console.print(checks_table(summary["checks"]))
     if summary.get("downstream"):
@@ -178,3 +181,25 @@ def downstream_table(downstream: dict[str, Any]) -> Table:
                 f"[{v['low']:.4f}, {v['high']:.4f}]",
             )
     return table
+
+
+def print_ptrue_audit(summary: dict[str, Any], console: Console | None = None) -> None:
+    """Print each P(True) readout's AUROC, PRR, declared-set mass and argmax classes."""
+    console = _wide(console or Console())
+    table = Table(
+        title=f"P(True) readouts ({summary['n_items']} items, "
+        f"accuracy {summary.get('accuracy', float('nan')):.3f})"
+    )
+    for column in ("readout", "AUROC", "95% interval", "PRR", "median mass", "argmax classes"):
+        table.add_column(column, no_wrap=True)
+    for name, r in summary["readouts"].items():
+        ci = r["auroc_ci"]
+        table.add_row(
+            name,
+            "-" if r["auroc"] is None else f"{r['auroc']:.3f}",
+            "" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]",
+            "-" if r["prr"] is None else f"{r['prr']:.3f}",
+            _fmt_prob(r["median_mass"]),
+            ", ".join(f"{k} {n}" for k, n in sorted(r["argmax_classes"].items())),
+        )
+    console.print(table)
