@@ -10,7 +10,15 @@ from readout_audit._exceptions import (
     ReadoutError,
     RunDirectoryError,
 )
-from readout_audit.audit import MASS_FLOOR, ScoreResult, score, score_item, summarise
+from readout_audit.audit import (
+    MASS_FLOOR,
+    ScoreResult,
+    audit_options,
+    audit_ptrue,
+    score,
+    score_item,
+    summarise,
+)
 from readout_audit.data import Item, Message, demo_items, load_items, parse_items
 from readout_audit.log import RECORD_SCHEMA_VERSION, Manifest, Run, ScoreRecord, read_run
 from readout_audit.model import (
@@ -54,6 +62,8 @@ __all__ = [
     "ScoringModel",
     "TokenDistribution",
     "__version__",
+    "audit_options",
+    "audit_ptrue",
     "demo_items",
     "encode_in_context",
     "ending_class",
