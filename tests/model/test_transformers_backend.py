@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from readout_audit.model import embedded_gguf_path, load_model
+from readout_audit.model import PositionRequest, ScoringModel, embedded_gguf_path, load_model
 
 
 def full_forward_logprobs(torch_model, ids: list[int]) -> torch.Tensor:
@@ -85,6 +85,46 @@ def test_greedy_equals_transformers_generate(model, torch_model):
         )[0, len(context) :].tolist()
     assert ours == generated[: len(ours)]
     assert len(ours) == 12 or ours[-1] in model.codec.stop_ids
+
+
+def _batch_requests(model) -> list[PositionRequest]:
+    """Contexts of three lengths (one repeated), multi- and single-token continuations."""
+    contexts = [model.codec.encode(text) for text in [*CONTEXTS, "Hello", CONTEXTS[0]]]
+    continuations = [model.codec.encode(c) for c in CONTINUATIONS]
+    return [
+        PositionRequest(contexts[0], continuations, greedy_tokens=12),
+        PositionRequest(contexts[1], continuations[:2], greedy_tokens=5, want_ids=[42]),
+        PositionRequest(contexts[2], (), greedy_tokens=0),
+        PositionRequest(contexts[3], continuations[3:], greedy_tokens=3),
+    ]
+
+
+def test_batched_positions_equal_the_plain_path_exactly(model64):
+    """One padded forward, selected cache rows and a batched decode change nothing in float64."""
+    requests = _batch_requests(model64)
+    batched = model64.score_positions(requests)
+    for request, got in zip(requests, batched, strict=True):
+        context = list(request.context)
+        plain = full_forward_logprobs(model64._model, context)[-1].numpy()
+        np.testing.assert_allclose(got.distribution.full, plain, atol=1e-5, rtol=0)
+        assert len(got.continuations) == len(request.continuations)
+        for cont, lps in zip(request.continuations, got.continuations, strict=True):
+            full = full_forward_logprobs(model64._model, context + list(cont))
+            expected = [full[len(context) - 1 + j, t].item() for j, t in enumerate(cont)]
+            np.testing.assert_allclose(lps, expected, atol=1e-5, rtol=0)
+        assert got.greedy == model64.greedy(context, request.greedy_tokens)
+
+
+def test_batched_positions_match_the_one_at_a_time_default_in_float32(model):
+    requests = _batch_requests(model)
+    batched = model.score_positions(requests)
+    single = ScoringModel.score_positions(model, requests)
+    assert batched[0].greedy == single[0].greedy and len(batched[0].greedy) == 12
+    for got, expected in zip(batched, single, strict=True):
+        np.testing.assert_allclose(got.distribution.full, expected.distribution.full, atol=1e-4)
+        for a, b in zip(got.continuations, expected.continuations, strict=True):
+            np.testing.assert_allclose(a, b, atol=1e-4, rtol=0)
+        assert got.greedy == expected.greedy
 
 
 def test_hidden_states_match_output_hidden_states(model, torch_model):

@@ -67,13 +67,29 @@ def test_answer_spec_declares_the_items_letters():
     assert _user(answer).startswith("Which is a fruit?")
 
 
-def test_spec_file(tmp_path):
-    path = tmp_path / "spec.toml"
-    path.write_text(
-        '[spec]\nname = "yes-no"\nuser_template = "{note}\\n{item}\\nIs it easy? yes or no."\n'
-        'options = ["yes", "no"]\nstem = "Easy: "\ntarget = "answer"\n\n'
-        '[variants.no_instruction_fenced]\nitem_instruction = ""\nfenced = true\n'
-    )
+SPEC_TOML = (
+    '[spec]\nname = "yes-no"\nuser_template = "{note}\\n{item}\\nIs it easy? yes or no."\n'
+    'options = ["yes", "no"]\nstem = "Easy: "\ntarget = "answer"\n\n'
+    '[variants.no_instruction_fenced]\nitem_instruction = ""\nfenced = true\n'
+)
+SPEC_YAML = """
+spec:
+  name: yes-no
+  user_template: "{note}\\n{item}\\nIs it easy? yes or no."
+  options: ["yes", "no"]
+  stem: "Easy: "
+  target: answer
+variants:
+  no_instruction_fenced:
+    item_instruction: ""
+    fenced: true
+"""
+
+
+@pytest.mark.parametrize(("suffix", "content"), [(".toml", SPEC_TOML), (".yaml", SPEC_YAML)])
+def test_spec_file(tmp_path, suffix, content):
+    path = tmp_path / f"spec{suffix}"
+    path.write_text(content)
     spec, variants = load_spec_file(path)
     assert spec.name == "yes-no" and spec.options == ("yes", "no") and spec.stem == "Easy: "
     ladder = {**LADDER, **variants}
@@ -90,10 +106,19 @@ def test_spec_file(tmp_path):
         ('[spec]\nname = "x"\ncolour = "red"\n', "unknown key"),
         ('[spec]\nname = "x"\n[variants.stem]\nfenced = true\n', "built-in"),
         ('[spec]\nname = "x"\n[variants.v]\nshout = true\n', "unknown key"),
+        ("spec: [unclosed\n", "malformed YAML"),
+        ("- just\n- a list\n", "mapping at its top level"),
     ],
 )
 def test_bad_spec_files(tmp_path, content, message):
-    path = tmp_path / "bad.toml"
+    path = tmp_path / ("bad.yaml" if "YAML" in message or "mapping" in message else "bad.toml")
     path.write_text(content)
     with pytest.raises(InputError, match=message):
+        load_spec_file(path)
+
+
+def test_spec_file_suffix_is_checked(tmp_path):
+    path = tmp_path / "spec.json"
+    path.write_text("{}")
+    with pytest.raises(InputError, match=r"must end in \.toml, \.yaml, \.yml"):
         load_spec_file(path)

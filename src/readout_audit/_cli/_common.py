@@ -83,6 +83,13 @@ def model_options(command: F) -> F:
             help="Length of the greedy continuation read at each scored position.",
         ),
         click.option(
+            "--batch-size",
+            default=8,
+            show_default=True,
+            type=click.IntRange(1),
+            help="Scored positions per model call (one padded forward, one batched decode).",
+        ),
+        click.option(
             "--progress/--no-progress",
             default=None,
             help="Progress bar (default: when the terminal is interactive).",

@@ -52,6 +52,7 @@ def _run(items: Sequence[Item], out: Path, options: dict[str, Any]) -> None:
         top_k=options["top_k"],
         greedy_tokens=options["greedy_tokens"],
         template_kwargs=parse_template_kwargs(options["template_kwarg"]),
+        batch_size=options["batch_size"],
         progress=show_progress(options["progress"]),
     )
     print_run(read_run(out).records, result.summary, Console())

@@ -13,6 +13,7 @@ from readout_audit._exceptions import InputError
 from readout_audit.audit._checks import options_checks, variant_summary
 from readout_audit.audit._forecast import attach_reader, forecast_downstream
 from readout_audit.audit._score import (
+    DEFAULT_BATCH_SIZE,
     PreparedItem,
     ScoreResult,
     prepare,
@@ -23,10 +24,15 @@ from readout_audit.audit._score import (
 from readout_audit.audit._summary import MASS_FLOOR
 from readout_audit.data._mc import MCItem
 from readout_audit.log._record import OptionsRecord, ScoreRecord
-from readout_audit.model._backend import ScoringModel
+from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
+from readout_audit.model._codec import TextCodec
 from readout_audit.prompt._spec import LADDER, PromptSpec, Variant, build_item
 from readout_audit.readout._classes import continuation_class, token_class
-from readout_audit.readout._position import DEFAULT_GREEDY_TOKENS, DEFAULT_TOP_K
+from readout_audit.readout._position import (
+    DEFAULT_GREEDY_TOKENS,
+    DEFAULT_TOP_K,
+    position_request,
+)
 
 
 def _choices(record: ScoreRecord) -> dict[str, int | None]:
@@ -57,16 +63,36 @@ def _choices(record: ScoreRecord) -> dict[str, int | None]:
     return picks
 
 
+def isolated_first_ids(codec: TextCodec, options: Sequence[str]) -> list[int | None]:
+    """Each option's first token when encoded on its own: the paper's misleading reading."""
+    return [ids[0] if (ids := codec.encode(o)) else None for o in options]
+
+
+def options_request(job: PreparedItem, greedy_tokens: int, codec: TextCodec) -> PositionRequest:
+    """The job's position request, also asking for the options' isolated first tokens."""
+    isolated = isolated_first_ids(codec, job.item.options)
+    return position_request(
+        job.rendering, job.encodings, greedy_tokens, [t for t in isolated if t is not None]
+    )
+
+
 def options_record(
-    model: ScoringModel, job: PreparedItem, *, spec: str, top_k: int, greedy_tokens: int
+    model: ScoringModel,
+    job: PreparedItem,
+    *,
+    spec: str,
+    top_k: int,
+    greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
+    scores: PositionScores | None = None,
 ) -> OptionsRecord:
     """Read one item × variant and classify what holds its scored position."""
-    base = score_item(model, job, top_k=top_k, greedy_tokens=greedy_tokens)
+    if scores is None:
+        scores = model.score_positions([options_request(job, greedy_tokens, model.codec)])[0]
+    base = score_item(model, job, top_k=top_k, scores=scores)
     letters = list(job.item.metadata.get("letters", []))
-    isolated = [ids[0] if (ids := model.codec.encode(o)) else None for o in base.options]
+    isolated = isolated_first_ids(model.codec, base.options)
     wanted = sorted({t for t in isolated if t is not None})
-    dist = model.next_token_logprobs([job.rendering.token_ids], want_ids=wanted)[0]
-    isolated_logprobs = [dist.logprob(t) for t in wanted]
+    isolated_logprobs = [scores.distribution.logprob(t) for t in wanted]
     isolated_mass = (
         None
         if None in isolated or None in isolated_logprobs
@@ -123,6 +149,7 @@ def audit_options(
     reader: bool | None = None,
     note_budget: int = 32,
     extra_variants: Mapping[str, Variant] | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool = False,
 ) -> ScoreResult:
     """Run the constrained-option audit: every item under every selected ladder variant.
@@ -162,9 +189,11 @@ def audit_options(
         out,
         kind="options",
         config=config,
-        make_record=lambda m, job: options_record(
-            m, job, spec=spec.name, top_k=top_k, greedy_tokens=greedy_tokens
+        make_record=lambda m, job, scores: options_record(
+            m, job, spec=spec.name, top_k=top_k, scores=scores
         ),
         summariser=summarise_options,
+        request=lambda job: options_request(job, greedy_tokens, model.codec),
+        batch_size=batch_size,
         progress=progress,
     )

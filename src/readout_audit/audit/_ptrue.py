@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from readout_audit.audit._score import (
+    DEFAULT_BATCH_SIZE,
     PreparedItem,
     ScoreResult,
     prepare,
@@ -20,10 +21,10 @@ from readout_audit.audit._score import (
 from readout_audit.data._item import Item, Message
 from readout_audit.data._qa import QAItem, is_correct
 from readout_audit.log._record import PTrueRecord, ScoreRecord
-from readout_audit.model._backend import ScoringModel
+from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
 from readout_audit.prompt._render import render
 from readout_audit.readout._classes import token_class
-from readout_audit.readout._position import DEFAULT_TOP_K
+from readout_audit.readout._position import DEFAULT_TOP_K, position_request
 from readout_audit.stats._bootstrap import paired_bootstrap
 from readout_audit.stats._metrics import auc
 from readout_audit.stats._rejection import prr
@@ -38,13 +39,29 @@ READOUTS = ("library", "renormalised", "labels_in_place", "moved", "deleted")
 ANSWER_TOKENS = 32
 
 
-def generate_answer(model: ScoringModel, item: QAItem, template_kwargs: Mapping[str, Any]) -> str:
-    """The model's own answer: greedy, at most 32 new tokens, up to its end-of-turn token."""
-    question = Item(
-        id=item.id, messages=(Message(role="user", content=item.quoted()),), options=("x",)
-    )
-    ids = model.greedy(render(question, model.codec, template_kwargs).token_ids, ANSWER_TOKENS)
-    return model.codec.decode(ids, skip_special_tokens=True).strip()
+def generate_answers(
+    model: ScoringModel,
+    items: Sequence[QAItem],
+    template_kwargs: Mapping[str, Any],
+    batch_size: int = DEFAULT_BATCH_SIZE,
+) -> list[str]:
+    """The model's own answers: greedy, at most 32 new tokens, up to its end-of-turn token."""
+    requests = [
+        PositionRequest(
+            context=render(
+                Item(id=i.id, messages=(Message(role="user", content=i.quoted()),), options=("x",)),
+                model.codec,
+                template_kwargs,
+            ).token_ids,
+            greedy_tokens=ANSWER_TOKENS,
+        )
+        for i in items
+    ]
+    answers = []
+    for start in range(0, len(requests), batch_size):
+        for scores in model.score_positions(requests[start : start + batch_size]):
+            answers.append(model.codec.decode(scores.greedy, skip_special_tokens=True).strip())
+    return answers
 
 
 def readout_items(item: QAItem, answer: str) -> dict[str, Item]:
@@ -78,10 +95,16 @@ def _confidence(readout: str, record: ScoreRecord) -> float | None:
 
 
 def ptrue_record(
-    model: ScoringModel, job: PreparedItem, *, answer: str, correct: bool, top_k: int
+    model: ScoringModel,
+    job: PreparedItem,
+    *,
+    answer: str,
+    correct: bool,
+    top_k: int,
+    scores: PositionScores | None = None,
 ) -> PTrueRecord:
     """Read one readout's position; the greedy continuation is its first token only."""
-    base = score_item(model, job, top_k=top_k, greedy_tokens=1)
+    base = score_item(model, job, top_k=top_k, greedy_tokens=1, scores=scores)
     return PTrueRecord(
         **base.model_dump(),
         readout=job.variant,
@@ -154,6 +177,7 @@ def audit_ptrue(
     *,
     top_k: int = DEFAULT_TOP_K,
     template_kwargs: Mapping[str, Any] | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool = False,
 ) -> ScoreResult:
     """Score five P(True) readouts of each (question, answer) pair against its correctness.
@@ -161,9 +185,15 @@ def audit_ptrue(
     Answers the items do not supply are generated first (greedy, at most 32 tokens).
     """
     kwargs = dict(template_kwargs or {})
-    answers = {
-        i.id: i.answer if i.answer is not None else generate_answer(model, i, kwargs) for i in items
-    }
+    unanswered = [i for i in items if i.answer is None]
+    generated = dict(
+        zip(
+            [i.id for i in unanswered],
+            generate_answers(model, unanswered, kwargs, batch_size),
+            strict=True,
+        )
+    )
+    answers = {i.id: i.answer if i.answer is not None else generated[i.id] for i in items}
     correct = {i.id: is_correct(i, answers[i.id]) for i in items}
     built = [(name, item) for i in items for name, item in readout_items(i, answers[i.id]).items()]
     jobs = [prepare(item, model.codec, kwargs, 1, variant=name) for name, item in built]
@@ -175,9 +205,16 @@ def audit_ptrue(
         out,
         kind="ptrue",
         config=config,
-        make_record=lambda m, job: ptrue_record(
-            m, job, answer=answers[job.item.id], correct=correct[job.item.id], top_k=top_k
+        make_record=lambda m, job, scores: ptrue_record(
+            m,
+            job,
+            answer=answers[job.item.id],
+            correct=correct[job.item.id],
+            top_k=top_k,
+            scores=scores,
         ),
         summariser=summarise_ptrue,
+        request=lambda job: position_request(job.rendering, job.encodings, 1),
+        batch_size=batch_size,
         progress=progress,
     )

@@ -18,11 +18,19 @@ from readout_audit.data._item import Item
 from readout_audit.log._manifest import Manifest
 from readout_audit.log._record import ScoreRecord
 from readout_audit.log._run import RunWriter, read_run
-from readout_audit.model._backend import ScoringModel
+from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
 from readout_audit.model._codec import TextCodec
 from readout_audit.prompt._render import Rendering, context_field, render
 from readout_audit.readout._options import OptionEncoding, encode_in_context
-from readout_audit.readout._position import DEFAULT_GREEDY_TOKENS, DEFAULT_TOP_K, read_position
+from readout_audit.readout._position import (
+    DEFAULT_GREEDY_TOKENS,
+    DEFAULT_TOP_K,
+    position_request,
+    read_position,
+)
+
+DEFAULT_BATCH_SIZE = 8
+"""Scored positions sent to the model at once: one padded forward, one batched greedy decode."""
 
 
 @dataclass(frozen=True)
@@ -93,8 +101,12 @@ def score_item(
     top_k: int = DEFAULT_TOP_K,
     greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
     template_kwargs: Mapping[str, Any] | None = None,
+    scores: PositionScores | None = None,
 ) -> ScoreRecord:
-    """Read one item's scored position into a record (rendering it unless already prepared)."""
+    """Read one item's scored position into a record (rendering it unless already prepared).
+
+    ``scores`` are the model's answer to the item's request when a batched run has them.
+    """
     prepared = (
         item
         if isinstance(item, PreparedItem)
@@ -108,6 +120,7 @@ def score_item(
         top_k=top_k,
         greedy_tokens=greedy_tokens,
         encodings=prepared.encodings,
+        scores=scores,
     )
     return ScoreRecord(
         item_id=source.id,
@@ -131,8 +144,15 @@ def _progress(enabled: bool) -> Progress:
     )
 
 
-RecordMaker = Callable[[ScoringModel, PreparedItem], ScoreRecord]
+RecordMaker = Callable[[ScoringModel, PreparedItem, PositionScores], ScoreRecord]
 Summariser = Callable[[Sequence[ScoreRecord]], dict[str, Any]]
+Requester = Callable[[PreparedItem], PositionRequest]
+
+
+def _batches(jobs: Sequence[PreparedItem], size: int) -> list[Sequence[PreparedItem]]:
+    if size < 1:
+        raise InputError(f"batch size must be at least 1, got {size}", field="batch_size")
+    return [jobs[start : start + size] for start in range(0, len(jobs), size)]
 
 
 def run_audit(
@@ -144,12 +164,15 @@ def run_audit(
     config: dict[str, Any],
     make_record: RecordMaker,
     summariser: Summariser,
+    request: Requester,
+    batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool = False,
 ) -> ScoreResult:
     """Write one record per prepared job into ``out``, resuming a run of the same configuration.
 
-    Each record is flushed as it completes; on any interruption the finished records stay and
-    a rerun skips them. The summary is computed from every record on disk.
+    Jobs go to the model ``batch_size`` at a time (each job's ``request``); each record is
+    flushed as it completes, so on any interruption the finished records stay and a rerun
+    skips them. The summary is computed from every record on disk.
     """
     writer = RunWriter(out, Manifest.create(kind, model.info, config))
     todo = [job for job in jobs if job.key not in writer.done]
@@ -157,11 +180,13 @@ def run_audit(
     try:
         with _progress(progress) as bar:
             task = bar.add_task("scoring", total=len(todo))
-            for job in todo:
-                record = make_record(model, job)
-                writer.append(record)
-                tokens += record.n_tokens + sum(len(t or ()) for t in record.option_token_ids)
-                bar.advance(task)
+            for batch in _batches(todo, batch_size):
+                answers = model.score_positions([request(job) for job in batch])
+                for job, scores in zip(batch, answers, strict=True):
+                    record = make_record(model, job, scores)
+                    writer.append(record)
+                    tokens += record.n_tokens + sum(len(t or ()) for t in record.option_token_ids)
+                    bar.advance(task)
     except BaseException:
         writer.close()  # every finished record is already on disk; a rerun resumes
         raise
@@ -198,6 +223,7 @@ def score(
     top_k: int = DEFAULT_TOP_K,
     greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
     template_kwargs: Mapping[str, Any] | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool = False,
 ) -> ScoreResult:
     """Score every item into the run directory ``out``, resuming it if it exists.
@@ -213,7 +239,9 @@ def score(
         out,
         kind="score",
         config=scoring_config(items, top_k, greedy_tokens, kwargs),
-        make_record=lambda m, job: score_item(m, job, top_k=top_k, greedy_tokens=greedy_tokens),
+        make_record=lambda m, job, scores: score_item(m, job, top_k=top_k, scores=scores),
         summariser=summarise,
+        request=lambda job: position_request(job.rendering, job.encodings, greedy_tokens),
+        batch_size=batch_size,
         progress=progress,
     )

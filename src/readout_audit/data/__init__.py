@@ -1,15 +1,25 @@
-"""Items and their loaders: JSONL input and the built-in demo set."""
+"""Items and their loaders: JSONL input, multiple-choice and QA sets, the built-in demo set."""
 
 from readout_audit.data._demo import demo_items, demo_items_path
 from readout_audit.data._item import Item, Message
 from readout_audit.data._jsonl import load_items, parse_item, parse_items
+from readout_audit.data._mc import MMLU_HUB_ID, MCItem, load_mc_items, load_mmlu_csv, load_mmlu_hf
+from readout_audit.data._qa import QAItem, is_correct, load_qa_items
 
 __all__ = [
+    "MMLU_HUB_ID",
     "Item",
+    "MCItem",
     "Message",
+    "QAItem",
     "demo_items",
     "demo_items_path",
+    "is_correct",
     "load_items",
+    "load_mc_items",
+    "load_mmlu_csv",
+    "load_mmlu_hf",
+    "load_qa_items",
     "parse_item",
     "parse_items",
 ]

@@ -1,11 +1,13 @@
-"""Multiple-choice items: JSONL input and MMLU's original CSV layout."""
+"""Multiple-choice items: JSONL, MMLU's original CSV layout, and MMLU as a hub dataset."""
 
 from __future__ import annotations
 
 import csv
 import io
 import string
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from pydantic import field_validator, model_validator
 
@@ -91,3 +93,79 @@ def load_mmlu_csv(path: str | Path) -> list[MCItem]:
             except ValueError as error:
                 raise InputError(str(error), source=str(file), line=number) from None
     return items
+
+
+MMLU_HUB_ID = "cais/mmlu"
+
+
+def load_mmlu_hf(
+    dataset: str = MMLU_HUB_ID,
+    subset: str = "all",
+    *,
+    split: str = "test",
+    revision: str | None = None,
+    allow_download: bool = False,
+) -> list[MCItem]:
+    """Load MMLU from a Hugging Face dataset id (pinned by ``revision``) or a local copy of one.
+
+    Rows hold ``question``, ``choices`` (a list) and ``answer`` (the choice index) and, in the
+    ``all`` subset, ``subject``; ids are ``<subject>/<row within the subject>``, the same as
+    :func:`load_mmlu_csv` gives for the same rows.
+    Without ``allow_download`` only the local cache or a local folder is read.
+    """
+    rows = _hub_rows(dataset, subset, split, revision, allow_download)
+    items = []
+    seen: Counter[str] = Counter()
+    for row in rows:
+        subject = str(row.get("subject") or subset)
+        seen[subject] += 1
+        number = seen[subject]
+        try:
+            choices = list(row["choices"])
+            answer = row["answer"]
+            letter = string.ascii_uppercase[answer] if isinstance(answer, int) else answer
+            items.append(
+                MCItem.model_validate(
+                    {
+                        "id": f"{subject}/{number}",
+                        "question": row["question"],
+                        "choices": choices,
+                        "answer": letter,
+                        "cluster": subject,
+                        "metadata": {"subject": subject},
+                    }
+                )
+            )
+        except (KeyError, TypeError, IndexError, ValueError) as error:
+            raise InputError(
+                f"row {number} is not an MMLU row ({type(error).__name__}: {error})",
+                source=f"{dataset}:{subset}/{split}",
+                item_id=f"{subject}/{number}",
+            ) from None
+    return items
+
+
+def _hub_rows(
+    dataset: str, subset: str, split: str, revision: str | None, allow_download: bool
+) -> list[dict[str, Any]]:
+    """The rows of one split, read through ``datasets`` with the hub offline unless allowed."""
+    import datasets  # a heavy import, needed only here
+    from datasets.utils import disable_progress_bars
+
+    disable_progress_bars()
+    mode = datasets.DownloadMode.REUSE_DATASET_IF_EXISTS
+    previous = datasets.config.HF_HUB_OFFLINE
+    datasets.config.HF_HUB_OFFLINE = not allow_download
+    try:
+        loaded = datasets.load_dataset(
+            dataset, subset, split=split, revision=revision, download_mode=mode
+        )
+    except Exception as error:  # datasets raises many types for a missing or offline dataset
+        hint = "" if allow_download else " (offline: pass allow_download to fetch it)"
+        raise InputError(
+            f"cannot load dataset {dataset!r} subset {subset!r} split {split!r}{hint}: {error}",
+            source=dataset,
+        ) from None
+    finally:
+        datasets.config.HF_HUB_OFFLINE = previous
+    return [dict(row) for row in loaded]

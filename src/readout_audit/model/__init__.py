@@ -1,6 +1,13 @@
 """Model backends: token log-probabilities, continuations, greedy text and hidden states."""
 
-from readout_audit.model._backend import Capabilities, ModelFile, ModelInfo, ScoringModel
+from readout_audit.model._backend import (
+    Capabilities,
+    ModelFile,
+    ModelInfo,
+    PositionRequest,
+    PositionScores,
+    ScoringModel,
+)
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._embedded import EMBEDDED_SPEC, embedded_gguf_path
@@ -12,6 +19,8 @@ __all__ = [
     "ModelFile",
     "ModelInfo",
     "ModelSpec",
+    "PositionRequest",
+    "PositionScores",
     "ScoringModel",
     "TextCodec",
     "TokenDistribution",

@@ -28,6 +28,27 @@ class Capabilities:
 
 
 @dataclass(frozen=True)
+class PositionRequest:
+    """What to read after one context: its next-token distribution, continuations, greedy text."""
+
+    context: Sequence[int]
+    continuations: Sequence[Sequence[int]] = ()
+    greedy_tokens: int = 0
+    want_ids: Sequence[int] = ()
+    """Tokens a partial backend must include in the distribution."""
+
+
+@dataclass(frozen=True)
+class PositionScores:
+    """The model's answers to one :class:`PositionRequest`."""
+
+    distribution: TokenDistribution
+    continuations: list[np.ndarray]
+    """Per-token log-probabilities of each requested continuation, in order."""
+    greedy: list[int]
+
+
+@dataclass(frozen=True)
 class ModelFile:
     """A file the model was loaded from, with its SHA-256, so a run can be redone exactly."""
 
@@ -82,6 +103,21 @@ class ScoringModel(ABC):
     @abstractmethod
     def greedy(self, context: Sequence[int], max_new_tokens: int) -> list[int]:
         """Greedy (argmax) continuation of the context, stopping early at an end-of-turn token."""
+
+    def score_positions(self, requests: Sequence[PositionRequest]) -> list[PositionScores]:
+        """Answer several requests; backends that can batch or share work override this."""
+        return [
+            PositionScores(
+                distribution=self.next_token_logprobs([r.context], want_ids=r.want_ids)[0],
+                continuations=(
+                    self.continuation_logprobs(r.context, r.continuations)
+                    if r.continuations
+                    else []
+                ),
+                greedy=self.greedy(r.context, r.greedy_tokens) if r.greedy_tokens > 0 else [],
+            )
+            for r in requests
+        ]
 
     def hidden_states(self, context: Sequence[int], position: int = -1) -> np.ndarray:
         """Hidden states of every layer at ``position`` of the context, shape (layers+1, dim)."""

@@ -8,10 +8,28 @@ from typing import Any
 
 import numpy as np
 import torch
+from transformers import DynamicCache
 
-from readout_audit.model._backend import Capabilities, ModelInfo, ScoringModel
+from readout_audit.model._backend import (
+    Capabilities,
+    ModelInfo,
+    PositionRequest,
+    PositionScores,
+    ScoringModel,
+)
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._distribution import TokenDistribution
+
+MAX_CONTINUATION_ROWS = 32
+"""Continuations scored per forward in a batch; bounds the copied cache and the logits."""
+
+
+def _selected_rows(cache: Any, rows: torch.Tensor) -> DynamicCache:
+    """A new cache holding the given batch rows (repeats allowed); the original is untouched."""
+    selected = DynamicCache()
+    for index, layer in enumerate(cache.layers):
+        selected.update(layer.keys[rows], layer.values[rows], index)
+    return selected
 
 
 class TransformersModel(ScoringModel):
@@ -19,7 +37,7 @@ class TransformersModel(ScoringModel):
 
     The last context's key-value cache is kept, so the next-token distribution, every option's
     continuation and the greedy text of one scored position share a single forward over the
-    context.
+    context; :meth:`score_positions` does the same for a batch of contexts at once.
     """
 
     def __init__(self, model: Any, codec: TextCodec, info: ModelInfo) -> None:
@@ -56,8 +74,8 @@ class TransformersModel(ScoringModel):
             return [TokenDistribution(logprobs.cpu().numpy())]
         return [TokenDistribution(row) for row in self._batched_last_logprobs(contexts)]
 
-    def _batched_last_logprobs(self, contexts: Sequence[Sequence[int]]) -> np.ndarray:
-        """Last-position log-probabilities of several contexts in one left-padded forward."""
+    def _left_padded(self, contexts: Sequence[Sequence[int]], use_cache: bool) -> tuple[Any, Any]:
+        """One forward over left-padded contexts: the output and the attention mask."""
         width = max(len(context) for context in contexts)
         ids = torch.zeros((len(contexts), width), dtype=torch.long)
         mask = torch.zeros((len(contexts), width), dtype=torch.long)
@@ -72,10 +90,128 @@ class TransformersModel(ScoringModel):
                 input_ids=ids.to(self._device),
                 attention_mask=mask.to(self._device),
                 position_ids=positions.to(self._device),
-                use_cache=False,
+                use_cache=use_cache,
                 logits_to_keep=1,
             )
+        return out, mask.to(self._device)
+
+    def _batched_last_logprobs(self, contexts: Sequence[Sequence[int]]) -> np.ndarray:
+        """Last-position log-probabilities of several contexts in one left-padded forward."""
+        out, _ = self._left_padded(contexts, use_cache=False)
         return out.logits[:, -1].float().log_softmax(-1).cpu().numpy()  # type: ignore[no-any-return]
+
+    def score_positions(self, requests: Sequence[PositionRequest]) -> list[PositionScores]:
+        """Answer a batch of requests from one left-padded forward over their distinct contexts.
+
+        The batch's key-value cache then serves every multi-token continuation (a copy of each
+        context's cache rows per continuation) and a batched greedy decode, so each context
+        is encoded once however many readouts ask about it.
+        """
+        if not requests:
+            return []
+        contexts = list(dict.fromkeys(tuple(r.context) for r in requests))
+        row_of = {context: row for row, context in enumerate(contexts)}
+        out, mask = self._left_padded(contexts, use_cache=True)
+        logprobs = out.logits[:, -1].float().log_softmax(-1)
+        rows = [row_of[tuple(r.context)] for r in requests]
+        scored = self._batched_continuations(out.cache, mask, logprobs, requests, rows)
+        greedy_n = [0] * len(contexts)
+        for request, row in zip(requests, rows, strict=True):
+            greedy_n[row] = max(greedy_n[row], request.greedy_tokens)
+        decoded = self._batched_greedy(out.cache, mask, logprobs, greedy_n)
+        table = logprobs.cpu().numpy()
+        return [
+            PositionScores(
+                distribution=TokenDistribution(table[row]),
+                continuations=continuations,
+                greedy=decoded[row][: request.greedy_tokens],
+            )
+            for request, row, continuations in zip(requests, rows, scored, strict=True)
+        ]
+
+    def _batched_continuations(
+        self,
+        cache: Any,
+        mask: torch.Tensor,
+        first: torch.Tensor,
+        requests: Sequence[PositionRequest],
+        rows: Sequence[int],
+    ) -> list[list[np.ndarray]]:
+        """Per-token log-probabilities of every request's continuations, batched across them."""
+        results = [
+            [
+                np.asarray([first[row, c[0]].item()] if c else [], dtype=np.float32)
+                for c in request.continuations
+            ]
+            for request, row in zip(requests, rows, strict=True)
+        ]
+        longer = [
+            (i, j, row)
+            for i, (request, row) in enumerate(zip(requests, rows, strict=True))
+            for j, c in enumerate(request.continuations)
+            if len(c) > 1
+        ]
+        lengths = mask.sum(-1)
+        for start in range(0, len(longer), MAX_CONTINUATION_ROWS):
+            chunk = longer[start : start + MAX_CONTINUATION_ROWS]
+            fed = [list(requests[i].continuations[j][:-1]) for i, j, _ in chunk]
+            width = max(len(f) for f in fed)
+            ids = torch.zeros((len(chunk), width), dtype=torch.long)
+            tail = torch.zeros((len(chunk), width), dtype=torch.long)
+            for k, tokens in enumerate(fed):
+                ids[k, : len(tokens)] = torch.tensor(tokens)
+                tail[k, : len(tokens)] = 1
+            select = torch.tensor([row for _, _, row in chunk], device=self._device)
+            chunk_cache = _selected_rows(cache, select)
+            positions = lengths[select].unsqueeze(-1) + torch.arange(width, device=self._device)
+            with torch.inference_mode():
+                logits = self._model(
+                    input_ids=ids.to(self._device),
+                    attention_mask=torch.cat([mask[select], tail.to(self._device)], dim=-1),
+                    position_ids=positions,
+                    cache=chunk_cache,
+                    use_cache=True,
+                ).logits
+            for k, (i, j, _) in enumerate(chunk):
+                targets = list(requests[i].continuations[j][1:])
+                picked = logits[k, torch.arange(len(targets)), :].float().log_softmax(-1)
+                values = picked[torch.arange(len(targets)), torch.tensor(targets)].cpu().numpy()
+                results[i][j] = np.concatenate([results[i][j], values]).astype(np.float32)
+        return results
+
+    def _batched_greedy(
+        self, cache: Any, mask: torch.Tensor, first: torch.Tensor, wanted: Sequence[int]
+    ) -> list[list[int]]:
+        """Argmax decoding of every row at once; a row stops at its budget or end-of-turn token.
+
+        Finished rows keep being fed (their outputs are ignored) so the batch stays rectangular.
+        """
+        steps = max(wanted)
+        emitted: list[list[int]] = [[] for _ in wanted]
+        done = [n == 0 for n in wanted]
+        if steps == 0:
+            return emitted
+        lengths = mask.sum(-1)
+        logprobs = first
+        with torch.inference_mode():
+            for step in range(steps):
+                tokens = logprobs.argmax(-1)
+                for row, token in enumerate(tokens.tolist()):
+                    if not done[row]:
+                        emitted[row].append(token)
+                        done[row] = token in self.codec.stop_ids or len(emitted[row]) == wanted[row]
+                if all(done) or step == steps - 1:
+                    break
+                mask = torch.cat([mask, torch.ones_like(mask[:, :1])], dim=-1)
+                out = self._model(
+                    input_ids=tokens.unsqueeze(-1),
+                    attention_mask=mask,
+                    position_ids=(lengths + step).unsqueeze(-1),
+                    cache=cache,
+                    use_cache=True,
+                )
+                cache, logprobs = out.cache, out.logits[:, -1].float()
+        return emitted
 
     def continuation_logprobs(
         self, context: Sequence[int], continuations: Sequence[Sequence[int]]

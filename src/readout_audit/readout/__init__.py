@@ -13,6 +13,7 @@ from readout_audit.readout._position import (
     PositionReadout,
     TopToken,
     numeric_values,
+    position_request,
     read_position,
     renormalise,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "encode_in_context",
     "numeric_values",
     "option_mass",
+    "position_request",
     "read_position",
     "renormalise",
 ]

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel
 
-from readout_audit.model._backend import ScoringModel
+from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
 from readout_audit.prompt._render import Rendering
 from readout_audit.readout._options import (
     OptionEncoding,
@@ -82,14 +82,24 @@ def numeric_values(options: Sequence[str]) -> list[float] | None:
     return values if all(math.isfinite(v) for v in values) else None
 
 
-def _scored_options(
-    model: ScoringModel, rendering: Rendering, encodings: Sequence[OptionEncoding]
-) -> list[list[float] | None]:
-    preserved = [e.token_ids for e in encodings if e.token_ids is not None]
-    scored = iter(model.continuation_logprobs(rendering.token_ids, preserved))
-    return [
-        [float(x) for x in next(scored)] if e.token_ids is not None else None for e in encodings
-    ]
+def position_request(
+    rendering: Rendering,
+    encodings: Sequence[OptionEncoding],
+    greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
+    want_ids: Sequence[int] = (),
+) -> PositionRequest:
+    """What :func:`read_position` asks of the model for one scored position.
+
+    The options whose boundary holds, the greedy text, and the options' first tokens (plus
+    ``want_ids``) in the distribution.
+    """
+    firsts = {e.first_id for e in encodings if e.first_id is not None}
+    return PositionRequest(
+        context=rendering.token_ids,
+        continuations=[e.token_ids for e in encodings if e.token_ids is not None],
+        greedy_tokens=greedy_tokens,
+        want_ids=sorted(firsts | set(want_ids)),
+    )
 
 
 def read_position(
@@ -100,24 +110,32 @@ def read_position(
     top_k: int = DEFAULT_TOP_K,
     greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
     encodings: Sequence[OptionEncoding] | None = None,
+    scores: PositionScores | None = None,
 ) -> PositionReadout:
     """Read the scored position after ``rendering``: mass, argmax, top-k, options, greedy text.
 
-    ``encodings`` are the options already encoded in this context, if the caller has them.
+    ``encodings`` are the options already encoded in this context, and ``scores`` the model's
+    answer to their :func:`position_request`, if the caller has them (a batched run does).
     """
     codec = model.codec
     if encodings is None:
         encodings = encode_in_context(codec, rendering, options)
+    if scores is None:
+        request = position_request(rendering, encodings, greedy_tokens)
+        scores = model.score_positions([request])[0]
     firsts = [e.first_id for e in encodings]
     wanted = sorted({t for t in firsts if t is not None})
-    dist = model.next_token_logprobs([rendering.token_ids], want_ids=wanted)[0]
+    dist = scores.distribution
     argmax_id, argmax_logprob = dist.argmax()
-    per_token = _scored_options(model, rendering, encodings)
+    scored = iter(scores.continuations)
+    per_token = [
+        [float(x) for x in next(scored)] if e.token_ids is not None else None for e in encodings
+    ]
     option_logprobs = [sum(tokens) if tokens is not None else None for tokens in per_token]
     complete = [lp for lp in option_logprobs if lp is not None]
     probs = renormalise(complete) if len(complete) == len(options) else None
     values = numeric_values(options)
-    greedy_ids = model.greedy(rendering.token_ids, greedy_tokens) if greedy_tokens > 0 else []
+    greedy_ids = scores.greedy
     return PositionReadout(
         argmax_id=argmax_id,
         argmax_token=codec.token_surface(argmax_id),

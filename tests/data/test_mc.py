@@ -1,0 +1,84 @@
+"""Multiple-choice loaders: MMLU's CSV layout and MMLU as a Hugging Face dataset (local copy)."""
+
+from __future__ import annotations
+
+import pytest
+
+from readout_audit import InputError
+from readout_audit.data import load_mmlu_csv, load_mmlu_hf
+
+ROWS = {
+    "geography": [
+        ("Which river is the longest?", ["Nile", "Thames", "Seine", "Rhine"], 0),
+        ("Which is a desert?", ["Alps", "Sahara", "Andes", "Urals"], 1),
+    ],
+    "astronomy": [("Which is a planet?", ["Sun", "Moon", "Mars", "Vega"], 2)],
+}
+
+
+@pytest.fixture(scope="module")
+def hub_copy(tmp_path_factory):
+    """A folder laid out as the hub's cais/mmlu: one parquet file per subset, configs in README."""
+    from datasets import Dataset
+
+    root = tmp_path_factory.mktemp("mmlu")
+    configs = []
+    everything = []
+    for subject, rows in ROWS.items():
+        table = {
+            "question": [q for q, _, _ in rows],
+            "subject": [subject] * len(rows),
+            "choices": [c for _, c, _ in rows],
+            "answer": [a for _, _, a in rows],
+        }
+        everything += [
+            dict(zip(table, values, strict=True)) for values in zip(*table.values(), strict=True)
+        ]
+        (root / subject).mkdir()
+        Dataset.from_dict(table).to_parquet(root / subject / "test-00000-of-00001.parquet")
+        configs.append(
+            f"- config_name: {subject}\n  data_files:\n  - split: test\n"
+            f"    path: {subject}/test-*\n"
+        )
+    (root / "all").mkdir()
+    Dataset.from_list(everything).to_parquet(root / "all" / "test-00000-of-00001.parquet")
+    configs.append("- config_name: all\n  data_files:\n  - split: test\n    path: all/test-*\n")
+    (root / "README.md").write_text("---\nconfigs:\n" + "".join(configs) + "---\n")
+    return root
+
+
+def test_hub_layout_loads_one_subset(hub_copy):
+    items = load_mmlu_hf(str(hub_copy), "geography")
+    assert [i.id for i in items] == ["geography/1", "geography/2"]
+    assert items[1].choices == ("Alps", "Sahara", "Andes", "Urals") and items[1].answer == "B"
+    assert items[0].cluster == "geography" and items[0].metadata == {"subject": "geography"}
+
+
+def test_hub_all_subset_keeps_each_rows_subject(hub_copy):
+    items = load_mmlu_hf(str(hub_copy), "all")
+    assert [(i.id, i.answer) for i in items] == [
+        ("geography/1", "A"),
+        ("geography/2", "B"),
+        ("astronomy/1", "C"),
+    ]
+
+
+def test_hub_and_csv_layouts_give_the_same_items(hub_copy, tmp_path):
+    rows = ROWS["geography"]
+    (tmp_path / "geography_test.csv").write_text(
+        "".join(f'"{q}",{",".join(c)},{"ABCD"[a]}\n' for q, c, a in rows)
+    )
+    from_csv = load_mmlu_csv(tmp_path / "geography_test.csv")
+    from_hub = load_mmlu_hf(str(hub_copy), "geography")
+    assert [i.model_dump() for i in from_csv] == [i.model_dump() for i in from_hub]
+
+
+def test_missing_dataset_offline_names_the_dataset(tmp_path):
+    with pytest.raises(InputError, match="offline: pass allow_download") as caught:
+        load_mmlu_hf("no-such-owner/no-such-dataset", "geography", revision="0" * 40)
+    assert caught.value.source == "no-such-owner/no-such-dataset"
+
+
+def test_missing_subset_is_an_input_error(hub_copy):
+    with pytest.raises(InputError, match="subset 'botany'"):
+        load_mmlu_hf(str(hub_copy), "botany")
