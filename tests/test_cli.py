@@ -187,3 +187,29 @@ def test_audit_ptrue_command(tmp_path):
     assert result.exit_code == 0, result.output
     assert "P(True) readouts (2 items, accuracy 0.500)" in result.output
     assert len(read_run(tmp_path / "run").records) == 10
+
+
+def test_audit_yesno_command_on_a_pope_file(tmp_path):
+    pope = tmp_path / "coco_pope_adversarial.json"
+    pope.write_text(
+        "".join(
+            json.dumps({"question_id": i, "image": f"{i}.jpg", "text": text, "label": label}) + "\n"
+            for i, (text, label) in enumerate(
+                [("Is the Sun a star?", "yes"), ("Do cats have six legs?", "no")], start=1
+            )
+        )
+    )
+    out = tmp_path / "run"
+    args = ["audit", "yesno", "--items", str(pope), "--out", str(out), "--no-progress"]
+    result = CliRunner().invoke(
+        main, [*args, "--instruction", "Answer yes or no.", "--legacy-ids", "10407,5230"]
+    )
+    assert result.exit_code == 0, result.output
+    records = read_run(out).records
+    assert [r.split for r in records] == ["adversarial", "adversarial"]
+    assert records[0].legacy_pair == [10407, 5230]
+    assert "First generated tokens" in result.output and "legacy_pair" in result.output
+    for r in records:
+        assert str(r.first_token_id) in result.output  # the emitted ids are shown
+    bad = CliRunner().invoke(main, [*args, "--legacy-set", "1,2"])
+    assert bad.exit_code == 1 and "expected YES_IDS:NO_IDS" in bad.output

@@ -150,3 +150,32 @@ def test_cluster_se_equals_statsmodels(seed):
 def test_invalid_input(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_binary_scores_bootstrap_equals_scikit_learn_on_each_resample(data):
+    """The vectorised yes/no intervals equal metrics recomputed on explicit resamples."""
+    from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
+
+    from readout_audit.stats import binary_scores_bootstrap
+
+    rng = np.random.default_rng(5)
+    pred = rng.integers(0, 2, data["labels"].size)
+    intervals = binary_scores_bootstrap(
+        pred, data["labels"], n_boot=300, seed=4, clusters=data["clusters"]
+    )
+    weights = item_weights(pred.size, 300, 4, data["clusters"])
+    for row, w in enumerate(weights[:25]):
+        index = np.repeat(np.arange(pred.size), w.astype(int))
+        p, y = pred[index], data["labels"][index]
+        expected = {
+            "f1": f1_score(y, p, zero_division=0),
+            "precision": precision_score(y, p, zero_division=0),
+            "recall": recall_score(y, p, zero_division=0),
+            "accuracy": accuracy_score(y, p),
+            "yes_rate": p.mean(),
+        }
+        for name, value in expected.items():
+            assert intervals[name].replicates[row] == pytest.approx(value, abs=1e-12)
+    assert intervals["f1"].estimate == pytest.approx(f1_score(data["labels"], pred))
+    for interval in intervals.values():
+        assert interval.low <= interval.estimate <= interval.high and interval.n_boot == 300

@@ -90,3 +90,22 @@ def test_closed_form_input_checks():
         f1_closed_form(30, 10, 20, 20, 0.5, 0.1)
     with pytest.raises(ValueError, match="equal length"):
         transition_table([1, 0], [1], [1, 0])
+
+
+def test_closed_form_with_yes_to_no_flips_is_exact_on_random_records():
+    """κ_P and κ_N make the reconstruction exact when b also reads some of a's yes as no."""
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        a, b, label = (rng.integers(0, 2, 300) for _ in range(3))
+        terms = transition_table(a, b, label).closed_form_terms()
+        assert terms["b_flips_yes_to_no"] > 0
+        closed = f1_closed_form(
+            *(terms[k] for k in ("T", "G", "P", "N", "rho_n", "phi", "kappa_p", "kappa_n"))
+        )
+        observed = binary_scores(b, label)
+        assert (closed.tp, closed.fp, closed.fn, closed.tn) == pytest.approx(
+            (observed.tp, observed.fp, observed.fn, observed.tn), abs=1e-9
+        )
+        assert closed.f1 == pytest.approx(observed.f1, abs=1e-12)
+        two_rate = f1_closed_form(*(terms[k] for k in ("T", "G", "P", "N", "rho_n", "phi")))
+        assert two_rate.tp > observed.tp  # the paper's form overcounts when κ_P > 0

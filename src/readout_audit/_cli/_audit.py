@@ -10,19 +10,23 @@ from rich.console import Console
 
 from readout_audit._cli._common import (
     model_options,
-    parse_template_kwargs,
-    show_progress,
+    run_options,
     user_errors,
 )
 from readout_audit._cli._score import load_cli_model
 from readout_audit._exceptions import InputError
 from readout_audit.audit._options import audit_options
 from readout_audit.audit._ptrue import audit_ptrue
+from readout_audit.audit._yesno import DIAGNOSTIC_SAMPLE, YesNoSetup, audit_yesno
+from readout_audit.data._jsonl import read_text
 from readout_audit.data._mc import MCItem, load_mc_items, load_mmlu_csv, load_mmlu_hf
 from readout_audit.data._qa import load_qa_items
+from readout_audit.data._yesno import YesNoItem, demo_yesno_items, load_pope, load_yesno_items
 from readout_audit.prompt._spec import BUILTIN_SPECS, Variant
 from readout_audit.prompt._spec_file import SPEC_SUFFIXES, load_spec_file
+from readout_audit.readout._yesno import LLAMA_PAIR, LLAMA_SET, NO_FORMS, YES_FORMS
 from readout_audit.report._terminal import print_options_audit, print_ptrue_audit
+from readout_audit.report._yesno import print_yesno_audit
 
 
 def _load_mc(source: str, subset: str, split: str, allow_download: bool) -> list[MCItem]:
@@ -124,13 +128,10 @@ def options_command(
         out,
         variants=chosen,
         extra_variants=extra,
-        top_k=options["top_k"],
         greedy_tokens=options["greedy_tokens"],
-        template_kwargs=parse_template_kwargs(options["template_kwarg"]),
         reader=reader,
         note_budget=note_budget,
-        batch_size=options["batch_size"],
-        progress=show_progress(options["progress"]),
+        **run_options(options),
     )
     print_options_audit(result.summary, Console())
     click.echo(f"run written to {out}")
@@ -156,10 +157,149 @@ def ptrue_command(items_path: Path, out: Path, limit: int | None, **options: Any
         model,
         items,
         out,
-        top_k=options["top_k"],
-        template_kwargs=parse_template_kwargs(options["template_kwarg"]),
-        batch_size=options["batch_size"],
-        progress=show_progress(options["progress"]),
+        **run_options(options),
     )
     print_ptrue_audit(result.summary, Console())
+    click.echo(f"run written to {out}")
+
+
+def _ids(text: str, name: str) -> tuple[int, ...]:
+    try:
+        ids = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise InputError(f"expected comma-separated token ids, got {text!r}", field=name) from None
+    if not ids:
+        raise InputError("no token ids given", field=name)
+    return ids
+
+
+def _legacy(
+    pair: str | None, sets: str | None, enabled: bool
+) -> tuple[tuple[int, int] | None, tuple[tuple[int, ...], tuple[int, ...]] | None]:
+    """The legacy readouts' ids: the flags', else LLaMA-2's ported verbatim, or none."""
+    if not enabled:
+        return None, None
+    legacy_pair = LLAMA_PAIR
+    if pair is not None:
+        ids = _ids(pair, "legacy-ids")
+        if len(ids) != 2:
+            raise InputError(f"expected two ids (yes,no), got {len(ids)}", field="legacy-ids")
+        legacy_pair = (ids[0], ids[1])
+    legacy_set: tuple[tuple[int, ...], tuple[int, ...]] = LLAMA_SET
+    if sets is not None:
+        yes, sep, no = sets.partition(":")
+        if not sep:
+            raise InputError(
+                "expected YES_IDS:NO_IDS, e.g. 3582,8241:1217,3782", field="legacy-set"
+            )
+        legacy_set = (_ids(yes, "legacy-set"), _ids(no, "legacy-set"))
+    return legacy_pair, legacy_set
+
+
+def _load_yesno(source: Path | None, images: Path | None) -> list[YesNoItem]:
+    """POPE question files (by their fields), generic JSONL, or the built-in demo questions."""
+    if source is None:
+        return demo_yesno_items()
+    first = next((line for line in read_text(source).splitlines() if line.strip()), "")
+    if '"question_id"' in first and '"text"' in first:
+        return load_pope(source, images)
+    return load_yesno_items(source, images)
+
+
+@audit_group.command("yesno")
+@click.option(
+    "--items",
+    "items_path",
+    type=click.Path(path_type=Path),
+    help="JSONL yes/no items (id, question, label, optional image, split) or a POPE question "
+    "file (question_id, image, text, label). Default: the built-in demo questions.",
+)
+@click.option(
+    "--images",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Image folder for a vision-language model (POPE: COCO val2014).",
+)
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--limit", type=click.IntRange(1), help="Audit only the first N items.")
+@click.option(
+    "--legacy-ids",
+    help="Legacy two-token readout: YES_ID,NO_ID (default: LLaMA-2's 3582,1217 ported verbatim).",
+)
+@click.option(
+    "--legacy-set",
+    help="Legacy fixed-id sets YES_IDS:NO_IDS (default: LLaMA-2's eight ids ported verbatim).",
+)
+@click.option(
+    "--legacy/--no-legacy", default=True, show_default=True, help="Run the legacy readouts."
+)
+@click.option(
+    "--yes-form",
+    "yes_forms",
+    multiple=True,
+    help="Extra yes surface form to derive from the tokenizer (repeatable; quote leading spaces).",
+)
+@click.option("--no-form", "no_forms", multiple=True, help="Extra no surface form (repeatable).")
+@click.option(
+    "--instruction", help="Appended to each question on a new line, e.g. 'Answer yes or no.'"
+)
+@click.option(
+    "--diagnostic-sample",
+    default=DIAGNOSTIC_SAMPLE,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Questions the new-model diagnostic (Algorithm 1) reads first.",
+)
+@click.option(
+    "--extend-sets",
+    is_flag=True,
+    help="Add the diagnostic's emitted yes/no tokens that are outside the sets.",
+)
+@click.option(
+    "--seed",
+    default=0,
+    show_default=True,
+    type=int,
+    help="Seed of the diagnostic sample and bootstrap.",
+)
+@model_options
+@user_errors
+def yesno_command(
+    items_path: Path | None,
+    images: Path | None,
+    out: Path,
+    limit: int | None,
+    legacy_ids: str | None,
+    legacy_set: str | None,
+    legacy: bool,
+    yes_forms: tuple[str, ...],
+    no_forms: tuple[str, ...],
+    instruction: str | None,
+    diagnostic_sample: int,
+    extend_sets: bool,
+    seed: int,
+    **options: Any,
+) -> None:
+    """Yes/no audit: tokenizer-derived sets, legacy ids, max-logit and string-parse readouts."""
+    items = _load_yesno(items_path, images)[:limit]
+    pair, sets = _legacy(legacy_ids, legacy_set, legacy)
+    setup = YesNoSetup(
+        yes_forms=tuple(dict.fromkeys((*YES_FORMS, *yes_forms))),
+        no_forms=tuple(dict.fromkeys((*NO_FORMS, *no_forms))),
+        legacy_pair=pair,
+        legacy_set=sets,
+        instruction=instruction,
+    )
+    model = load_cli_model(options)
+    result = audit_yesno(
+        model,
+        items,
+        out,
+        setup=setup,
+        extend_sets=extend_sets,
+        diagnostic_sample=diagnostic_sample,
+        seed=seed,
+        greedy_tokens=options["greedy_tokens"],
+        **run_options(options),
+    )
+    print_yesno_audit(result.summary, Console())
     click.echo(f"run written to {out}")

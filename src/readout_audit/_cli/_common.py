@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import click
@@ -98,6 +98,16 @@ def model_options(command: F) -> F:
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def run_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The keyword arguments every audit takes from the shared model options."""
+    return {
+        "top_k": options["top_k"],
+        "template_kwargs": parse_template_kwargs(options["template_kwarg"]),
+        "batch_size": options["batch_size"],
+        "progress": show_progress(options["progress"]),
+    }
 
 
 def show_progress(flag: bool | None) -> bool:

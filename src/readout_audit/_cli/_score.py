@@ -12,8 +12,7 @@ from rich.console import Console
 
 from readout_audit._cli._common import (
     model_options,
-    parse_template_kwargs,
-    show_progress,
+    run_options,
     user_errors,
 )
 from readout_audit.audit._score import score
@@ -49,11 +48,8 @@ def _run(items: Sequence[Item], out: Path, options: dict[str, Any]) -> None:
         model,
         items,
         out,
-        top_k=options["top_k"],
         greedy_tokens=options["greedy_tokens"],
-        template_kwargs=parse_template_kwargs(options["template_kwarg"]),
-        batch_size=options["batch_size"],
-        progress=show_progress(options["progress"]),
+        **run_options(options),
     )
     print_run(read_run(out).records, result.summary, Console())
     click.echo(f"run written to {out}")

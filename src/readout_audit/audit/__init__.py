@@ -13,14 +13,19 @@ from readout_audit.audit._score import (
     variant_name,
 )
 from readout_audit.audit._summary import MASS_FLOOR, summarise
+from readout_audit.audit._yesno import YesNoSetup, audit_yesno, diagnose
+from readout_audit.audit._yesno_summary import summarise_yesno
 
 __all__ = [
     "MASS_FLOOR",
     "Check",
     "PreparedItem",
     "ScoreResult",
+    "YesNoSetup",
     "audit_options",
     "audit_ptrue",
+    "audit_yesno",
+    "diagnose",
     "items_sha256",
     "prepare",
     "score",
@@ -28,5 +33,6 @@ __all__ = [
     "summarise",
     "summarise_options",
     "summarise_ptrue",
+    "summarise_yesno",
     "variant_name",
 ]

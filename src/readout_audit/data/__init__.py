@@ -5,6 +5,13 @@ from readout_audit.data._item import Item, Message
 from readout_audit.data._jsonl import load_items, parse_item, parse_items
 from readout_audit.data._mc import MMLU_HUB_ID, MCItem, load_mc_items, load_mmlu_csv, load_mmlu_hf
 from readout_audit.data._qa import QAItem, is_correct, load_qa_items
+from readout_audit.data._yesno import (
+    YesNoItem,
+    demo_yesno_items,
+    demo_yesno_path,
+    load_pope,
+    load_yesno_items,
+)
 
 __all__ = [
     "MMLU_HUB_ID",
@@ -12,14 +19,19 @@ __all__ = [
     "MCItem",
     "Message",
     "QAItem",
+    "YesNoItem",
     "demo_items",
     "demo_items_path",
+    "demo_yesno_items",
+    "demo_yesno_path",
     "is_correct",
     "load_items",
     "load_mc_items",
     "load_mmlu_csv",
     "load_mmlu_hf",
+    "load_pope",
     "load_qa_items",
+    "load_yesno_items",
     "parse_item",
     "parse_items",
 ]

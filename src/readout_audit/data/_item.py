@@ -56,6 +56,8 @@ class Item(IdentifiedItem):
     """Answer stem appended after the opening of the assistant turn (assistant prefill)."""
     target: str | float | bool | None = None
     """The intended answer (usually one of ``options``), for downstream checks."""
+    images: tuple[str, ...] = ()
+    """Image files shown at the start of the first user turn (vision-language models only)."""
 
     @field_validator("options")
     @classmethod
@@ -83,4 +85,6 @@ class Item(IdentifiedItem):
     def _prompt_xor_messages(self) -> Item:
         if (self.prompt is None) == (self.messages is None):
             raise ValueError("give exactly one of 'prompt' and 'messages'")
+        if self.images and self.messages is None:
+            raise ValueError("images go with chat 'messages', not a raw 'prompt'")
         return self

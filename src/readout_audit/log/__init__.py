@@ -7,6 +7,7 @@ from readout_audit.log._record import (
     OptionsRecord,
     PTrueRecord,
     ScoreRecord,
+    YesNoRecord,
 )
 from readout_audit.log._run import Run, RunWriter, read_run
 
@@ -20,6 +21,7 @@ __all__ = [
     "Run",
     "RunWriter",
     "ScoreRecord",
+    "YesNoRecord",
     "package_versions",
     "read_run",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
@@ -75,9 +75,48 @@ class PTrueRecord(ScoreRecord):
     probability of True (or of its label A)."""
 
 
+class YesNoRecord(ScoreRecord):
+    """A record of the yes/no audit: one question, every readout from the same forward pass.
+
+    ``options`` are the declared surface forms (yes forms, then no forms), scored in context
+    like any option; ``form_answers`` says which answer each form gives.
+    """
+
+    label: Literal["yes", "no"]
+    split: str
+    image: str | None = None
+    form_answers: list[Literal["yes", "no"]]
+    first_token_id: int
+    """The first generated token (greedy), as the paper recommends logging for every question."""
+    first_token: str
+    """Its decoded string."""
+    yes_ids: list[int]
+    """The dynamic yes set: forms one token long after the prompt, plus diagnostic additions."""
+    no_ids: list[int]
+    multi_token_forms: list[str]
+    """Declared forms that are not one token after the prompt, so not in the dynamic sets."""
+    first_token_in_sets: bool
+    """Whether the first generated token is in the dynamic yes or no set."""
+    legacy_pair: list[int] | None
+    """The legacy two-token readout's (yes id, no id), if run."""
+    legacy_set: list[list[int]] | None
+    """The legacy fixed-id readout's [yes ids, no ids], if run."""
+    set_logprobs: dict[int, float | None]
+    """Log-probability of every id any readout compares (dynamic sets and legacy ids)."""
+    decisions: dict[str, Literal["yes", "no"] | None]
+    """Each readout's answer: legacy_pair, legacy_set, dynamic, string_parse."""
+    parsed_answer: Literal["yes", "no"] | None
+    """The first yes/no word of the greedy text (None: none; string_parse then reads yes)."""
+    parse_offset: int | None
+    parse_in_first_token: bool
+    """Whether that word starts in the first generated token (else the text did not begin at
+    the answer, the failure seed 002 found in one harness)."""
+
+
 RECORD_TYPES: dict[str, type[ScoreRecord]] = {
     "score": ScoreRecord,
     "options": OptionsRecord,
     "ptrue": PTrueRecord,
+    "yesno": YesNoRecord,
 }
 """Record class of each run kind (the manifest's ``kind``)."""

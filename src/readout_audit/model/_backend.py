@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -25,6 +26,8 @@ class Capabilities:
     """``hidden_states`` is available."""
     cache_reuse: bool
     """Continuations are scored from the context's key-value cache, not by re-encoding it."""
+    images: bool = False
+    """Items may carry images (a vision-language model behind a processor)."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,8 @@ class PositionRequest:
     greedy_tokens: int = 0
     want_ids: Sequence[int] = ()
     """Tokens a partial backend must include in the distribution."""
+    inputs: Mapping[str, Any] | None = None
+    """Model inputs besides the tokens (an image's pixel values), for backends that take them."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +111,8 @@ class ScoringModel(ABC):
 
     def score_positions(self, requests: Sequence[PositionRequest]) -> list[PositionScores]:
         """Answer several requests; backends that can batch or share work override this."""
+        if any(r.inputs for r in requests):
+            raise CapabilityError(f"{self.info.spec} takes no inputs besides tokens (images)")
         return [
             PositionScores(
                 distribution=self.next_token_logprobs([r.context], want_ids=r.want_ids)[0],

@@ -16,6 +16,8 @@ class TextCodec:
 
     def __init__(self, tokenizer: Any, *, name: str, context_window: int | None) -> None:
         self._tok = tokenizer
+        self._templater: Any = tokenizer
+        """What applies the chat template: the tokenizer, or a multimodal processor."""
         self.name = name
         self.context_window = context_window
         self.prefix_ids: tuple[int, ...] = tuple(
@@ -31,8 +33,11 @@ class TextCodec:
     @property
     def chat_template(self) -> str | None:
         """The chat template text, or None when the tokenizer has none."""
-        template = getattr(self._tok, "chat_template", None)
-        return template if isinstance(template, str) else None
+        for owner in (self._templater, self._tok):
+            template = getattr(owner, "chat_template", None)
+            if isinstance(template, str):
+                return template
+        return None
 
     @property
     def chat_template_sha256(self) -> str | None:
@@ -58,12 +63,12 @@ class TextCodec:
         return self.decode([token_id])
 
     def render_chat(
-        self, messages: Sequence[Mapping[str, str]], template_kwargs: Mapping[str, Any]
+        self, messages: Sequence[Mapping[str, Any]], template_kwargs: Mapping[str, Any]
     ) -> str:
         """Render messages with the chat template, ending at the opening of the assistant turn."""
         if self.chat_template is None:
             raise ValueError(f"tokenizer {self.name} has no chat template; give a raw 'prompt'")
-        text = self._tok.apply_chat_template(
+        text = self._templater.apply_chat_template(
             [dict(message) for message in messages],
             tokenize=False,
             add_generation_prompt=True,

@@ -109,28 +109,60 @@ def load_model(
     return _load_transformers(str(parsed), directory, None, weights, dtype)
 
 
+def is_vision_language(directory: Path, gguf_file: str | None) -> bool:
+    """Whether the checkpoint is an image-text-to-text model (a processor and pixel inputs)."""
+    if gguf_file is not None:
+        return False
+    from transformers import AutoConfig
+    from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
+
+    try:
+        config = AutoConfig.from_pretrained(str(directory), local_files_only=True)
+    except (OSError, ValueError):
+        return False
+    return config.model_type in MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
+
+
 def _load_transformers(
     spec: str, directory: Path, gguf_file: str | None, weights: list[Path], dtype: str
 ) -> ScoringModel:
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import (
+        AutoModelForCausalLM,
+        AutoModelForImageTextToText,
+        AutoProcessor,
+        AutoTokenizer,
+    )
 
     from readout_audit.model._codec import TextCodec
     from readout_audit.model._transformers import TransformersModel
+    from readout_audit.model._vision import VisionCodec
 
     kwargs: dict[str, Any] = {"local_files_only": True}
     if gguf_file is not None:
         kwargs["gguf_file"] = gguf_file
+    vision = is_vision_language(directory, gguf_file)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(str(directory), **kwargs)
-        model = AutoModelForCausalLM.from_pretrained(
-            str(directory), dtype=getattr(torch, dtype), **kwargs
-        )
+        if vision:
+            processor = AutoProcessor.from_pretrained(str(directory), **kwargs)  # type: ignore[no-untyped-call]
+            tokenizer = processor.tokenizer
+            model = AutoModelForImageTextToText.from_pretrained(
+                str(directory), dtype=getattr(torch, dtype), **kwargs
+            )
+        else:
+            tokenizer = AutoTokenizer.from_pretrained(str(directory), **kwargs)
+            model = AutoModelForCausalLM.from_pretrained(
+                str(directory), dtype=getattr(torch, dtype), **kwargs
+            )
     except (OSError, ValueError) as error:
         raise ModelNotAvailableError(f"cannot load {spec}: {error}") from error
-    window = getattr(model.config, "max_position_embeddings", None)
+    window = getattr(model.config.get_text_config(), "max_position_embeddings", None)
     name = str(getattr(model.config, "_name_or_path", "") or directory.name)
-    codec = TextCodec(tokenizer, name=type(tokenizer).__name__, context_window=window)
+    codec = (
+        VisionCodec(processor, name=type(processor).__name__, context_window=window)
+        if vision
+        else TextCodec(tokenizer, name=type(tokenizer).__name__, context_window=window)
+    )
     info = ModelInfo(
         spec=spec,
         name=gguf_file or name,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -45,7 +45,11 @@ class TransformersModel(ScoringModel):
         self.codec = codec
         self.info = info
         self.capabilities = Capabilities(
-            full_distribution=True, top_k_limit=None, hidden_states=True, cache_reuse=True
+            full_distribution=True,
+            top_k_limit=None,
+            hidden_states=True,
+            cache_reuse=True,
+            images=hasattr(codec, "image_inputs"),
         )
         self._device = next(model.parameters()).device
         self._last: tuple[tuple[int, ...], Any, torch.Tensor] | None = None
@@ -74,8 +78,14 @@ class TransformersModel(ScoringModel):
             return [TokenDistribution(logprobs.cpu().numpy())]
         return [TokenDistribution(row) for row in self._batched_last_logprobs(contexts)]
 
-    def _left_padded(self, contexts: Sequence[Sequence[int]], use_cache: bool) -> tuple[Any, Any]:
-        """One forward over left-padded contexts: the output and the attention mask."""
+    def _left_padded(
+        self,
+        contexts: Sequence[Sequence[int]],
+        use_cache: bool,
+        inputs: Mapping[str, Any] | None = None,
+    ) -> tuple[Any, Any]:
+        """One forward over left-padded contexts (and their other inputs): output and mask."""
+        extra = {k: v.to(self._device) for k, v in (inputs or {}).items()}
         width = max(len(context) for context in contexts)
         ids = torch.zeros((len(contexts), width), dtype=torch.long)
         mask = torch.zeros((len(contexts), width), dtype=torch.long)
@@ -92,6 +102,7 @@ class TransformersModel(ScoringModel):
                 position_ids=positions.to(self._device),
                 use_cache=use_cache,
                 logits_to_keep=1,
+                **extra,
             )
         return out, mask.to(self._device)
 
@@ -107,11 +118,18 @@ class TransformersModel(ScoringModel):
         context's cache rows per continuation) and a batched greedy decode, so each context
         is encoded once however many readouts ask about it.
         """
+        if any(r.inputs for r in requests):  # an image per row: no padding, no sharing
+            return [self._score_batch([r], r.inputs)[0] for r in requests]
+        return self._score_batch(requests)
+
+    def _score_batch(
+        self, requests: Sequence[PositionRequest], inputs: Mapping[str, Any] | None = None
+    ) -> list[PositionScores]:
         if not requests:
             return []
         contexts = list(dict.fromkeys(tuple(r.context) for r in requests))
         row_of = {context: row for row, context in enumerate(contexts)}
-        out, mask = self._left_padded(contexts, use_cache=True)
+        out, mask = self._left_padded(contexts, use_cache=True, inputs=inputs)
         logprobs = out.logits[:, -1].float().log_softmax(-1)
         rows = [row_of[tuple(r.context)] for r in requests]
         scored = self._batched_continuations(out.cache, mask, logprobs, requests, rows)

@@ -52,8 +52,19 @@ class Rendering:
 
     text: str
     token_ids: tuple[int, ...]
+    """What the model reads: for an image item, with each image placeholder expanded."""
     prefix_ids: tuple[int, ...] = field(default=())
     """Leading special tokens (raw prompts only) that precede ``text`` when encoding options."""
+    boundary_ids: tuple[int, ...] | None = None
+    """The text's own tokens when they differ from ``token_ids`` (images not expanded): options
+    are encoded after these, and their tokens follow ``token_ids``."""
+    model_inputs: Mapping[str, Any] | None = field(default=None, compare=False)
+    """Inputs besides the token ids (an image's pixel values), passed with the context."""
+
+    @property
+    def text_ids(self) -> tuple[int, ...]:
+        """The tokens of the rendered text that options are encoded after."""
+        return self.boundary_ids if self.boundary_ids is not None else self.token_ids
 
     def encode_continued(self, codec: TextCodec, continuation: str) -> list[int]:
         """Token ids of this context's text followed by ``continuation``, encoded together."""
@@ -83,19 +94,35 @@ def render(
 
     Raises ``InputError`` naming the item when the context is empty or exceeds the model's window.
     """
+    if item.images:
+        return _render_with_images(item, codec, template_kwargs or {})
     if item.messages is not None:
-        try:
-            text = codec.render_chat([m.model_dump() for m in item.messages], template_kwargs or {})
-        except Exception as error:
-            raise InputError(
-                f"chat template failed: {error}", item_id=item.id, field="messages"
-            ) from None
+        text = _chat_text(item, codec, [m.model_dump() for m in item.messages], template_kwargs)
         prefix: tuple[int, ...] = ()
     else:
         text = item.prompt or ""
         prefix = codec.prefix_ids
     text += item.stem or ""
     ids = (*prefix, *codec.encode(text))
+    _check_length(item, codec, ids)
+    return Rendering(text=text, token_ids=ids, prefix_ids=prefix)
+
+
+def _chat_text(
+    item: Item,
+    codec: TextCodec,
+    messages: list[dict[str, Any]],
+    template_kwargs: Mapping[str, Any] | None,
+) -> str:
+    try:
+        return codec.render_chat(messages, template_kwargs or {})
+    except Exception as error:
+        raise InputError(
+            f"chat template failed: {error}", item_id=item.id, field="messages"
+        ) from None
+
+
+def _check_length(item: Item, codec: TextCodec, ids: tuple[int, ...]) -> None:
     if not ids:
         raise InputError("renders to an empty context", item_id=item.id, field=context_field(item))
     window = codec.context_window
@@ -105,4 +132,33 @@ def render(
             item_id=item.id,
             field=context_field(item),
         )
-    return Rendering(text=text, token_ids=ids, prefix_ids=prefix)
+
+
+def _render_with_images(
+    item: Item, codec: TextCodec, template_kwargs: Mapping[str, Any]
+) -> Rendering:
+    """Render an image item: its images lead the first user turn, as the processor expects.
+
+    The processor then expands each image placeholder into the tokens the model reads.
+    """
+    expand = getattr(codec, "image_inputs", None)
+    if expand is None:
+        raise InputError(
+            f"the model ({codec.name}) takes no images", item_id=item.id, field="images"
+        )
+    assert item.messages is not None  # the item validates images go with messages
+    messages: list[dict[str, Any]] = []
+    for message in item.messages:
+        parts: list[dict[str, str]] = [{"type": "text", "text": message.content}]
+        if message.role == "user" and not any(m["role"] == "user" for m in messages):
+            parts = [{"type": "image"} for _ in item.images] + parts
+        messages.append({"role": message.role, "content": parts})
+    text = _chat_text(item, codec, messages, template_kwargs) + (item.stem or "")
+    ids, inputs = expand(text, item.images, item_id=item.id)
+    _check_length(item, codec, tuple(ids))
+    return Rendering(
+        text=text,
+        token_ids=tuple(ids),
+        boundary_ids=tuple(codec.encode(text)),
+        model_inputs=inputs,
+    )

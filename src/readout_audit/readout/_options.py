@@ -38,7 +38,7 @@ def encode_in_context(
     If the context's tokens are not a prefix of that encoding (the option's first characters
     merge with the context's last token), the option's boundary is not preserved.
     """
-    context = list(rendering.token_ids)
+    context = list(rendering.text_ids)
     encodings = []
     for option in options:
         whole = rendering.encode_continued(codec, option)

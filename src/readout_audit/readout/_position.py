@@ -99,6 +99,7 @@ def position_request(
         continuations=[e.token_ids for e in encodings if e.token_ids is not None],
         greedy_tokens=greedy_tokens,
         want_ids=sorted(firsts | set(want_ids)),
+        inputs=rendering.model_inputs,
     )
 
 

@@ -10,6 +10,7 @@ from readout_audit.report._terminal import (
     summary_table,
     variants_table,
 )
+from readout_audit.report._yesno import print_yesno_audit
 
 __all__ = [
     "checks_table",
@@ -17,6 +18,7 @@ __all__ = [
     "print_options_audit",
     "print_ptrue_audit",
     "print_run",
+    "print_yesno_audit",
     "records_table",
     "summary_table",
     "variants_table",

@@ -17,7 +17,7 @@ def _fmt_prob(value: float | None) -> str:
     return f"{value:.4f}" if value >= 1e-3 else f"{value:.2e}"
 
 
-def _wide(console: Console) -> Console:
+def wide_console(console: Console) -> Console:
     """Logs and pipes get 160 columns, so table rows stay whole."""
     if console.width < 160 and not console.is_terminal:
         return Console(file=console.file, width=160)
@@ -89,7 +89,7 @@ def print_run(
     records: Sequence[ScoreRecord], summary: dict[str, Any], console: Console | None = None
 ) -> None:
     """Print the per-record table (for short runs) and the summary table."""
-    console = _wide(console or Console())
+    console = wide_console(console or Console())
     if len(records) <= 50:
         console.print(records_table(records))
     console.print(summary_table(summary))
@@ -153,7 +153,7 @@ def checks_table(checks: Sequence[dict[str, Any]]) -> Table:
 
 def print_options_audit(summary: dict[str, Any], console: Console | None = None) -> None:
     """Print the ladder summary and the checks of an options audit."""
-    console = _wide(console or Console())
+    console = wide_console(console or Console())
     console.print(variants_table(summary))
     console.print(checks_table(summary["checks"]))
     if summary.get("downstream"):
@@ -185,7 +185,7 @@ def downstream_table(downstream: dict[str, Any]) -> Table:
 
 def print_ptrue_audit(summary: dict[str, Any], console: Console | None = None) -> None:
     """Print each P(True) readout's AUROC, PRR, declared-set mass and argmax classes."""
-    console = _wide(console or Console())
+    console = wide_console(console or Console())
     table = Table(
         title=f"P(True) readouts ({summary['n_items']} items, "
         f"accuracy {summary.get('accuracy', float('nan')):.3f})"

@@ -7,6 +7,7 @@ implementation (scipy, scikit-learn, statsmodels) or a value printed in a seed p
 from readout_audit.stats._bootstrap import (
     Interval,
     PairedBootstrap,
+    binary_scores_bootstrap,
     bootstrap_ci,
     centered_bootstrap_pvalue,
     cluster_bootstrap,
@@ -55,6 +56,7 @@ __all__ = [
     "accuracy",
     "auc",
     "binary_scores",
+    "binary_scores_bootstrap",
     "bootstrap_ci",
     "brier",
     "centered_bootstrap_pvalue",

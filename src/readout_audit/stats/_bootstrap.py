@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from readout_audit.stats._metrics import weighted_auc
+from readout_audit.stats._metrics import binary_scores, weighted_auc
 from readout_audit.stats._resample import cluster_index, item_weights, multinomial_counts
 from readout_audit.stats._validate import (
     as_binary_array,
@@ -122,6 +122,49 @@ def bootstrap_ci(
     estimate = evaluate(statistic, data, np.ones((1, n)))[0]
     weights = item_weights(n, n_boot, seed, clusters)
     return _interval(estimate, evaluate(statistic, data, weights), alpha)
+
+
+BINARY_METRICS = ("f1", "precision", "recall", "yes_rate", "accuracy")
+
+
+def binary_scores_bootstrap(
+    pred: Any,
+    label: Any,
+    *,
+    n_boot: int = 20_000,
+    alpha: float = 0.05,
+    seed: int = 0,
+    clusters: Any = None,
+) -> dict[str, Interval]:
+    """Percentile intervals of F1, precision, recall, yes-rate and accuracy of a yes/no readout.
+
+    One set of B item (or cluster) resamples serves all five; each replicate's confusion cells
+    are weighted counts, so the metrics follow :func:`binary_scores` (a ratio with a zero
+    denominator is 0).
+    """
+    check_alpha(alpha)
+    p = as_binary_array(pred, "pred")
+    y = as_binary_array(label, "label")
+    same_length(pred=p, label=y)
+    estimate = binary_scores(p, y)
+    weights = item_weights(p.size, n_boot, seed, clusters)
+    tp, fp = weights @ (p & y), weights @ (p & ~y)
+    fn, tn = weights @ (~p & y), weights @ (~p & ~y)
+    total = tp + fp + fn + tn
+
+    def ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.asarray(np.divide(a, b, out=np.zeros_like(a), where=b > 0))
+
+    replicates = {
+        "f1": ratio(2 * tp, 2 * tp + fp + fn),
+        "precision": ratio(tp, tp + fp),
+        "recall": ratio(tp, tp + fn),
+        "yes_rate": ratio(tp + fp, total),
+        "accuracy": ratio(tp + tn, total),
+    }
+    return {
+        name: _interval(getattr(estimate, name), replicates[name], alpha) for name in BINARY_METRICS
+    }
 
 
 def cluster_bootstrap(

@@ -41,8 +41,11 @@ class TransitionTable:
         """T, G, P, N, ρ_N, φ of seed 002 with readout ``a`` as the reference (eight-token) rule.
 
         T: label-yes items a reads yes; G: label-no items a reads no; ρ_N: share of those G that
-        b reads yes; φ: share of the P − T label-yes items a reads no that b reads yes. The closed
-        form is exact when b never reads no where a reads yes (``b_flips_yes_to_no`` = 0).
+        b reads yes; φ: share of the P − T label-yes items a reads no that b reads yes. The
+        paper's two-rate form assumes b never reads no where a reads yes
+        (``b_flips_yes_to_no`` = 0); the third and fourth rates κ_P (of the T) and κ_N (of the
+        N − G label-no items a reads yes) are the shares b does read no, so that the closed form
+        is exact on any records.
         """
         P = int(self.counts[1].sum())
         N = int(self.counts[0].sum())
@@ -55,6 +58,8 @@ class TransitionTable:
             "N": N,
             "rho_n": self.cell("no", "no", "yes") / G if G else 0.0,
             "phi": self.cell("yes", "no", "yes") / (P - T) if P - T else 0.0,
+            "kappa_p": self.cell("yes", "yes", "no") / T if T else 0.0,
+            "kappa_n": self.cell("no", "yes", "no") / (N - G) if N - G else 0.0,
             "b_flips_yes_to_no": self.cell("yes", "yes", "no") + self.cell("no", "yes", "no"),
         }
 
@@ -82,25 +87,35 @@ class ClosedFormF1:
     yes_rate: float
 
 
-def f1_closed_form(T: int, G: int, P: int, N: int, rho_n: float, phi: float) -> ClosedFormF1:
+def f1_closed_form(
+    T: int,
+    G: int,
+    P: int,
+    N: int,
+    rho_n: float,
+    phi: float,
+    kappa_p: float = 0.0,
+    kappa_n: float = 0.0,
+) -> ClosedFormF1:
     """Closed-form F1 of a readout that flips a share of the reference readout's "no" (seed 002).
 
-    The flipping readout keeps every emitted yes, reads ρ_N of the true-negative "no"
-    emissions and φ of the false-negative ones as yes:
+    The flipping readout reads ρ_N of the true-negative "no" emissions and φ of the
+    false-negative ones as yes; the paper's form keeps every emitted yes (κ = 0):
     TP = T + φ(P − T), FP = (N − G) + ρ_N·G, FN = (1 − φ)(P − T), TN = (1 − ρ_N)·G,
-    F1 = 2TP / (2TP + FP + FN). With ρ_N = φ = 0 it is the reference readout's F1,
-    2T / (2T + (N − G) + (P − T)).
+    F1 = 2TP / (2TP + FP + FN). κ_P and κ_N, the shares of the reference's true and false
+    positives read as no, enter as TP −= κ_P·T, FN += κ_P·T, FP −= κ_N(N − G),
+    TN += κ_N(N − G). With every rate 0 it is the reference's F1, 2T / (2T + (N − G) + (P − T)).
     """
     for name, value, high in (("T", T, P), ("G", G, N)):
         if not 0 <= value <= high:
             raise ValueError(f"Expected `{name}` in [0, {high}], but got {value}")
-    for name, rate in (("rho_n", rho_n), ("phi", phi)):
+    for name, rate in (("rho_n", rho_n), ("phi", phi), ("kappa_p", kappa_p), ("kappa_n", kappa_n)):
         if not 0 <= rate <= 1:
             raise ValueError(f"Expected `{name}` in [0, 1], but got {rate}")
-    tp = T + phi * (P - T)
-    fp = (N - G) + rho_n * G
-    fn = (1 - phi) * (P - T)
-    tn = (1 - rho_n) * G
+    tp = T * (1 - kappa_p) + phi * (P - T)
+    fp = (N - G) * (1 - kappa_n) + rho_n * G
+    fn = (1 - phi) * (P - T) + kappa_p * T
+    tn = (1 - rho_n) * G + kappa_n * (N - G)
     denominator = 2 * tp + fp + fn
     return ClosedFormF1(
         tp=tp,

@@ -1,0 +1,223 @@
+"""The yes/no audit's summary from its records alone: metrics, first tokens, transitions, checks."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from readout_audit.audit._checks import Check
+from readout_audit.log._record import ScoreRecord, YesNoRecord
+from readout_audit.stats._bootstrap import BINARY_METRICS, binary_scores_bootstrap
+from readout_audit.stats._metrics import binary_scores
+from readout_audit.stats._paired import f1_closed_form, transition_table
+
+READOUTS = ("legacy_pair", "legacy_set", "dynamic", "string_parse")
+REFERENCE = "dynamic"
+"""The readout the closed form starts from (the paper's eight-token rule)."""
+
+
+def _is_yes(records: Sequence[YesNoRecord], readout: str) -> np.ndarray:
+    return np.array([r.decisions[readout] == "yes" for r in records], dtype=bool)
+
+
+def _labels(records: Sequence[YesNoRecord]) -> np.ndarray:
+    return np.array([r.label == "yes" for r in records], dtype=bool)
+
+
+def readout_metrics(
+    records: Sequence[YesNoRecord], readout: str, *, n_boot: int, seed: int
+) -> dict[str, Any]:
+    """F1, precision, recall, yes-rate and accuracy with cluster-bootstrap intervals."""
+    decided = [r for r in records if r.decisions.get(readout) is not None]
+    result: dict[str, Any] = {"n": len(decided), "undecided": len(records) - len(decided)}
+    if not decided:
+        return result
+    pred, label = _is_yes(decided, readout), _labels(decided)
+    scores = binary_scores(pred, label)
+    intervals = binary_scores_bootstrap(
+        pred, label, n_boot=n_boot, seed=seed, clusters=[r.cluster for r in decided]
+    )
+    for name in BINARY_METRICS:
+        result[name] = getattr(scores, name)
+        result[f"{name}_ci"] = [intervals[name].low, intervals[name].high]
+    result.update(tp=scores.tp, fp=scores.fp, fn=scores.fn, tn=scores.tn)
+    return result
+
+
+def closed_form(records: Sequence[YesNoRecord], reference: str, other: str) -> dict[str, Any]:
+    """Seed 002's closed-form F1 of ``other`` rebuilt from its transitions off ``reference``."""
+    both = [r for r in records if r.decisions.get(reference) and r.decisions.get(other) is not None]
+    if not both:
+        return {"n": 0}
+    label = _labels(both)
+    table = transition_table(_is_yes(both, reference), _is_yes(both, other), label)
+    terms = table.closed_form_terms()
+    counts = [int(terms[k]) for k in ("T", "G", "P", "N")]
+    rebuilt = f1_closed_form(
+        *counts, *(float(terms[k]) for k in ("rho_n", "phi", "kappa_p", "kappa_n"))
+    )
+    observed = binary_scores(_is_yes(both, other), label).f1
+    return {
+        "n": len(both),
+        "reference": reference,
+        **terms,
+        "f1_reference": binary_scores(_is_yes(both, reference), label).f1,
+        "f1_closed_form": rebuilt.f1,
+        "f1_observed": observed,
+        "exact": abs(rebuilt.f1 - observed) < 1e-9,
+    }
+
+
+def _transitions(records: Sequence[YesNoRecord], names: Sequence[str]) -> dict[str, Any]:
+    tables = {}
+    for a, b in combinations(names, 2):
+        both = [r for r in records if r.decisions[a] is not None and r.decisions[b] is not None]
+        if both:
+            table = transition_table(_is_yes(both, a), _is_yes(both, b), _labels(both))
+            tables[f"{a} -> {b}"] = table.as_dict()
+    return tables
+
+
+def _group(records: Sequence[YesNoRecord], *, n_boot: int, seed: int) -> dict[str, Any]:
+    names = [n for n in READOUTS if all(n in r.decisions for r in records)]
+    return {
+        "n": len(records),
+        "readouts": {n: readout_metrics(records, n, n_boot=n_boot, seed=seed) for n in names},
+        "transitions": _transitions(records, names),
+        "closed_form": {n: closed_form(records, REFERENCE, n) for n in names if n != REFERENCE}
+        if REFERENCE in names
+        else {},
+    }
+
+
+def _first_tokens(records: Sequence[YesNoRecord]) -> dict[str, Any]:
+    counts = Counter(r.first_token_id for r in records)
+    surface = {r.first_token_id: r.first_token for r in records}
+    outside = Counter(r.first_token_id for r in records if not r.first_token_in_sets)
+    return {
+        "emitted_first_tokens": {str(t): c for t, c in counts.most_common()},
+        "first_token_strings": {str(t): surface[t] for t, _ in counts.most_common()},
+        "outside_sets": {
+            str(t): {"token": surface[t], "count": c} for t, c in outside.most_common()
+        },
+    }
+
+
+def _token_sets(records: Sequence[YesNoRecord]) -> list[dict[str, Any]]:
+    """Each distinct (yes set, no set) seen, with the forms behind its ids and how often."""
+    found: Counter[tuple[tuple[int, ...], tuple[int, ...], tuple[str, ...]]] = Counter(
+        (tuple(r.yes_ids), tuple(r.no_ids), tuple(r.multi_token_forms)) for r in records
+    )
+    forms: dict[int, str] = {}
+    for r in records:
+        for form, tokens in zip(r.options, r.option_token_ids, strict=True):
+            if tokens is not None and len(tokens) == 1:
+                forms.setdefault(tokens[0], form)
+        forms.setdefault(r.first_token_id, r.first_token)
+    return [
+        {
+            "yes": [{"id": i, "form": forms.get(i)} for i in y],
+            "no": [{"id": i, "form": forms.get(i)} for i in n],
+            "multi_token_forms": list(m),
+            "n_items": c,
+        }
+        for (y, n, m), c in found.most_common()
+    ]
+
+
+def yesno_checks(records: Sequence[YesNoRecord]) -> list[Check]:
+    """Label-free checks: emitted tokens outside the sets, legacy ids never emitted, parsing."""
+    checks = []
+    outside = [r for r in records if not r.first_token_in_sets]
+    emitted = Counter(r.first_token_id for r in records)
+    checks.append(
+        Check(
+            name="first_tokens_in_sets",
+            verdict="pass"
+            if not outside
+            else ("fail" if len(outside) * 2 > len(records) else "warn"),
+            finding=(
+                "every first generated token is in the tokenizer-derived yes or no set"
+                if not outside
+                else f"{len(outside)} of {len(records)} first tokens are outside both sets"
+            ),
+            evidence={
+                "outside": dict(Counter(r.first_token for r in outside).most_common(10)),
+                "n": len(records),
+            },
+            repair=None
+            if not outside
+            else "declare the emitted forms (or run with the diagnostic's extension) so the "
+            "sets hold what the model actually writes first",
+        )
+    )
+    for readout in ("legacy_pair", "legacy_set"):
+        legacy = [r for r in records if readout in r.decisions]
+        if not legacy:
+            continue
+        ids = _legacy_ids(legacy[0], readout)
+        hits = sum(emitted[i] for i in ids)
+        checks.append(
+            Check(
+                name=f"{readout}_emitted",
+                verdict="pass" if hits else "fail",
+                finding=(
+                    f"the {readout} ids are the first generated token on {hits} questions"
+                    if hits
+                    else f"no {readout} id is ever the first generated token: the readout "
+                    "compares candidates the decoder excludes"
+                ),
+                evidence={"ids": ids, "n_emitted": hits, "n": len(records)},
+                repair=None if hits else "derive the sets from this model's tokenizer (dynamic)",
+            )
+        )
+    late = [r for r in records if r.parsed_answer is not None and not r.parse_in_first_token]
+    unparsed = [r for r in records if r.parsed_answer is None]
+    checks.append(
+        Check(
+            name="string_parse_at_answer",
+            verdict="pass" if not late and not unparsed else "warn",
+            finding=(
+                "every greedy text opens with its yes/no word"
+                if not late and not unparsed
+                else f"{len(late)} texts give the yes/no word after the first token and "
+                f"{len(unparsed)} give none (read as yes)"
+            ),
+            evidence={"late": len(late), "unparsed": len(unparsed), "n": len(records)},
+            repair=None
+            if not late and not unparsed
+            else "read the first generated token's logits (dynamic), not the parsed text",
+        )
+    )
+    return checks
+
+
+def _legacy_ids(record: YesNoRecord, readout: str) -> list[int]:
+    """The ids a legacy readout compares, as its record logged them."""
+    if readout == "legacy_pair":
+        return list(record.legacy_pair or [])
+    return [i for ids in record.legacy_set or [] for i in ids]
+
+
+def summarise_yesno(
+    records: Sequence[ScoreRecord], *, n_boot: int = 20_000, seed: int = 0
+) -> dict[str, Any]:
+    """Per-readout metrics overall and per split, first tokens, transitions, checks."""
+    typed = [r for r in records if isinstance(r, YesNoRecord)]
+    splits = sorted({r.split for r in typed})
+    overall = _group(typed, n_boot=n_boot, seed=seed) if typed else {"readouts": {}}
+    return {
+        "n_records": len(typed),
+        "n_items": len({r.item_id for r in typed}),
+        **overall,
+        "splits": {
+            s: _group([r for r in typed if r.split == s], n_boot=n_boot, seed=seed) for s in splits
+        },
+        **_first_tokens(typed),
+        "token_sets": _token_sets(typed),
+        "checks": [c.as_dict() for c in yesno_checks(typed)],
+    }

@@ -1,0 +1,132 @@
+"""The yes/no audit on the real model: token sets, first tokens, readouts and re-reading."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from readout_audit import InputError, read_run
+from readout_audit.audit._yesno import YesNoSetup, audit_yesno
+from readout_audit.audit._yesno_summary import summarise_yesno
+from readout_audit.data._yesno import demo_yesno_items
+from readout_audit.stats import binary_scores
+
+
+@pytest.fixture(scope="module")
+def items():
+    demo = demo_yesno_items()
+    return demo[:4] + demo[10:14] + demo[20:24] + demo[30:34]  # both labels, both splits
+
+
+@pytest.fixture(scope="module")
+def run(model, items, tmp_path_factory):
+    out = tmp_path_factory.mktemp("yesno") / "run"
+    setup = YesNoSetup(instruction="Answer yes or no.")
+    return audit_yesno(model, items, out, setup=setup, diagnostic_sample=8, seed=3), out
+
+
+def test_every_record_logs_the_first_generated_token(model, run, torch_model):
+    _, out = run
+    records = read_run(out).records
+    assert len(records) == 16
+    for r in records:
+        assert r.first_token_id == r.greedy.token_ids[0] == r.argmax_id
+        assert r.first_token == model.codec.decode([r.first_token_id])
+        assert r.first_token_in_sets == (r.first_token_id in {*r.yes_ids, *r.no_ids})
+
+
+def test_token_sets_are_the_forms_one_token_after_the_prompt(model, hf_tokenizer, run):
+    _, out = run
+    record = read_run(out).records[0]
+    context = hf_tokenizer.apply_chat_template(
+        [{"role": "user", "content": "Is Paris the capital of France?\nAnswer yes or no."}],
+        tokenize=False,
+        add_generation_prompt=True,
+    )
+    base = hf_tokenizer(context, add_special_tokens=False)["input_ids"]
+    expected = {"yes": [], "no": []}
+    multi = []
+    for form, answer in zip(record.options, record.form_answers, strict=True):
+        ids = hf_tokenizer(context + form, add_special_tokens=False)["input_ids"]
+        assert ids[: len(base)] == base
+        if len(ids) == len(base) + 1:
+            expected[answer].append(ids[-1])
+        else:
+            multi.append(form)
+    assert record.yes_ids == list(dict.fromkeys(expected["yes"]))
+    assert record.no_ids == list(dict.fromkeys(expected["no"]))
+    assert record.multi_token_forms == multi and "YES" in multi  # reported, not dropped
+    for token in record.yes_ids:
+        assert model.codec.decode([token]).strip().lower() == "yes"
+
+
+def test_decisions_follow_from_the_logged_logprobs(run):
+    _, out = run
+    for r in read_run(out).records:
+        lp = r.set_logprobs
+        assert set(lp) >= {*r.yes_ids, *r.no_ids, *r.legacy_pair}
+        dynamic = "yes" if max(lp[i] for i in r.yes_ids) > max(lp[i] for i in r.no_ids) else "no"
+        pair = "yes" if lp[r.legacy_pair[0]] > lp[r.legacy_pair[1]] else "no"
+        legacy = (
+            "yes"
+            if max(lp[i] for i in r.legacy_set[0]) > max(lp[i] for i in r.legacy_set[1])
+            else "no"
+        )
+        assert r.decisions == {
+            "legacy_pair": pair,
+            "legacy_set": legacy,
+            "dynamic": dynamic,
+            "string_parse": r.parsed_answer or "yes",
+        }
+        # Theorem 1: with the first token in the sets and the parse at that token, they agree.
+        if r.first_token_in_sets and r.parse_in_first_token:
+            assert r.decisions["string_parse"] == r.decisions["dynamic"]
+
+
+def test_summary_is_reproduced_from_the_records_and_closed_form_is_exact(run):
+    result, out = run
+    again = read_run(out)
+    summary = summarise_yesno(again.records, seed=3)
+    for key in ("readouts", "splits", "transitions", "emitted_first_tokens", "checks"):
+        assert summary[key] == result.summary[key]
+    records = again.records
+    label = np.array([r.label == "yes" for r in records])
+    for name, metrics in summary["readouts"].items():
+        pred = np.array([r.decisions[name] == "yes" for r in records])
+        assert metrics["f1"] == binary_scores(pred, label).f1
+    for split in summary["splits"].values():
+        for form in split["closed_form"].values():
+            assert form["exact"] and form["f1_closed_form"] == pytest.approx(form["f1_observed"])
+    assert sum(summary["emitted_first_tokens"].values()) == 16
+    assert result.summary["diagnostic"]["sample"] == 8
+
+
+def test_diagnostic_proposes_emitted_forms_and_extends_the_sets(model, items, tmp_path):
+    """With only lowercase forms declared, the model's capitalised first tokens fall outside."""
+    setup = YesNoSetup(
+        yes_forms=("yes",),
+        no_forms=("no",),
+        legacy_pair=None,
+        legacy_set=None,
+        instruction="Answer yes or no.",
+    )
+    plain = audit_yesno(model, items[:4], tmp_path / "a", setup=setup, diagnostic_sample=4)
+    outside = plain.summary["diagnostic"]["outside_sets"]
+    assert outside, "the capitalised answer token should be outside a lowercase-only set"
+    proposed = (
+        plain.summary["diagnostic"]["proposed_no"] + plain.summary["diagnostic"]["proposed_yes"]
+    )
+    assert proposed and all(str(t) in outside for t in proposed)
+    extended = audit_yesno(
+        model, items[:4], tmp_path / "b", setup=setup, diagnostic_sample=4, extend_sets=True
+    )
+    record = read_run(tmp_path / "b").records[0]
+    assert set(proposed) <= {*record.yes_ids, *record.no_ids}
+    assert not {str(t) for t in proposed} & set(extended.summary["outside_sets"])
+
+
+def test_ids_outside_the_vocabulary_are_refused(model, items, tmp_path):
+    setup = YesNoSetup(legacy_pair=(3582, 10**7))
+    with pytest.raises(InputError, match="outside this model's vocabulary"):
+        audit_yesno(model, items[:1], tmp_path / "run", setup=setup)
+    assert not (tmp_path / "run").exists()
