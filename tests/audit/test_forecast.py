@@ -10,7 +10,12 @@ import torch
 from sklearn.metrics import brier_score_loss, roc_auc_score
 
 from readout_audit import InputError, read_run
-from readout_audit.audit._forecast import forecast_downstream, read_from_note, write_note
+from readout_audit.audit._forecast import (
+    attach_reader,
+    forecast_downstream,
+    read_from_note,
+    write_note,
+)
 from readout_audit.audit._options import audit_options
 from readout_audit.data._mc import MCItem
 from readout_audit.prompt._spec import FORECAST
@@ -118,3 +123,18 @@ def test_forecast_needs_a_note_or_a_passage(model, tmp_path):
     with pytest.raises(InputError, match="note or a passage") as error:
         audit_options(model, [bare], FORECAST, tmp_path / "r", variants=["production"], reader=True)
     assert error.value.item_id == "bare" and error.value.field == "note"
+
+
+def test_reader_entries_are_reused_only_for_the_same_item_and_model(model, tmp_path):
+    item = ITEMS[1]  # carries its own note: no writing, only the reader
+    first = attach_reader(model, [item], tmp_path)
+    path = tmp_path / "reader.jsonl"
+    assert len(path.read_text().splitlines()) == 1
+    again = attach_reader(model, [item], tmp_path)
+    assert again == first and len(path.read_text().splitlines()) == 1  # reused
+    changed = item.model_copy(update={"answer": "A" if item.answer != "A" else "B"})
+    redone = attach_reader(model, [changed], tmp_path)
+    assert len(path.read_text().splitlines()) == 2  # same id, other content: read again
+    assert redone[0].metadata["reader_correct"] == (
+        redone[0].metadata["reader_pick"] == changed.answer
+    )

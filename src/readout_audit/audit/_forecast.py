@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -75,12 +76,25 @@ def read_from_note(model: ScoringModel, item: MCItem, note: str) -> dict[str, An
     return {"reader_pick": pick, "reader_correct": pick == item.answer}
 
 
+def _reader_key(model: ScoringModel, item: MCItem, budget: int) -> str:
+    """What a reader entry depends on: the item, the note budget, the model's exact files."""
+    identity = {
+        "item": item.model_dump(mode="json"),
+        "budget": budget,
+        "model": [f.sha256 for f in model.info.files],
+        "template": model.info.chat_template_sha256,
+    }
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode("utf-8")).hexdigest()
+
+
 def attach_reader(
     model: ScoringModel, items: Sequence[MCItem], out: str | Path, *, budget: int = 32
 ) -> list[MCItem]:
     """Give every item a note (written when it has only a passage) and the reader's outcome.
 
-    Results are appended to RUN/reader.jsonl as they complete, so a rerun reuses them.
+    Results are appended to RUN/reader.jsonl as they complete, so a rerun reuses them; each is
+    keyed by the item's content, the word budget and the model's files, so an entry left by
+    other items or another model is never reused.
     """
     path = Path(out) / READER_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -97,8 +111,9 @@ def attach_reader(
                 raise InputError(
                     "the note-only reader needs the gold letter", item_id=item.id, field="answer"
                 )
+            key = _reader_key(model, item, budget)
             entry = done.get(item.id)
-            if entry is None:
+            if entry is None or entry.get("key") != key:
                 if item.note is not None:
                     entry = {"note": item.note, "attempts": 0, "truncated": False}
                 elif item.passage:
@@ -109,10 +124,18 @@ def attach_reader(
                         item_id=item.id,
                         field="note",
                     )
-                entry = {"id": item.id, **entry, **read_from_note(model, item, entry["note"])}
+                entry = {
+                    "id": item.id,
+                    "key": key,
+                    **entry,
+                    **read_from_note(model, item, entry["note"]),
+                }
                 handle.write(json.dumps(entry) + "\n")
                 handle.flush()
-            metadata = {**item.metadata, **{k: v for k, v in entry.items() if k != "id"}}
+            metadata = {
+                **item.metadata,
+                **{k: v for k, v in entry.items() if k not in ("id", "key")},
+            }
             ready.append(item.model_copy(update={"note": entry["note"], "metadata": metadata}))
     return ready
 
