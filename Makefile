@@ -8,8 +8,15 @@ STAMP := $(VENV)/.installed
 
 setup: $(STAMP)
 
-# Reinstalls only when the project's dependency files change.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get -y -qq
+
+# Reinstalls only when the project's dependency files change. Chromium and its driver
+# (Debian packages) are for the test that opens the HTML report in a real browser.
 $(STAMP): pyproject.toml constraints.txt
+	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+		$(APT) install chromium chromium-driver || \
+		($(APT) update && $(APT) install chromium chromium-driver)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -c constraints.txt torch==2.13.0

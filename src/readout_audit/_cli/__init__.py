@@ -6,6 +6,7 @@ import click
 
 from readout_audit import __version__
 from readout_audit._cli._audit import audit_group
+from readout_audit._cli._report import compare_command, report_command
 from readout_audit._cli._score import demo_command, score_command
 
 
@@ -18,3 +19,5 @@ def main() -> None:
 main.add_command(score_command)
 main.add_command(demo_command)
 main.add_command(audit_group)
+main.add_command(report_command)
+main.add_command(compare_command)

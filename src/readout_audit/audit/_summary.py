@@ -14,7 +14,7 @@ MASS_FLOOR = 0.5
 """The diagnostic floor: a median option mass below it is collapse."""
 
 
-def _predicted_option(record: ScoreRecord) -> str | None:
+def predicted_option(record: ScoreRecord) -> str | None:
     """The option with the highest full-option log-likelihood, or None if any is unscored."""
     if any(lp is None for lp in record.option_logprobs):
         return None
@@ -22,7 +22,8 @@ def _predicted_option(record: ScoreRecord) -> str | None:
     return record.options[int(np.argmax(scores))]
 
 
-def _target_matches(record: ScoreRecord, option: str) -> bool:
+def target_matches(record: ScoreRecord, option: str) -> bool:
+    """Whether an option is the record's target (as text, or as a number)."""
     target = record.target
     if isinstance(target, str):
         return option.strip() == target.strip()
@@ -56,8 +57,8 @@ def summarise(records: Sequence[ScoreRecord]) -> dict[str, Any]:
     for variant in sorted({r.variant for r in records}):
         group = [r for r in records if r.variant == variant]
         targeted = [r for r in group if r.target is not None]
-        predictions = [(r, _predicted_option(r)) for r in targeted]
-        judged = [_target_matches(r, p) for r, p in predictions if p is not None]
+        predictions = [(r, predicted_option(r)) for r in targeted]
+        judged = [target_matches(r, p) for r, p in predictions if p is not None]
         variants[variant] = {
             "n": len(group),
             "option_mass": _mass_summary(group),

@@ -2,13 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
 from readout_audit.log._record import ScoreRecord
+
+PLAIN: ContextVar[bool] = ContextVar("plain", default=False)
+"""Set for output to logs and pipes: ASCII table borders (colour is the console's choice)."""
+
+
+@contextmanager
+def plain_tables(enabled: bool) -> Iterator[None]:
+    """Within the block, tables get ASCII borders (for logs and pipes) when ``enabled``."""
+    token = PLAIN.set(enabled)
+    try:
+        yield
+    finally:
+        PLAIN.reset(token)
+
+
+def new_table(**kwargs: Any) -> Table:
+    """A table in the report's style: heavy header, or plain ASCII under ``PLAIN``."""
+    return Table(box=box.ASCII2 if PLAIN.get() else box.HEAVY_HEAD, **kwargs)
 
 
 def _fmt_prob(value: float | None) -> str:
@@ -41,7 +62,7 @@ _ENDING_MARK = {"newline": "\\n", "space": "space", "none": "NONE"}
 
 def records_table(records: Sequence[ScoreRecord]) -> Table:
     """One row per record: ending, option mass, argmax, first-token separability, choice, text."""
-    table = Table(title="Scored positions")
+    table = new_table(title="Scored positions")
     table.add_column("item", no_wrap=True, overflow="ellipsis", max_width=24)
     for column in ("variant", "end", "mass", "argmax (p)", "opt?", "1st tok", "chosen (p)"):
         table.add_column(column, no_wrap=True)
@@ -63,7 +84,7 @@ def records_table(records: Sequence[ScoreRecord]) -> Table:
 
 def summary_table(summary: dict[str, Any]) -> Table:
     """Per-variant aggregates: median and minimum option mass, defects, argmax rate, accuracy."""
-    table = Table(title=f"Summary ({summary['n_records']} records)")
+    table = new_table(title=f"Summary ({summary['n_records']} records)")
     for column in ("variant", "n", "median mass", "min mass", "<0.5", "boundary", "shared"):
         table.add_column(column, no_wrap=True)
     table.add_column("argmax is option", no_wrap=True)
@@ -106,7 +127,7 @@ _VERDICT_STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red"}
 
 def variants_table(summary: dict[str, Any]) -> Table:
     """Per-variant option mass, letter rate and option-argmax rate of an options audit."""
-    table = Table(title=f"Prompt ladder ({summary['n_items']} items)")
+    table = new_table(title=f"Prompt ladder ({summary['n_items']} items)")
     for column in (
         "variant",
         "n",
@@ -135,7 +156,7 @@ def variants_table(summary: dict[str, Any]) -> Table:
 
 def checks_table(checks: Sequence[dict[str, Any]]) -> Table:
     """The checks with their verdicts (a word as well as a colour) and recommended repairs."""
-    table = Table(title="Checks")
+    table = new_table(title="Checks")
     table.add_column("check", no_wrap=True)
     table.add_column("verdict", no_wrap=True)
     table.add_column("finding")
@@ -162,7 +183,7 @@ def print_options_audit(summary: dict[str, Any], console: Console | None = None)
 
 def downstream_table(downstream: dict[str, Any]) -> Table:
     """Forecast AUC and Brier against the reader's correctness, with bootstrap intervals."""
-    table = Table(
+    table = new_table(
         title=f"Forecast against the note-only reader ({downstream['n']} items, "
         f"{downstream['n_reader_correct']} read correctly; Brier of a constant 0.5: 0.25)"
     )
@@ -186,7 +207,7 @@ def downstream_table(downstream: dict[str, Any]) -> Table:
 def print_ptrue_audit(summary: dict[str, Any], console: Console | None = None) -> None:
     """Print each P(True) readout's AUROC, PRR, declared-set mass and argmax classes."""
     console = wide_console(console or Console())
-    table = Table(
+    table = new_table(
         title=f"P(True) readouts ({summary['n_items']} items, "
         f"accuracy {summary.get('accuracy', float('nan')):.3f})"
     )

@@ -7,12 +7,12 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from readout_audit.report._terminal import checks_table, wide_console
+from readout_audit.report._terminal import checks_table, new_table, wide_console
 
 
 def readouts_table(summary: dict[str, Any]) -> Table:
     """F1 with its interval, precision, recall, yes-rate and accuracy per split and readout."""
-    table = Table(title="Yes/no readouts (95% cluster-bootstrap intervals)")
+    table = new_table(title="Yes/no readouts (95% cluster-bootstrap intervals)")
     for column in ("split", "readout", "n", "F1", "95% interval", "precision", "recall"):
         table.add_column(column, no_wrap=True)
     table.add_column("yes-rate", no_wrap=True)
@@ -43,7 +43,7 @@ def first_tokens_table(summary: dict[str, Any]) -> Table:
     """What the model actually writes first after its template, and whether the sets hold it."""
     sets = summary.get("token_sets") or []
     in_sets = {entry["id"] for s in sets for entry in (*s["yes"], *s["no"])}
-    table = Table(title="First generated tokens (the ids the model actually emits)")
+    table = new_table(title="First generated tokens (the ids the model actually emits)")
     for column in ("token id", "token", "count", "in yes/no sets"):
         table.add_column(column, no_wrap=True)
     strings = summary.get("first_token_strings", {})
@@ -59,7 +59,7 @@ def first_tokens_table(summary: dict[str, Any]) -> Table:
 
 def closed_form_table(summary: dict[str, Any]) -> Table:
     """Seed 002's closed-form F1 of each readout from its transitions off the dynamic readout."""
-    table = Table(title="Closed-form reconstruction (reference: dynamic)")
+    table = new_table(title="Closed-form reconstruction (reference: dynamic)")
     for column in ("split", "readout", "T", "G", "rho_N", "phi", "kappa_P", "kappa_N"):
         table.add_column(column, no_wrap=True)
     table.add_column("F1 closed form", no_wrap=True)

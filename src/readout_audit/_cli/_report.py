@@ -1,0 +1,73 @@
+"""``readout report`` and ``readout compare``: read run directories, no model needed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from readout_audit._cli._common import user_errors
+from readout_audit.log._run import read_run
+from readout_audit.report._compare import compare_runs, print_comparison
+from readout_audit.report._html import write_html
+from readout_audit.report._report import print_report
+from readout_audit.report._screenshot import screenshot as take_screenshot
+from readout_audit.report._terminal import plain_tables
+
+RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
+
+
+@click.command("report")
+@click.argument("run_dir", type=RUN_DIR)
+@click.option(
+    "--html",
+    "html_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write a self-contained HTML report (inline plots, no network) to this file.",
+)
+@click.option(
+    "--screenshot",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --html: also save the page's top as PNG (needs Chromium).",
+)
+@click.option("--plain", is_flag=True, help="No colour, ASCII borders: for logs and pipes.")
+@user_errors
+def report_command(
+    run_dir: Path, html_out: Path | None, screenshot: Path | None, plain: bool
+) -> None:
+    """Report a run directory (any audit kind) from its files alone."""
+    if screenshot is not None and html_out is None:
+        raise click.UsageError("--screenshot needs --html")
+    run = read_run(run_dir)
+    print_report(run, plain=plain)
+    if html_out is not None:
+        click.echo(f"HTML report written to {write_html(run_dir, html_out)}")
+    if screenshot is not None and html_out is not None:
+        click.echo(f"screenshot written to {take_screenshot(html_out, screenshot)}")
+
+
+@click.command("compare")
+@click.argument("run_a", type=RUN_DIR)
+@click.argument("run_b", type=RUN_DIR)
+@click.option("--n-boot", default=20_000, show_default=True, type=click.IntRange(100))
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the comparison as JSON.",
+)
+@click.option("--plain", is_flag=True, help="No colour, ASCII borders: for logs and pipes.")
+@user_errors
+def compare_command(
+    run_a: Path, run_b: Path, n_boot: int, seed: int, json_out: Path | None, plain: bool
+) -> None:
+    """Compare two runs of one kind over the same items: check changes, paired differences."""
+    result = compare_runs(read_run(run_a), read_run(run_b), n_boot=n_boot, seed=seed)
+    with plain_tables(plain):
+        print_comparison(result, Console(no_color=plain, highlight=not plain))
+    if json_out is not None:
+        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        click.echo(f"comparison written to {json_out}")

@@ -1,0 +1,125 @@
+"""What a report section is made of: tables, figures, checks and an item browser.
+
+Sections are plain data; the HTML template lays them out, so an audit kind adds a report by
+building sections, without touching the template or the other kinds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from readout_audit.log._record import ScoreRecord
+from readout_audit.readout._position import TopToken
+
+
+@dataclass(frozen=True)
+class TableBlock:
+    """A table of text cells (escaped when rendered)."""
+
+    title: str
+    columns: list[str]
+    rows: list[list[str]]
+    note: str | None = None
+    kind: Literal["table"] = "table"
+
+
+@dataclass(frozen=True)
+class FigureBlock:
+    """An inline SVG plot drawn by this package, with its caption."""
+
+    title: str
+    svg: str
+    caption: str = ""
+    kind: Literal["figure"] = "figure"
+
+
+@dataclass(frozen=True)
+class ChecksBlock:
+    """The checks with verdicts, findings, evidence and repairs."""
+
+    checks: list[dict[str, Any]]
+    kind: Literal["checks"] = "checks"
+
+
+@dataclass(frozen=True)
+class ItemView:
+    """One record as the item browser shows it."""
+
+    title: str
+    tail: str
+    """The rendered prompt's last characters; the scored position follows them."""
+    mass: str
+    top: list[TopToken]
+    options: list[tuple[str, str, str]]
+    """(option, its tokens in context, its renormalised probability)."""
+    greedy: str
+
+
+@dataclass(frozen=True)
+class ItemsBlock:
+    """The worst items by option mass, one expandable entry each."""
+
+    title: str
+    items: list[ItemView]
+    kind: Literal["items"] = "items"
+
+
+@dataclass(frozen=True)
+class TextBlock:
+    """A paragraph of plain text."""
+
+    text: str
+    kind: Literal["text"] = "text"
+
+
+Block = TableBlock | FigureBlock | ChecksBlock | ItemsBlock | TextBlock
+
+
+@dataclass
+class Section:
+    """A titled part of the report."""
+
+    title: str
+    blocks: list[Block] = field(default_factory=list)
+
+
+def fmt(value: float | None, digits: int = 4) -> str:
+    """A number for a table cell; tiny values (masses of 1e-15) in scientific notation."""
+    if value is None:
+        return "–"
+    if value != 0 and abs(value) < 1e-3:
+        return f"{value:.2e}"
+    return f"{value:.{digits}f}"
+
+
+def interval(values: list[float] | None, digits: int = 4) -> str:
+    """A [low, high] interval for a table cell."""
+    return "–" if not values else f"[{values[0]:.{digits}f}, {values[1]:.{digits}f}]"
+
+
+def item_view(record: ScoreRecord, label: str = "") -> ItemView:
+    """A record's prompt tail, top tokens, option tokens and greedy text for the browser."""
+    probs: list[float | None] = (
+        list(record.option_probs) if record.option_probs else [None] * len(record.options)
+    )
+    options = [
+        (option, "–" if tokens is None else " ".join(str(t) for t in tokens), fmt(p))
+        for option, tokens, p in zip(record.options, record.option_token_ids, probs, strict=True)
+    ]
+    return ItemView(
+        title=f"{record.item_id} · {record.variant}{label}",
+        tail=record.rendered_tail,
+        mass=fmt(record.option_mass),
+        top=record.top,
+        options=options,
+        greedy=record.greedy.text,
+    )
+
+
+def worst_items(records: list[ScoreRecord], n: int = 12) -> list[ItemView]:
+    """The ``n`` records with the least option mass (unmeasured mass counts as least)."""
+    ranked = sorted(
+        records, key=lambda r: (r.option_mass is not None, r.option_mass or 0.0, r.item_id)
+    )
+    return [item_view(r) for r in ranked[:n]]

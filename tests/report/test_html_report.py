@@ -1,0 +1,124 @@
+"""The HTML report: self-contained, escaped, and whole in a real headless Chromium."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from readout_audit import read_run
+from readout_audit.report._html import render_html, report_sections
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+def _tags(html: str) -> dict[str, set[str]]:
+    """Every element name in the document with the attribute names it is used with."""
+    from html.parser import HTMLParser
+
+    found: dict[str, set[str]] = {}
+
+    class Collector(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            found.setdefault(tag, set()).update(name for name, _ in attrs)
+
+    Collector().feed(html)
+    return found
+
+
+def test_item_and_model_text_is_escaped(hostile_run, hostile_markup):
+    SCRIPT, IMG = hostile_markup
+    html = render_html(read_run(hostile_run))
+    assert SCRIPT not in html and IMG not in html
+    tags = _tags(html)
+    assert "script" not in tags and "img" not in tags
+    assert not any(name.startswith("on") for attrs in tags.values() for name in attrs)
+    assert "&lt;script&gt;alert(" in html  # shown as text in the prompt tail
+    assert "&#34;&gt;&lt;img src=x onerror=" in html  # the item id, shown as text
+
+
+def test_report_is_self_contained(options_run):
+    run = read_run(options_run)
+    html = render_html(run)
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", html)
+    assert "<link" not in html and "@import" not in html
+    down = run.summary["downstream"]
+    both_classes = 0 < down["n_reader_correct"] < down["n"]
+    # mass, argmax classes, reliability, paired differences, and ROC when both classes occur
+    assert html.count("<svg") == 4 + both_classes
+
+
+@pytest.mark.parametrize("fixture", ["hostile_run", "options_run", "ptrue_run", "yesno_run"])
+def test_every_kind_has_its_sections(fixture, request):
+    run = read_run(request.getfixturevalue(fixture))
+    titles = [s.title for s in report_sections(run)]
+    assert titles[-1] == "Manifest" and "Item browser" in titles
+    has_checks = bool(run.summary.get("checks"))
+    assert ("Checks" in titles) == has_checks and (titles[0] == "Checks") == has_checks
+    html = render_html(run)
+    assert run.manifest.model["files"][0]["sha256"] in html
+    assert run.manifest.model["chat_template_sha256"] in html
+    assert run.manifest.versions["transformers"] in html
+
+
+def test_unfinished_run_is_reported_from_its_records(yesno_run, tmp_path):
+    copy = tmp_path / "run"
+    shutil.copytree(yesno_run, copy)
+    (copy / "summary.json").unlink()
+    html = render_html(read_run(copy))
+    assert "unfinished: summary recomputed" in html and "Confusion matrix: dynamic" in html
+
+
+def _chromium(user_data: str):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    for binary in ("chromium", "chromedriver"):
+        assert shutil.which(binary), f"{binary} is missing: `make setup` installs Debian's packages"
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium")
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={user_data}",
+        "--window-size=1280,2400",
+    ):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+
+
+@pytest.mark.parametrize("fixture", ["options_run", "yesno_run", "hostile_run"])
+def test_report_opens_in_headless_chromium(fixture, request, tmp_path):
+    run = read_run(request.getfixturevalue(fixture))
+    page = tmp_path / "report.html"
+    page.write_text(render_html(run), encoding="utf-8")
+    with tempfile.TemporaryDirectory() as profile:
+        driver = _chromium(profile)
+        try:
+            driver.get(page.as_uri())
+            logs = driver.get_log("browser")
+            plots = driver.execute_script(
+                "return Array.from(document.querySelectorAll('figure.plot svg'))"
+                ".filter(s => s.getBoundingClientRect().width > 100).length"
+            )
+            scripts = driver.execute_script("return document.scripts.length")
+            images = driver.execute_script("return document.images.length")
+            ARTIFACTS.mkdir(exist_ok=True)
+            shot = ARTIFACTS / f"report-{run.manifest.kind}-{fixture}.png"
+            assert driver.save_screenshot(str(shot))
+        finally:
+            driver.quit()
+    assert logs == [], logs  # no console errors (nor any other message)
+    assert plots >= 1
+    assert scripts == 0 and images == 0  # injected markup stayed text
+    assert shot.stat().st_size > 10_000
