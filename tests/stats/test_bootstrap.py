@@ -179,3 +179,16 @@ def test_binary_scores_bootstrap_equals_scikit_learn_on_each_resample(data):
     assert intervals["f1"].estimate == pytest.approx(f1_score(data["labels"], pred))
     for interval in intervals.values():
         assert interval.low <= interval.estimate <= interval.high and interval.n_boot == 300
+
+
+def test_one_cluster_falls_back_to_resampling_items(data):
+    from readout_audit.stats import resampling_clusters
+
+    assert resampling_clusters(["x"] * 5) is None
+    assert resampling_clusters(["x", "y", "x"]) == ["x", "y", "x"]
+    one = bootstrap_ci(data["a"], clusters=["x"] * data["a"].size, n_boot=200)
+    assert one.low == one.high  # what a single cluster gives: no variation at all
+    fallback = bootstrap_ci(
+        data["a"], clusters=resampling_clusters(["x"] * data["a"].size), n_boot=200
+    )
+    assert fallback.low < fallback.estimate < fallback.high

@@ -19,6 +19,7 @@ from readout_audit.prompt._render import render
 from readout_audit.prompt._spec import item_parts, quoted_item
 from readout_audit.readout._options import encode_in_context
 from readout_audit.stats._bootstrap import paired_bootstrap
+from readout_audit.stats._resample import resampling_clusters
 
 WRITER_PROMPT = (
     "Source text: {passage}\n\nA future reader will answer a question about this text using ONLY "
@@ -173,13 +174,19 @@ def forecast_downstream(
         "n_reader_correct": int(y.sum()),
         "brier_constant_half": 0.25,
         "n_boot": n_boot,
+        "n_clusters": len(set(clusters)),
     }
     for statistic in ("auc", "brier"):
         if statistic == "auc" and (y.all() or not y.any()):
             result["auc"] = None
             continue
         boot = paired_bootstrap(
-            probs, y, statistic=statistic, clusters=clusters, n_boot=n_boot, seed=seed
+            probs,
+            y,
+            statistic=statistic,
+            clusters=resampling_clusters(clusters),
+            n_boot=n_boot,
+            seed=seed,
         )
         result[statistic] = {
             name: {"estimate": iv.estimate, "low": iv.low, "high": iv.high}

@@ -28,6 +28,7 @@ from readout_audit.readout._position import DEFAULT_TOP_K, position_request
 from readout_audit.stats._bootstrap import paired_bootstrap
 from readout_audit.stats._metrics import auc
 from readout_audit.stats._rejection import prr
+from readout_audit.stats._resample import resampling_clusters
 
 PTRUE_PROMPT = (
     "Question: {q}\n Possible answer:{a}\n Is the possible answer:\n (A) True\n (B) False\n"
@@ -135,6 +136,7 @@ def summarise_ptrue(
         return summary
     y = np.array([by[names[0]][i].correct for i in shared], dtype=bool)
     summary["accuracy"] = float(y.mean())
+    summary["n_clusters"] = len({by[names[0]][i].cluster for i in shared})
     scores = {n: np.array([by[n][i].confidence for i in shared], dtype=float) for n in names}
     both = bool(y.any() and not y.all())
     boot = (
@@ -144,7 +146,7 @@ def summarise_ptrue(
             statistic="auc",
             n_boot=n_boot,
             seed=seed,
-            clusters=[by[names[0]][i].cluster for i in shared],
+            clusters=resampling_clusters([by[names[0]][i].cluster for i in shared]),
         )
         if both
         else None

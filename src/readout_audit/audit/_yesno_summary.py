@@ -14,6 +14,7 @@ from readout_audit.log._record import ScoreRecord, YesNoRecord
 from readout_audit.stats._bootstrap import BINARY_METRICS, binary_scores_bootstrap
 from readout_audit.stats._metrics import binary_scores
 from readout_audit.stats._paired import f1_closed_form, transition_table
+from readout_audit.stats._resample import resampling_clusters
 
 READOUTS = ("legacy_pair", "legacy_set", "dynamic", "string_parse")
 REFERENCE = "dynamic"
@@ -33,13 +34,21 @@ def readout_metrics(
 ) -> dict[str, Any]:
     """F1, precision, recall, yes-rate and accuracy with cluster-bootstrap intervals."""
     decided = [r for r in records if r.decisions.get(readout) is not None]
-    result: dict[str, Any] = {"n": len(decided), "undecided": len(records) - len(decided)}
+    result: dict[str, Any] = {
+        "n": len(decided),
+        "undecided": len(records) - len(decided),
+        "n_clusters": len({r.cluster for r in decided}),
+    }
     if not decided:
         return result
     pred, label = _is_yes(decided, readout), _labels(decided)
     scores = binary_scores(pred, label)
     intervals = binary_scores_bootstrap(
-        pred, label, n_boot=n_boot, seed=seed, clusters=[r.cluster for r in decided]
+        pred,
+        label,
+        n_boot=n_boot,
+        seed=seed,
+        clusters=resampling_clusters([r.cluster for r in decided]),
     )
     for name in BINARY_METRICS:
         result[name] = getattr(scores, name)

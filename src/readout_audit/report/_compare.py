@@ -15,6 +15,7 @@ from readout_audit.log._run import Run
 from readout_audit.report._summary import run_summary
 from readout_audit.report._terminal import new_table, wide_console
 from readout_audit.stats._bootstrap import binary_scores_bootstrap, paired_bootstrap
+from readout_audit.stats._resample import resampling_clusters
 
 Pairs = list[tuple[ScoreRecord, ScoreRecord]]
 
@@ -30,7 +31,7 @@ def _difference(
     boot = paired_bootstrap(
         {"A": np.asarray(a, float), "B": np.asarray(b, float)},
         statistic="mean",
-        clusters=clusters,
+        clusters=resampling_clusters(clusters),
         n_boot=n_boot,
         seed=seed,
     )
@@ -110,7 +111,7 @@ def _kind_differences(pairs: Pairs, n_boot: int, seed: int) -> list[dict[str, An
         {"A": [a.confidence for a, _ in ptrue], "B": [b.confidence for _, b in ptrue]},
         y,
         statistic="auc",
-        clusters=clusters,
+        clusters=resampling_clusters(clusters),
         n_boot=n_boot,
         seed=seed,
     )
@@ -140,7 +141,7 @@ def _f1_differences(
                 label,
                 n_boot=n_boot,
                 seed=seed,
-                clusters=clusters,
+                clusters=resampling_clusters(clusters),
             )["f1"]
             for side in ([a for a, _ in pairs], [b for _, b in pairs])
         ]
@@ -156,20 +157,34 @@ def _f1_differences(
     return rows
 
 
+def _pair(a: Run, b: Run) -> Pairs:
+    """Pair records of the same item and variant.
+
+    Failing that, when each run scored a single variant (two prompt specs, say), pair records
+    of the same item.
+    """
+    by_b = {r.key: r for r in b.records}
+    pairs = [(r, by_b[r.key]) for r in a.records if r.key in by_b]
+    single = len({r.variant for r in a.records}) == 1 == len({r.variant for r in b.records})
+    if not pairs and single:
+        by_item = {r.item_id: r for r in b.records}
+        pairs = [(r, by_item[r.item_id]) for r in a.records if r.item_id in by_item]
+    if not pairs:
+        raise RunDirectoryError(f"{a.directory} and {b.directory} share no scored items")
+    return pairs
+
+
 def compare_runs(a: Run, b: Run, *, n_boot: int = 20_000, seed: int = 0) -> dict[str, Any]:
     """Per-check verdict changes and paired differences (B − A) on the items both runs scored.
 
-    Records are paired by (item id, variant or readout); intervals are 95% paired bootstrap
-    intervals over the items' clusters.
+    Records are paired by (item id, variant or readout), or by item id when each run holds a
+    single variant; intervals are 95% paired bootstrap intervals over the items' clusters.
     """
     if a.manifest.kind != b.manifest.kind:
         raise RunDirectoryError(
             f"cannot compare a {a.manifest.kind!r} run with a {b.manifest.kind!r} run"
         )
-    by_b = {r.key: r for r in b.records}
-    pairs = [(r, by_b[r.key]) for r in a.records if r.key in by_b]
-    if not pairs:
-        raise RunDirectoryError(f"{a.directory} and {b.directory} share no scored items")
+    pairs = _pair(a, b)
     checks_a = {c["name"]: c for c in run_summary(a).get("checks", [])}
     checks_b = {c["name"]: c for c in run_summary(b).get("checks", [])}
     checks = [
@@ -184,7 +199,8 @@ def compare_runs(a: Run, b: Run, *, n_boot: int = 20_000, seed: int = 0) -> dict
     ]
     groups: dict[str, Pairs] = {}
     for pair in pairs:
-        groups.setdefault(pair[0].variant, []).append(pair)
+        first, second = pair[0].variant, pair[1].variant
+        groups.setdefault(first if first == second else f"{first} → {second}", []).append(pair)
     return {
         "kind": a.manifest.kind,
         "a": {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -20,13 +21,16 @@ TEMPLATE = "report.html.j2"
 
 def _environment() -> jinja2.Environment:
     folder = resources.files("readout_audit.report") / "templates"
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.FunctionLoader(lambda name: (folder / name).read_text(encoding="utf-8")),
         autoescape=True,  # every item and model text is untrusted
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    # JSON as readable text; autoescaping then makes it safe to show
+    environment.filters["json"] = lambda value: json.dumps(value, ensure_ascii=False)
+    return environment
 
 
 def report_sections(run: Run) -> list[Section]:

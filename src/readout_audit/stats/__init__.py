@@ -41,6 +41,7 @@ from readout_audit.stats._paired import (
 )
 from readout_audit.stats._permutation import PermutationNull, permutation_null
 from readout_audit.stats._rejection import prr
+from readout_audit.stats._resample import resampling_clusters
 
 __all__ = [
     "BinaryScores",
@@ -73,6 +74,7 @@ __all__ = [
     "paired_bootstrap",
     "permutation_null",
     "prr",
+    "resampling_clusters",
     "sign_flip_test",
     "stratified_bootstrap",
     "threshold_crossings",

@@ -17,6 +17,16 @@ def multinomial_counts(n_units: int, n_boot: int, rng: np.random.Generator) -> n
     return flat.reshape(n_boot, n_units).astype(np.float64)
 
 
+def resampling_clusters(clusters: Any) -> list[Any] | None:
+    """The clusters a bootstrap should resample, or None to resample items.
+
+    With fewer than two distinct clusters (every item from one subject, say) a cluster
+    bootstrap would redraw the same sample every time and report a zero-width interval.
+    """
+    labels = list(clusters)
+    return labels if len(set(labels)) >= 2 else None
+
+
 def cluster_index(clusters: Any, n: int) -> np.ndarray:
     """Integer cluster ids 0..G−1 for each of n items, checking the length."""
     labels = np.asarray(clusters)

@@ -1,0 +1,121 @@
+"""``readout report`` and ``readout compare`` on real run directories, without the model."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from readout_audit import Item, read_run, score
+from readout_audit._cli import main
+from readout_audit.report._compare import compare_runs
+from readout_audit.stats import paired_bootstrap
+
+
+@pytest.mark.parametrize("fixture", ["hostile_run", "options_run", "ptrue_run", "yesno_run"])
+def test_plain_report_of_every_kind(fixture, request, tmp_path):
+    run_dir = request.getfixturevalue(fixture)
+    html = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["report", str(run_dir), "--plain", "--html", str(html)])
+    assert result.exit_code == 0, result.output
+    assert "\x1b[" not in result.output  # no colour codes in plain mode
+    assert "+--" in result.output and "┃" not in result.output  # ASCII borders
+    kind = read_run(run_dir).manifest.kind
+    assert result.output.startswith(f"{kind} run {run_dir}")
+    assert "sha256 " in result.output and html.read_text().startswith("<!DOCTYPE html>")
+    summary = read_run(run_dir).summary
+    for check in summary.get("checks", []):
+        assert check["verdict"].upper() in result.output  # verdicts read without colour
+
+
+def test_report_of_a_missing_directory_is_a_clear_error(tmp_path):
+    result = CliRunner().invoke(main, ["report", str(tmp_path)])
+    assert result.exit_code == 1 and "is not a run directory" in result.output
+
+
+def test_screenshot_needs_html(hostile_run, tmp_path):
+    result = CliRunner().invoke(
+        main, ["report", str(hostile_run), "--screenshot", str(tmp_path / "a.png")]
+    )
+    assert result.exit_code == 2 and "--screenshot needs --html" in result.output
+
+
+def test_screenshot_is_taken_by_chromium(hostile_run, tmp_path):
+    png = tmp_path / "shot.png"
+    args = [
+        "report",
+        str(hostile_run),
+        "--html",
+        str(tmp_path / "r.html"),
+        "--screenshot",
+        str(png),
+    ]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+
+
+@pytest.fixture(scope="module")
+def two_runs(model, tmp_path_factory):
+    """The same questions with and without an answer stem: the stem should raise the mass."""
+    base = tmp_path_factory.mktemp("compare")
+    questions = [
+        ("Which planet is red? Mars or Venus?", [" Mars", " Venus"], " Mars"),
+        ("Which animal barks? dog or cat?", [" dog", " cat"], " dog"),
+        ("Which is colder? ice or fire?", [" ice", " fire"], " ice"),
+        ("Which is a fruit? apple or stone?", [" apple", " stone"], " apple"),
+    ]
+    for name, stem in (("a", None), ("b", "The answer is")):
+        items = [
+            Item(
+                id=f"q{i}",
+                messages=[{"role": "user", "content": q}],
+                options=options,
+                stem=stem,
+                target=target,
+                cluster=f"c{i % 2}",
+            )
+            for i, (q, options, target) in enumerate(questions)
+        ]
+        score(model, items, base / name, greedy_tokens=2)
+    return base / "a", base / "b"
+
+
+def test_compare_pairs_items_across_specs_and_equals_a_direct_bootstrap(two_runs):
+    a, b = (read_run(p) for p in two_runs)
+    result = compare_runs(a, b, n_boot=2000, seed=5)
+    assert result["n_paired"] == 4 and list(result["differences"]) == ["production → stem"]
+    rows = {r["metric"]: r for r in result["differences"]["production → stem"]}
+    assert set(rows) == {
+        "option mass",
+        "argmax in the declared set",
+        "accuracy (log-likelihood choice)",
+    }
+    row = rows["option mass"]
+    mass_a = np.array([r.option_mass for r in a.records])
+    mass_b = np.array([{x.item_id: x for x in b.records}[r.item_id].option_mass for r in a.records])
+    expected = paired_bootstrap(
+        {"A": mass_a, "B": mass_b},
+        statistic="mean",
+        clusters=[r.cluster for r in a.records],
+        n_boot=2000,
+        seed=5,
+    ).differences["B - A"]
+    assert row["difference"] == pytest.approx(mass_b.mean() - mass_a.mean())
+    assert (row["low"], row["high"]) == pytest.approx((expected.low, expected.high))
+    assert row["n"] == 4
+
+
+def test_compare_cli_writes_json_and_refuses_other_kinds(two_runs, yesno_run, tmp_path):
+    out = tmp_path / "cmp.json"
+    args = ["compare", str(two_runs[0]), str(two_runs[0]), "--plain", "--json", str(out)]
+    result = CliRunner().invoke(main, [*args, "--n-boot", "500"])
+    assert result.exit_code == 0, result.output
+    saved = json.loads(out.read_text())
+    assert saved["n_paired"] == 4
+    for row in saved["differences"]["production"]:
+        assert row["difference"] == 0 and row["low"] == row["high"] == 0  # a run against itself
+    bad = CliRunner().invoke(main, ["compare", str(two_runs[0]), str(yesno_run)])
+    assert bad.exit_code == 1 and "cannot compare a 'score' run with a 'yesno' run" in bad.output
