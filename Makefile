@@ -35,4 +35,5 @@ test: lint
 	$(BIN)/pytest
 
 bench: setup
-	$(BIN)/python benchmarks/bench_scoring.py
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,bench]'
+	$(BIN)/python benchmarks/bench_scoring.py --json runs/bench_scoring.json

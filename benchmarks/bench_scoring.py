@@ -1,10 +1,17 @@
-"""Throughput of scoring N items x K options on a real model (a benchmark, not a test).
+"""Scoring N items x K options: readout-audit against lm-evaluation-harness (not a test).
 
 Run: .venv/bin/python benchmarks/bench_scoring.py [--items 200] [--options 4] [--json OUT]
+(lm-eval comes with the bench extra: pip install -e '.[bench]').
 
-Two cases: multi-token option strings and single-token letters. Each item is read fully (option
-mass, argmax, top-k, every option's log-likelihood) with and without the greedy continuation.
-Prints wall time, items/s and tokens/s (context plus option tokens) and the peak RSS.
+Two cases on the embedded model: multi-token option phrases and single-token letters. For each,
+the same (context, option) strings are scored by readout-audit (one padded forward per batch of
+contexts; options from the contexts' key-value cache) and by lm-eval's HFLM ``loglikelihood``
+wrapping the very same model object, alternating, best of ``--rounds``. Printed: wall time,
+items/s, tokens/s, the speed ratio and the largest difference between the two log-likelihoods.
+Then a full audit pass (mass, argmax, top-k, every option, 16-token greedy continuation) is timed
+against a bare forward over the same tokens; this machine's float32 matmul throughput gives the
+roofline fraction (FLOPs = 2 x parameters x tokens); and the peak RSS is set against the model's
+float32 weights.
 """
 
 from __future__ import annotations
@@ -14,9 +21,13 @@ import json
 import random
 import resource
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from typing import Any
+
+import torch
 
 from readout_audit import EMBEDDED_SPEC, Item, load_model, read_position, render
+from readout_audit.readout import encode_in_context, position_request
 
 SUBJECTS = ["river", "mountain", "library", "engine", "garden", "harbour", "violin", "glacier"]
 QUALITIES = ["quiet", "ancient", "bright", "narrow", "famous", "hidden", "busy", "cold"]
@@ -30,20 +41,7 @@ ANSWERS = [
     "the path to it floods every spring",
     "tourists rarely notice the small sign",
 ]
-
-
-@dataclass
-class Figure:
-    """One measured case."""
-
-    case: str
-    greedy_tokens: int
-    items: int
-    options: int
-    seconds: float
-    items_per_s: float
-    tokens_per_s: float
-    tokens: int
+GREEDY_TOKENS = 16
 
 
 def make_items(n: int, k: int, letters: bool, seed: int) -> list[Item]:
@@ -60,24 +58,66 @@ def make_items(n: int, k: int, letters: bool, seed: int) -> list[Item]:
     return items
 
 
-def run_case(model, items: list[Item], case: str, greedy_tokens: int) -> Figure:
+def ours(model: Any, items: Sequence[Item], batch: int, greedy: int) -> tuple[float, list[float]]:
+    """Seconds to read every item fully, and every option's log-likelihood in order."""
     renderings = [render(item, model.codec) for item in items]
-    tokens = 0
+    encodings = [
+        encode_in_context(model.codec, r, i.options) for r, i in zip(renderings, items, strict=True)
+    ]
+    logliks: list[float] = []
     start = time.perf_counter()
-    for item, rendering in zip(items, renderings, strict=True):
-        readout = read_position(model, rendering, item.options, greedy_tokens=greedy_tokens)
-        tokens += len(rendering.token_ids) + sum(len(t or ()) for t in readout.option_token_ids)
-    seconds = time.perf_counter() - start
-    return Figure(
-        case=case,
-        greedy_tokens=greedy_tokens,
-        items=len(items),
-        options=len(items[0].options),
-        seconds=round(seconds, 3),
-        items_per_s=round(len(items) / seconds, 2),
-        tokens_per_s=round(tokens / seconds, 1),
-        tokens=tokens,
-    )
+    for lo in range(0, len(items), batch):
+        chunk = range(lo, min(lo + batch, len(items)))
+        requests = [position_request(renderings[i], encodings[i], greedy) for i in chunk]
+        for i, scores in zip(chunk, model.score_positions(requests), strict=True):
+            readout = read_position(
+                model, renderings[i], items[i].options, encodings=encodings[i], scores=scores
+            )
+            logliks += [float(x) for x in readout.option_logprobs if x is not None]
+    return time.perf_counter() - start, logliks
+
+
+def lm_eval_harness(hflm: Any, items: Sequence[Item]) -> tuple[float, list[float]]:
+    """Seconds for HFLM.loglikelihood on the same (context, option) strings, and its values."""
+    from lm_eval.api.instance import Instance
+
+    requests = [
+        Instance("loglikelihood", {}, (item.prompt, option), index)
+        for index, (item, option) in enumerate((i, o) for i in items for o in i.options)
+    ]
+    start = time.perf_counter()
+    results = hflm.loglikelihood(requests, disable_tqdm=True)
+    return time.perf_counter() - start, [float(ll) for ll, _ in results]
+
+
+def token_count(model: Any, items: Sequence[Item]) -> int:
+    """Context tokens plus every option's tokens: the work both scorers share."""
+    total = 0
+    for item in items:
+        rendering = render(item, model.codec)
+        encodings = encode_in_context(model.codec, rendering, item.options)
+        total += len(rendering.token_ids) + sum(len(e.token_ids or ()) for e in encodings)
+    return total
+
+
+def bare_forward(model: Any, sequences: Sequence[Sequence[int]], batch: int) -> float:
+    """Seconds for plain padded forwards (no cache) over the given token sequences."""
+    start = time.perf_counter()
+    for lo in range(0, len(sequences), batch):
+        model._batched_last_logprobs(sequences[lo : lo + batch])
+    return time.perf_counter() - start
+
+
+def matmul_gflops(repeats: int = 20) -> float:
+    """Float32 matmul throughput of this machine, on a decoder layer's MLP shape."""
+    a, b = torch.randn(2048, 576), torch.randn(576, 1536)
+    torch.mm(a, b)
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        torch.mm(a, b)
+        best = min(best, time.perf_counter() - start)
+    return 2 * 2048 * 576 * 1536 / best / 1e9
 
 
 def main() -> None:
@@ -85,31 +125,103 @@ def main() -> None:
     parser.add_argument("--model", default=EMBEDDED_SPEC)
     parser.add_argument("--items", type=int, default=200)
     parser.add_argument("--options", type=int, default=4)
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", dest="json_out")
     args = parser.parse_args()
 
+    from lm_eval.models.huggingface import HFLM
+
     model = load_model(args.model)
-    print(f"model {model.info.spec}  items {args.items}  options {args.options}  seed {args.seed}")
-    print(f"{'case':<22}{'greedy':>7}{'seconds':>10}{'items/s':>10}{'tokens/s':>11}", flush=True)
-    figures = []
+    hflm = HFLM(pretrained=model._model, tokenizer=model.codec._tok, batch_size=args.batch_size)
+    parameters = sum(p.numel() for p in model._model.parameters())
+    print(
+        f"model {model.info.spec} ({parameters / 1e6:.1f}M parameters, float32)  "
+        f"items {args.items}  options {args.options}  batch {args.batch_size}  "
+        f"torch threads {torch.get_num_threads()}"
+    )
+    header = f"{'case':<22}{'scorer':<16}{'seconds':>9}{'items/s':>9}{'tokens/s':>10}"
+    print(header, flush=True)
+    cases: dict[str, dict[str, Any]] = {}
     for case, letters in (("multi-token options", False), ("single-token letters", True)):
         items = make_items(args.items, args.options, letters, args.seed)
-        run_case(model, items[:3], case, 0)  # warm-up
-        for greedy_tokens in (0, 16):
-            f = run_case(model, items, case, greedy_tokens)
-            figures.append(f)
+        tokens = token_count(model, items)
+        ours(model, items[:4], args.batch_size, 0)  # warm-up
+        lm_eval_harness(hflm, items[:4])
+        best = {"readout-audit": float("inf"), "lm-eval HFLM": float("inf")}
+        values: dict[str, list[float]] = {}
+        for _ in range(args.rounds):  # alternate, so drift hits both alike
+            seconds, values["readout-audit"] = ours(model, items, args.batch_size, 0)
+            best["readout-audit"] = min(best["readout-audit"], seconds)
+            seconds, values["lm-eval HFLM"] = lm_eval_harness(hflm, items)
+            best["lm-eval HFLM"] = min(best["lm-eval HFLM"], seconds)
+        for scorer, seconds in best.items():
             print(
-                f"{f.case:<22}{f.greedy_tokens:>7}{f.seconds:>10.2f}"
-                f"{f.items_per_s:>10.2f}{f.tokens_per_s:>11.1f}",
+                f"{case:<22}{scorer:<16}{seconds:>9.2f}{len(items) / seconds:>9.2f}"
+                f"{tokens / seconds:>10.0f}",
                 flush=True,
             )
+        diff = max(abs(a - b) for a, b in zip(*values.values(), strict=True))
+        speedup = best["lm-eval HFLM"] / best["readout-audit"]
+        print(f"{case:<22}speed-up x{speedup:.2f}, max |log-prob difference| {diff:.2e}")
+        cases[case] = {
+            "seconds": best,
+            "items": len(items),
+            "tokens": tokens,
+            "speedup": speedup,
+            "max_abs_logprob_diff": diff,
+        }
+
+    items = make_items(args.items, args.options, False, args.seed)
+    audit_seconds = min(ours(model, items, args.batch_size, GREEDY_TOKENS)[0] for _ in range(2))
+    sequences, processed = [], 0
+    for item in items:
+        rendering = render(item, model.codec)
+        readout = read_position(model, rendering, item.options, greedy_tokens=GREEDY_TOKENS)
+        options = [t for ids in readout.option_token_ids for t in ids or ()]
+        sequence = [*rendering.token_ids, *options, *readout.greedy.token_ids]
+        sequences.append(sequence)
+        processed += len(sequence)
+    bare_seconds = min(bare_forward(model, sequences, args.batch_size) for _ in range(2))
+    gflops = matmul_gflops()
+    achieved = 2 * parameters * processed / audit_seconds / 1e9
+    weights_mb = parameters * 4 / 2**20
     peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"peak RSS {peak_rss_mb:.0f} MB")
+    print(
+        f"full audit pass (mass, argmax, options, {GREEDY_TOKENS}-token greedy): "
+        f"{audit_seconds:.2f} s; bare forward of the same {processed} tokens: "
+        f"{bare_seconds:.2f} s; ratio x{audit_seconds / bare_seconds:.2f}"
+    )
+    print(
+        f"float32 matmul {gflops:.1f} GFLOP/s; audit pass {achieved:.1f} GFLOP/s; "
+        f"roofline fraction {achieved / gflops:.2f}"
+    )
+    print(
+        f"peak RSS {peak_rss_mb:.0f} MB; float32 weights {weights_mb:.0f} MB; "
+        f"ratio x{peak_rss_mb / weights_mb:.2f} (this process also holds lm-eval and torch)"
+    )
+    figures = {
+        "speedup_vs_lm_eval": cases["multi-token options"]["speedup"],
+        "speedup_vs_lm_eval_letters": cases["single-token letters"]["speedup"],
+        "max_abs_logprob_diff": max(c["max_abs_logprob_diff"] for c in cases.values()),
+        "audit_pass_over_bare_forward": audit_seconds / bare_seconds,
+        "audit_pass_seconds": audit_seconds,
+        "bare_forward_seconds": bare_seconds,
+        "tokens_processed": processed,
+        "matmul_gflops": gflops,
+        "achieved_gflops": achieved,
+        "roofline_fraction": achieved / gflops,
+        "peak_rss_mb": peak_rss_mb,
+        "weights_mb": weights_mb,
+        "cases": cases,
+        "settings": vars(args),
+        "torch_threads": torch.get_num_threads(),
+    }
     if args.json_out:
         with open(args.json_out, "w", encoding="utf-8") as handle:
-            payload = {"figures": [asdict(f) for f in figures], "peak_rss_mb": peak_rss_mb}
-            json.dump(payload, handle, indent=2)
+            json.dump(figures, handle, indent=2)
+        print(f"figures written to {args.json_out}")
 
 
 if __name__ == "__main__":

@@ -39,3 +39,20 @@ def test_prepared_item_carries_encodings(small_window):
     assert [e.option for e in prepared.encodings] == [" three", " four"]
     assert all(e.boundary_preserved for e in prepared.encodings)
     assert prepared.rendering.text == "one two"
+
+
+def test_batches_keep_jobs_with_one_context_together(model):
+    from readout_audit.audit._score import batches
+
+    same = Item(id="a", prompt="Shared context", options=["x"])
+    jobs = [
+        prepare(Item(id="0", prompt="First", options=["x"]), model.codec),
+        prepare(same, model.codec),
+        prepare(same.model_copy(update={"id": "b"}), model.codec),
+        prepare(Item(id="3", prompt="Last", options=["x"]), model.codec),
+    ]
+    grouped = batches(jobs, 2)
+    assert [[j.item.id for j in batch] for batch in grouped] == [["0", "a", "b"], ["3"]]
+    assert [len(b) for b in batches(jobs, 1)] == [1, 2, 1]
+    with pytest.raises(InputError, match="batch size must be at least 1"):
+        batches(jobs, 0)

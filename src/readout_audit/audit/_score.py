@@ -149,10 +149,28 @@ Summariser = Callable[[Sequence[ScoreRecord]], dict[str, Any]]
 Requester = Callable[[PreparedItem], PositionRequest]
 
 
-def _batches(jobs: Sequence[PreparedItem], size: int) -> list[Sequence[PreparedItem]]:
+def batches(jobs: Sequence[PreparedItem], size: int) -> list[list[PreparedItem]]:
+    """Split jobs into consecutive batches of ``size``, keeping equal contexts together.
+
+    A batch never ends between two jobs that share a rendered context (P(True)'s library and
+    renormalised readouts), so the model encodes that context once.
+    """
     if size < 1:
         raise InputError(f"batch size must be at least 1, got {size}", field="batch_size")
-    return [jobs[start : start + size] for start in range(0, len(jobs), size)]
+    grouped: list[list[PreparedItem]] = []
+    for job in jobs:
+        current = grouped[-1] if grouped else None
+        if (
+            current is not None
+            and len(current) >= size
+            and job.rendering.token_ids != current[-1].rendering.token_ids
+        ):
+            current = None
+        if current is None:
+            grouped.append([job])
+        else:
+            current.append(job)
+    return grouped
 
 
 def run_audit(
@@ -180,7 +198,7 @@ def run_audit(
     try:
         with _progress(progress) as bar:
             task = bar.add_task("scoring", total=len(todo))
-            for batch in _batches(todo, batch_size):
+            for batch in batches(todo, batch_size):
                 answers = model.score_positions([request(job) for job in batch])
                 for job, scores in zip(batch, answers, strict=True):
                     record = make_record(model, job, scores)
