@@ -108,6 +108,15 @@ def bare_forward(model: Any, sequences: Sequence[Sequence[int]], batch: int) -> 
     return time.perf_counter() - start
 
 
+def current_rss_mb() -> float:
+    """Resident memory of this process now (Linux), in MiB."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def matmul_gflops(repeats: int = 20) -> float:
     """Float32 matmul throughput of this machine, on a decoder layer's MLP shape."""
     a, b = torch.randn(2048, 576), torch.randn(576, 1536)
@@ -133,6 +142,7 @@ def main() -> None:
 
     from lm_eval.models.huggingface import HFLM
 
+    baseline_mb = current_rss_mb()  # interpreter, torch, transformers and lm-eval, no model
     model = load_model(args.model)
     hflm = HFLM(pretrained=model._model, tokenizer=model.codec._tok, batch_size=args.batch_size)
     parameters = sum(p.numel() for p in model._model.parameters())
@@ -197,9 +207,11 @@ def main() -> None:
         f"float32 matmul {gflops:.1f} GFLOP/s; audit pass {achieved:.1f} GFLOP/s; "
         f"roofline fraction {achieved / gflops:.2f}"
     )
+    model_mb = peak_rss_mb - baseline_mb
     print(
-        f"peak RSS {peak_rss_mb:.0f} MB; float32 weights {weights_mb:.0f} MB; "
-        f"ratio x{peak_rss_mb / weights_mb:.2f} (this process also holds lm-eval and torch)"
+        f"peak RSS {peak_rss_mb:.0f} MB, of which {baseline_mb:.0f} MB before the model was "
+        f"loaded (Python, torch, transformers, lm-eval); the model's share {model_mb:.0f} MB "
+        f"= x{model_mb / weights_mb:.2f} its float32 weights ({weights_mb:.0f} MB)"
     )
     figures = {
         "speedup_vs_lm_eval": cases["multi-token options"]["speedup"],
@@ -213,6 +225,8 @@ def main() -> None:
         "achieved_gflops": achieved,
         "roofline_fraction": achieved / gflops,
         "peak_rss_mb": peak_rss_mb,
+        "baseline_rss_mb": baseline_mb,
+        "model_rss_over_weights": model_mb / weights_mb,
         "weights_mb": weights_mb,
         "cases": cases,
         "settings": vars(args),

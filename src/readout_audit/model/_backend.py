@@ -80,7 +80,8 @@ class ScoringModel(ABC):
 
     Contexts and continuations are token ids. A *context* is the rendered prompt up to the scored
     position; a *continuation* is a token sequence that follows it. Backends return float32
-    log-probabilities (log-softmax in float32) and never decide what is scored.
+    log-probabilities (log-softmax in float32, or float64 for a float64 model) and never
+    decide what is scored.
     """
 
     codec: TextCodec

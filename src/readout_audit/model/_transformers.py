@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 import torch
-from transformers import DynamicCache
 
 from readout_audit.model._backend import (
     Capabilities,
@@ -20,16 +19,15 @@ from readout_audit.model._backend import (
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._distribution import TokenDistribution
 
-MAX_CONTINUATION_ROWS = 32
-"""Continuations scored per forward in a batch; bounds the copied cache and the logits."""
+
+def _working_precision(logits: torch.Tensor) -> torch.Tensor:
+    """Logits in float32, or float64 for a float64 model (whose tests then isolate the logic)."""
+    return logits.double() if logits.dtype == torch.float64 else logits.float()
 
 
-def _selected_rows(cache: Any, rows: torch.Tensor) -> DynamicCache:
-    """A new cache holding the given batch rows (repeats allowed); the original is untouched."""
-    selected = DynamicCache()
-    for index, layer in enumerate(cache.layers):
-        selected.update(layer.keys[rows], layer.values[rows], index)
-    return selected
+def _log_softmax(logits: torch.Tensor) -> torch.Tensor:
+    """Log-probabilities over the vocabulary (last axis) in the working precision."""
+    return _working_precision(logits).log_softmax(-1)
 
 
 class TransformersModel(ScoringModel):
@@ -65,7 +63,7 @@ class TransformersModel(ScoringModel):
         if self._last is None or self._last[0] != key:
             with torch.inference_mode():
                 out = self._model(input_ids=self._ids([key]), use_cache=True, logits_to_keep=1)
-            logprobs = out.logits[0, -1].float().log_softmax(-1)
+            logprobs = _log_softmax(out.logits[0, -1])
             self._last = (key, out.cache, logprobs)
         return self._last[1], self._last[2]
 
@@ -109,7 +107,7 @@ class TransformersModel(ScoringModel):
     def _batched_last_logprobs(self, contexts: Sequence[Sequence[int]]) -> np.ndarray:
         """Last-position log-probabilities of several contexts in one left-padded forward."""
         out, _ = self._left_padded(contexts, use_cache=False)
-        return out.logits[:, -1].float().log_softmax(-1).cpu().numpy()  # type: ignore[no-any-return]
+        return _log_softmax(out.logits[:, -1]).cpu().numpy()
 
     def score_positions(self, requests: Sequence[PositionRequest]) -> list[PositionScores]:
         """Answer a batch of requests from one left-padded forward over their distinct contexts.
@@ -130,7 +128,7 @@ class TransformersModel(ScoringModel):
         contexts = list(dict.fromkeys(tuple(r.context) for r in requests))
         row_of = {context: row for row, context in enumerate(contexts)}
         out, mask = self._left_padded(contexts, use_cache=True, inputs=inputs)
-        logprobs = out.logits[:, -1].float().log_softmax(-1)
+        logprobs = _log_softmax(out.logits[:, -1])
         rows = [row_of[tuple(r.context)] for r in requests]
         scored = self._batched_continuations(out.cache, mask, logprobs, requests, rows)
         greedy_n = [0] * len(contexts)
@@ -155,7 +153,15 @@ class TransformersModel(ScoringModel):
         requests: Sequence[PositionRequest],
         rows: Sequence[int],
     ) -> list[list[np.ndarray]]:
-        """Per-token log-probabilities of every request's continuations, batched across them."""
+        """Per-token log-probabilities of every request's continuations.
+
+        A continuation's first token is read off the context's distribution. The rest are
+        packed: each context row is followed by all its continuations (all tokens but the last)
+        side by side, with a 4-D mask that lets each continuation see the context and its own
+        earlier tokens only, and positions that restart after the context for each one. One
+        forward over the batch's own cache then scores them all, without copying the cache or
+        padding each continuation to the longest; the cache is cropped back afterwards.
+        """
         results = [
             [
                 np.asarray([first[row, c[0]].item()] if c else [], dtype=np.float32)
@@ -163,39 +169,63 @@ class TransformersModel(ScoringModel):
             ]
             for request, row in zip(requests, rows, strict=True)
         ]
-        longer = [
-            (i, j, row)
-            for i, (request, row) in enumerate(zip(requests, rows, strict=True))
-            for j, c in enumerate(request.continuations)
-            if len(c) > 1
-        ]
-        lengths = mask.sum(-1)
-        for start in range(0, len(longer), MAX_CONTINUATION_ROWS):
-            chunk = longer[start : start + MAX_CONTINUATION_ROWS]
-            fed = [list(requests[i].continuations[j][:-1]) for i, j, _ in chunk]
-            width = max(len(f) for f in fed)
-            ids = torch.zeros((len(chunk), width), dtype=torch.long)
-            tail = torch.zeros((len(chunk), width), dtype=torch.long)
-            for k, tokens in enumerate(fed):
-                ids[k, : len(tokens)] = torch.tensor(tokens)
-                tail[k, : len(tokens)] = 1
-            select = torch.tensor([row for _, _, row in chunk], device=self._device)
-            chunk_cache = _selected_rows(cache, select)
-            positions = lengths[select].unsqueeze(-1) + torch.arange(width, device=self._device)
-            with torch.inference_mode():
-                logits = self._model(
-                    input_ids=ids.to(self._device),
-                    attention_mask=torch.cat([mask[select], tail.to(self._device)], dim=-1),
-                    position_ids=positions,
-                    cache=chunk_cache,
-                    use_cache=True,
-                ).logits
-            for k, (i, j, _) in enumerate(chunk):
-                targets = list(requests[i].continuations[j][1:])
-                picked = logits[k, torch.arange(len(targets)), :].float().log_softmax(-1)
-                values = picked[torch.arange(len(targets)), torch.tensor(targets)].cpu().numpy()
-                results[i][j] = np.concatenate([results[i][j], values]).astype(np.float32)
+        packed: list[dict[tuple[int, ...], int]] = [{} for _ in range(mask.shape[0])]
+        lengths = [0] * mask.shape[0]
+        for request, row in zip(requests, rows, strict=True):
+            for c in request.continuations:
+                if len(c) > 1 and tuple(c) not in packed[row]:
+                    packed[row][tuple(c)] = lengths[row]
+                    lengths[row] += len(c) - 1
+        if not any(lengths):
+            return results
+        logprobs = self._packed_logprobs(cache, mask, packed, max(lengths))
+        for i, (request, row) in enumerate(zip(requests, rows, strict=True)):
+            for j, c in enumerate(request.continuations):
+                if len(c) > 1:
+                    start = packed[row][tuple(c)]
+                    rest = logprobs[row, start : start + len(c) - 1]
+                    results[i][j] = np.concatenate([results[i][j], rest]).astype(np.float32)
         return results
+
+    def _packed_logprobs(
+        self, cache: Any, mask: torch.Tensor, packed: list[dict[tuple[int, ...], int]], width: int
+    ) -> np.ndarray:
+        """Log-probability of each packed token's successor, shape (rows, width)."""
+        rows, context = mask.shape
+        ids = torch.zeros((rows, width), dtype=torch.long)
+        targets = torch.zeros((rows, width), dtype=torch.long)
+        segment = torch.full((rows, width), -1, dtype=torch.long)
+        offset = torch.zeros((rows, width), dtype=torch.long)
+        for row, continuations in enumerate(packed):
+            for index, (tokens, start) in enumerate(continuations.items()):
+                n = len(tokens) - 1
+                ids[row, start : start + n] = torch.tensor(tokens[:-1])
+                targets[row, start : start + n] = torch.tensor(tokens[1:])
+                segment[row, start : start + n] = index
+                offset[row, start : start + n] = torch.arange(n)
+        query = torch.arange(width)
+        own = (
+            (segment[:, :, None] == segment[:, None, :])
+            & (segment[:, :, None] >= 0)
+            & (query[None, None, :] <= query[None, :, None])
+        )
+        seen = torch.cat([mask.bool().cpu()[:, None, :].expand(rows, width, context), own], -1)
+        dtype = next(self._model.parameters()).dtype
+        additive = torch.zeros(seen.shape, dtype=dtype).masked_fill(~seen, torch.finfo(dtype).min)
+        positions = mask.sum(-1).cpu()[:, None] + offset
+        with torch.inference_mode():
+            logits = self._model(
+                input_ids=ids.to(self._device),
+                attention_mask=additive[:, None].to(self._device),
+                position_ids=positions.to(self._device),
+                cache=cache,
+                use_cache=True,
+            ).logits
+            cache.crop(-width)  # drop the packed tokens again
+            logits = _working_precision(logits)
+            picked = logits.gather(-1, targets.to(self._device)[..., None])[..., 0]
+            result = picked - logits.logsumexp(-1)
+        return result.cpu().numpy()
 
     def _batched_greedy(
         self, cache: Any, mask: torch.Tensor, first: torch.Tensor, wanted: Sequence[int]
@@ -262,7 +292,7 @@ class TransformersModel(ScoringModel):
                 cache=batch_cache,
                 use_cache=True,
             )
-            logprobs = out.logits.float().log_softmax(-1)
+            logprobs = _log_softmax(out.logits)
         for row, i in enumerate(longer):
             targets = torch.tensor(list(continuations[i][1:]), device=self._device)
             picked = logprobs[row, torch.arange(len(targets)), targets].cpu().numpy()
