@@ -134,7 +134,7 @@ def main() -> None:
     parser.add_argument("--model", default=EMBEDDED_SPEC)
     parser.add_argument("--items", type=int, default=200)
     parser.add_argument("--options", type=int, default=4)
-    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", dest="json_out")

@@ -132,6 +132,21 @@ def test_batched_positions_match_the_one_at_a_time_default_in_float32(model):
         assert got.greedy == expected.greedy
 
 
+def test_row_groups_bound_the_packed_logits_and_change_nothing(model64, monkeypatch):
+    from readout_audit.model import _transformers
+
+    assert _transformers._row_groups([3, 0, 5, 2], 6) == [[0], [2], [3]]
+    assert _transformers._row_groups([3, 0, 5, 2], 10) == [[0, 2], [3]]
+    requests = _batch_requests(model64)
+    direct = model64.score_positions(requests)
+    monkeypatch.setattr(_transformers, "MAX_PACKED_POSITIONS", 6)
+    grouped = model64.score_positions(requests)
+    for a, b in zip(direct, grouped, strict=True):
+        for x, y in zip(a.continuations, b.continuations, strict=True):
+            np.testing.assert_allclose(x, y, atol=1e-6, rtol=0)
+        assert a.greedy == b.greedy  # the cache was not disturbed for the decode
+
+
 def test_hidden_states_match_output_hidden_states(model, torch_model):
     context = model.codec.encode(CONTEXTS[1])
     states = model.hidden_states(context, position=-1)

@@ -84,7 +84,7 @@ def model_options(command: F) -> F:
         ),
         click.option(
             "--batch-size",
-            default=8,
+            default=32,
             show_default=True,
             type=click.IntRange(1),
             help="Scored positions per model call (one padded forward, one batched decode).",

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from transformers import DynamicCache
 
 from readout_audit.model._backend import (
     Capabilities,
@@ -18,6 +19,35 @@ from readout_audit.model._backend import (
 )
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._distribution import TokenDistribution
+
+MAX_PACKED_POSITIONS = 2048
+"""Rows × packed width per continuation forward; bounds its logits (× vocabulary floats)."""
+
+
+def _row_groups(lengths: Sequence[int], budget: int) -> list[list[int]]:
+    """Consecutive rows with packed continuations, grouped so rows × widest stays in budget."""
+    groups: list[list[int]] = []
+    current: list[int] = []
+    widest = 0
+    for row, length in enumerate(lengths):
+        if length == 0:
+            continue
+        if current and max(widest, length) * (len(current) + 1) > budget:
+            groups.append(current)
+            current, widest = [], 0
+        current.append(row)
+        widest = max(widest, length)
+    if current:
+        groups.append(current)
+    return groups
+
+
+def _selected_rows(cache: Any, rows: torch.Tensor) -> DynamicCache:
+    """A new cache holding the given batch rows; the original is untouched."""
+    selected = DynamicCache()
+    for index, layer in enumerate(cache.layers):
+        selected.update(layer.keys[rows], layer.values[rows], index)
+    return selected
 
 
 def _working_precision(logits: torch.Tensor) -> torch.Tensor:
@@ -178,7 +208,17 @@ class TransformersModel(ScoringModel):
                     lengths[row] += len(c) - 1
         if not any(lengths):
             return results
-        logprobs = self._packed_logprobs(cache, mask, packed, max(lengths))
+        if mask.shape[0] * max(lengths) <= MAX_PACKED_POSITIONS:
+            logprobs = self._packed_logprobs(cache, mask, packed, max(lengths))
+        else:  # too many logits for one forward: groups of rows, each on a copy of its cache
+            logprobs = np.zeros((mask.shape[0], max(lengths)), dtype=np.float32)
+            for group in _row_groups(lengths, MAX_PACKED_POSITIONS):
+                index = torch.tensor(group, device=self._device)
+                width = max(lengths[row] for row in group)
+                part = self._packed_logprobs(
+                    _selected_rows(cache, index), mask[index], [packed[r] for r in group], width
+                )
+                logprobs[group, :width] = part
         for i, (request, row) in enumerate(zip(requests, rows, strict=True)):
             for j, c in enumerate(request.continuations):
                 if len(c) > 1:
