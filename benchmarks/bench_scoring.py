@@ -20,6 +20,8 @@ import argparse
 import json
 import random
 import resource
+import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -108,11 +110,11 @@ def bare_forward(model: Any, sequences: Sequence[Sequence[int]], batch: int) -> 
     return time.perf_counter() - start
 
 
-def current_rss_mb() -> float:
-    """Resident memory of this process now (Linux), in MiB."""
+def current_rss_mb(field: str = "VmRSS") -> float:
+    """Resident memory of this process now (VmRSS) or at its peak (VmHWM), in MiB (Linux)."""
     with open("/proc/self/status", encoding="ascii") as status:
         for line in status:
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024
     return float("nan")
 
@@ -129,6 +131,30 @@ def matmul_gflops(repeats: int = 20) -> float:
     return 2 * 2048 * 576 * 1536 / best / 1e9
 
 
+def memory_only(args: argparse.Namespace) -> None:
+    """In a fresh process: peak RSS of a full audit pass alone, with no lm-eval loaded."""
+    baseline_mb = current_rss_mb()  # interpreter, torch and transformers, no model
+    model = load_model(args.model)
+    loaded_mb = current_rss_mb()
+    items = make_items(args.items, args.options, False, args.seed)
+    ours(model, items, args.batch_size, GREEDY_TOKENS)
+    peak_mb = current_rss_mb("VmHWM")  # ru_maxrss would carry the parent's peak across exec
+    print(
+        json.dumps(
+            {"baseline_rss_mb": baseline_mb, "loaded_rss_mb": loaded_mb, "peak_rss_mb": peak_mb}
+        )
+    )
+
+
+def audit_memory(args: argparse.Namespace) -> dict[str, float]:
+    """Run :func:`memory_only` in a child process and read its figures."""
+    command = [sys.executable, __file__, "--memory-only", "--items", str(args.items)]
+    command += ["--options", str(args.options), "--batch-size", str(args.batch_size)]
+    command += ["--model", args.model, "--seed", str(args.seed)]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=EMBEDDED_SPEC)
@@ -138,11 +164,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", dest="json_out")
+    parser.add_argument("--memory-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.memory_only:
+        memory_only(args)
+        return
 
     from lm_eval.models.huggingface import HFLM
 
-    baseline_mb = current_rss_mb()  # interpreter, torch, transformers and lm-eval, no model
     model = load_model(args.model)
     hflm = HFLM(pretrained=model._model, tokenizer=model.codec._tok, batch_size=args.batch_size)
     parameters = sum(p.numel() for p in model._model.parameters())
@@ -207,11 +236,15 @@ def main() -> None:
         f"float32 matmul {gflops:.1f} GFLOP/s; audit pass {achieved:.1f} GFLOP/s; "
         f"roofline fraction {achieved / gflops:.2f}"
     )
-    model_mb = peak_rss_mb - baseline_mb
+    alone = audit_memory(args)
+    model_mb = alone["peak_rss_mb"] - alone["baseline_rss_mb"]
+    resident_mb = alone["loaded_rss_mb"] - alone["baseline_rss_mb"]
     print(
-        f"peak RSS {peak_rss_mb:.0f} MB, of which {baseline_mb:.0f} MB before the model was "
-        f"loaded (Python, torch, transformers, lm-eval); the model's share {model_mb:.0f} MB "
-        f"= x{model_mb / weights_mb:.2f} its float32 weights ({weights_mb:.0f} MB)"
+        f"peak RSS of this process (both scorers) {peak_rss_mb:.0f} MB. A full audit pass alone, "
+        f"in a fresh process: before loading {alone['baseline_rss_mb']:.0f} MB; the loaded "
+        f"model {resident_mb:.0f} MB (x{resident_mb / weights_mb:.2f} its float32 weights of "
+        f"{weights_mb:.0f} MB); peak {alone['peak_rss_mb']:.0f} MB, so the audit's working "
+        f"memory (activations, logits) is {alone['peak_rss_mb'] - alone['loaded_rss_mb']:.0f} MB"
     )
     figures = {
         "speedup_vs_lm_eval": cases["multi-token options"]["speedup"],
@@ -224,9 +257,12 @@ def main() -> None:
         "matmul_gflops": gflops,
         "achieved_gflops": achieved,
         "roofline_fraction": achieved / gflops,
-        "peak_rss_mb": peak_rss_mb,
-        "baseline_rss_mb": baseline_mb,
-        "model_rss_over_weights": model_mb / weights_mb,
+        "peak_rss_mb": alone["peak_rss_mb"],
+        "peak_rss_mb_with_lm_eval": peak_rss_mb,
+        "baseline_rss_mb": alone["baseline_rss_mb"],
+        "loaded_rss_mb": alone["loaded_rss_mb"],
+        "loaded_model_over_weights": resident_mb / weights_mb,
+        "peak_over_baseline_mb": model_mb,
         "weights_mb": weights_mb,
         "cases": cases,
         "settings": vars(args),
