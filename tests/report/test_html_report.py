@@ -11,6 +11,7 @@ import pytest
 
 from readout_audit import read_run
 from readout_audit.report._html import render_html, report_sections
+from readout_audit.report._screenshot import CHROMIUM_FLAGS
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
@@ -80,18 +81,7 @@ def _chromium(user_data: str):
         assert shutil.which(binary), f"{binary} is missing: `make setup` installs Debian's packages"
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium")
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={user_data}",
-        "--window-size=1280,2400",
-    ):
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={user_data}", "--window-size=1280,2400"):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
