@@ -50,7 +50,7 @@ def test_score_writes_a_run_and_prints_a_summary(tmp_path):
         ],
     )
     assert result.exit_code == 0, result.output
-    assert "Summary (2 records)" in result.output and "median mass" in result.output
+    assert "Per variant (2 records)" in result.output and "median mass" in result.output
     run = read_run(out)
     assert sorted(r.item_id for r in run.records) == ["a", "b"]  # shortest context first
     assert run.manifest.config["template_kwargs"] == {"enable_thinking": False}
@@ -136,8 +136,8 @@ def test_audit_options_command(tmp_path):
     assert "Checks" in result.output and "option_mass" in result.output
     assert "Forecast against the note-only reader" in result.output
     summary = read_run(out).summary
-    assert set(summary["variants"]) == {"production", "stem"}
-    assert [c["name"] for c in summary["checks"]] == [
+    assert set(summary.variants) == {"production", "stem"}
+    assert [c.name for c in summary.checks] == [
         "option_mass",
         "argmax",
         "continuation",
@@ -185,7 +185,7 @@ def test_audit_ptrue_command(tmp_path):
         ["audit", "ptrue", "--items", str(items), "--out", str(tmp_path / "run"), "--no-progress"],
     )
     assert result.exit_code == 0, result.output
-    assert "P(True) readouts (2 items, accuracy 0.500)" in result.output
+    assert "Readouts (2 items, accuracy 0.500)" in result.output
     assert len(read_run(tmp_path / "run").records) == 10
 
 

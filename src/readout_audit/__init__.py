@@ -1,8 +1,5 @@
 """readout-audit: measure, repair and check scores read off a language model's probabilities."""
 
-from importlib.metadata import PackageNotFoundError as _PackageNotFoundError
-from importlib.metadata import version as _version
-
 from readout_audit._exceptions import (
     CapabilityError,
     InputError,
@@ -10,9 +7,18 @@ from readout_audit._exceptions import (
     ReadoutError,
     RunDirectoryError,
 )
+from readout_audit._version import __version__
 from readout_audit.audit import (
     MASS_FLOOR,
-    ScoreResult,
+    OPTIONS,
+    PTRUE,
+    SCORE,
+    YESNO,
+    OptionsSummary,
+    PTrueSummary,
+    ScoreSummary,
+    YesNoSetup,
+    YesNoSummary,
     audit_options,
     audit_ptrue,
     audit_yesno,
@@ -20,8 +26,37 @@ from readout_audit.audit import (
     score_item,
     summarise,
 )
-from readout_audit.data import Item, Message, demo_items, load_items, parse_items
-from readout_audit.log import RECORD_SCHEMA_VERSION, Manifest, Run, ScoreRecord, read_run
+from readout_audit.data import (
+    Item,
+    MCItem,
+    Message,
+    QAItem,
+    YesNoItem,
+    demo_items,
+    load_items,
+    parse_items,
+)
+from readout_audit.kind import (
+    AuditKind,
+    Executor,
+    Job,
+    LocalExecutor,
+    ScoreResult,
+    audit_kinds,
+    get_kind,
+    register_kind,
+    run_kind,
+)
+from readout_audit.log import (
+    RECORD_SCHEMA_VERSION,
+    Check,
+    Interval,
+    Manifest,
+    Run,
+    ScoreRecord,
+    Summary,
+    read_run,
+)
 from readout_audit.model import (
     EMBEDDED_SPEC,
     Capabilities,
@@ -31,55 +66,80 @@ from readout_audit.model import (
     TokenDistribution,
     load_model,
 )
-from readout_audit.prompt import Rendering, ending_class, render
+from readout_audit.prompt import ANSWER, FORECAST, PromptSpec, Rendering, ending_class, render
 from readout_audit.readout import (
     PositionReadout,
     encode_in_context,
     option_mass,
     read_position,
 )
-
-try:
-    __version__ = _version("readout-audit")
-except _PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.0.0"
+from readout_audit.report import compare_runs, report_sections, run_summary
 
 __all__ = [
+    "ANSWER",
+    "AuditKind",
     "Capabilities",
     "CapabilityError",
+    "Check",
     "EMBEDDED_SPEC",
+    "Executor",
+    "FORECAST",
     "InputError",
+    "Interval",
     "Item",
+    "Job",
+    "LocalExecutor",
     "MASS_FLOOR",
+    "MCItem",
     "Manifest",
     "Message",
     "ModelNotAvailableError",
+    "OPTIONS",
+    "OptionsSummary",
+    "PTRUE",
+    "PTrueSummary",
     "PositionReadout",
     "PositionRequest",
     "PositionScores",
+    "PromptSpec",
+    "QAItem",
     "RECORD_SCHEMA_VERSION",
     "ReadoutError",
     "Rendering",
     "Run",
     "RunDirectoryError",
+    "SCORE",
     "ScoreRecord",
     "ScoreResult",
+    "ScoreSummary",
     "ScoringModel",
+    "Summary",
     "TokenDistribution",
+    "YESNO",
+    "YesNoItem",
+    "YesNoSetup",
+    "YesNoSummary",
     "__version__",
+    "audit_kinds",
     "audit_options",
     "audit_ptrue",
     "audit_yesno",
+    "compare_runs",
     "demo_items",
     "encode_in_context",
     "ending_class",
+    "get_kind",
     "load_items",
     "load_model",
     "option_mass",
     "parse_items",
     "read_position",
     "read_run",
+    "register_kind",
     "render",
+    "report_sections",
+    "run_kind",
+    "run_summary",
     "score",
     "score_item",
     "summarise",

@@ -103,19 +103,25 @@ def test_downstream_equals_sklearn_on_the_records(forecast_run):
     reader = [json.loads(line) for line in (forecast_run / "reader.jsonl").read_text().splitlines()]
     assert [r["id"] for r in reader] == [i.id for i in ITEMS]
     assert reader[0]["attempts"] >= 1 and reader[1]["attempts"] == 0  # written vs given note
-    down = run.summary["downstream"]
-    assert down["n"] == 4 and down["brier_constant_half"] == 0.25
+    down = run.summary.downstream
+    assert down.n == 4 and down.brier_constant_half == 0.25
     by = {(r.item_id, r.variant): r for r in run.records}
     y = np.array([by[(i.id, "production")].target for i in ITEMS], dtype=bool)
-    assert down["n_reader_correct"] == int(y.sum())
+    assert down.n_reader_correct == int(y.sum())
     assert [r["reader_correct"] for r in reader] == list(y)
+    ids = down.forecasts.ids
+    assert sorted(ids) == sorted(i.id for i in ITEMS)
+    assert down.forecasts.labels == [by[(i, "production")].target for i in ids]
     for variant in ("production", "stem"):
         p = np.array([by[(i.id, variant)].expected_value / 100 for i in ITEMS])
-        assert down["brier"][variant]["estimate"] == pytest.approx(brier_score_loss(y, p))
+        assert down.brier[variant].estimate == pytest.approx(brier_score_loss(y, p))
+        assert down.forecasts.scores[variant] == pytest.approx(
+            [by[(i, variant)].expected_value / 100 for i in ids]
+        )
         if 0 < y.sum() < len(y):
-            assert down["auc"][variant]["estimate"] == pytest.approx(roc_auc_score(y, p))
+            assert down.auc[variant].estimate == pytest.approx(roc_auc_score(y, p))
     again = forecast_downstream(run.records)
-    assert json.loads(json.dumps(again)) == down
+    assert again.model_dump(mode="json") == down.model_dump(mode="json")
 
 
 def test_forecast_needs_a_note_or_a_passage(model, tmp_path):

@@ -9,7 +9,12 @@ import pytest
 from readout_audit import Item, read_run
 from readout_audit.audit import prepare
 from readout_audit.audit._checks import check_ending, check_first_tokens, check_mass
-from readout_audit.audit._options import audit_options, options_record, summarise_options
+from readout_audit.audit._options import (
+    OPTIONS,
+    audit_options,
+    options_record,
+    summarise_options,
+)
 from readout_audit.data._mc import MCItem
 from readout_audit.prompt._spec import FORECAST, build_item
 
@@ -46,24 +51,32 @@ def forecast_run(model, tmp_path_factory):
 
 
 def test_letter_pull_fails_and_the_stem_repairs_it(forecast_run):
-    checks = {c["name"]: c for c in forecast_run.summary["checks"]}
-    production = forecast_run.summary["variants"]["production"]
+    checks = {c.name: c for c in forecast_run.summary.checks}
+    production = forecast_run.summary.variants["production"]
     # The quoted item's own letter instruction takes the position on this model.
-    assert production["letter_rate"] == 1.0 and production["median_mass"] < 0.5
-    assert checks["option_mass"]["verdict"] == "fail"
-    assert checks["argmax"]["verdict"] == "fail" and "letter pull" in checks["argmax"]["finding"]
-    assert checks["continuation"]["verdict"] == "fail"
-    stemmed = forecast_run.summary["variants"]["stem"]
-    assert stemmed["median_mass"] > 0.5 and stemmed["option_argmax_rate"] == 1.0
-    assert checks["stem"]["verdict"] == "pass"
-    assert set(checks["stem"]["evidence"]["repaired"]) == {"option_mass", "argmax", "continuation"}
-    assert checks["first_tokens"]["verdict"] == "pass"
+    assert production.letter_rate == 1.0 and production.median_mass < 0.5
+    assert checks["option_mass"].verdict == "fail"
+    assert checks["argmax"].verdict == "fail" and "letter pull" in checks["argmax"].finding
+    assert checks["continuation"].verdict == "fail"
+    stemmed = forecast_run.summary.variants["stem"]
+    assert stemmed.median_mass > 0.5 and stemmed.option_argmax_rate == 1.0
+    assert checks["stem"].verdict == "pass"
+    assert set(checks["stem"].evidence["repaired"]) == {"option_mass", "argmax", "continuation"}
+    assert checks["first_tokens"].verdict == "pass"
 
 
 def test_records_and_summary_re_read_without_the_model(forecast_run):
-    summary = summarise_options(forecast_run.records)
-    stored = {k: v for k, v in forecast_run.summary.items() if k != "this_invocation"}
-    assert json.loads(json.dumps(summary)) == stored
+    stored = forecast_run.summary.model_dump(mode="json", exclude={"this_invocation"})
+    recomputed = OPTIONS.summary(forecast_run)
+    assert recomputed.model_dump(mode="json", exclude={"this_invocation"}) == stored
+    summary = summarise_options(forecast_run.records)  # the records alone, without the checks
+    assert summary.checks == [] and recomputed.checks
+    assert summary.model_dump(mode="json", exclude={"this_invocation", "checks"}) == {
+        k: v for k, v in stored.items() if k != "checks"
+    }
+    # written to disk and read back as JSON, the summary is the same data
+    on_disk = json.loads((forecast_run.directory / "summary.json").read_text())
+    assert {k: v for k, v in on_disk.items() if k != "this_invocation"} == stored
     record = forecast_run.records[0]
     assert record.spec == "forecast" and record.item_letters == ["A", "B", "C", "D"]
     assert record.isolated_first_ids == record.option_first_ids  # byte-level BPE: they coincide

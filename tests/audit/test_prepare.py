@@ -42,17 +42,21 @@ def test_prepared_item_carries_encodings(small_window):
 
 
 def test_batches_keep_jobs_with_one_context_together(model):
-    from readout_audit.audit._score import batches
+    from readout_audit.kind import Job, batches
+    from readout_audit.readout._position import position_request
 
     same = Item(id="a", prompt="Shared context", options=["x"])
-    jobs = [
+    prepared = [
         prepare(Item(id="0", prompt="First", options=["x"]), model.codec),
         prepare(same, model.codec),
         prepare(same.model_copy(update={"id": "b"}), model.codec),
         prepare(Item(id="3", prompt="Last", options=["x"]), model.codec),
     ]
+    jobs = [Job(p.key, position_request(p.rendering, p.encodings), p) for p in prepared]
+    assert jobs[1].request.context == jobs[2].request.context  # "a" and "b" share a context
+    assert jobs[0].request.context != jobs[1].request.context
     grouped = batches(jobs, 2)
-    assert [[j.item.id for j in batch] for batch in grouped] == [["0", "a", "b"], ["3"]]
+    assert [[j.key[0] for j in batch] for batch in grouped] == [["0", "a", "b"], ["3"]]
     assert [len(b) for b in batches(jobs, 1)] == [1, 2, 1]
     with pytest.raises(InputError, match="batch size must be at least 1"):
         batches(jobs, 0)

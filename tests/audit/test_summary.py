@@ -18,17 +18,17 @@ def demo_run(model, tmp_path_factory):
 
 def test_summary_matches_an_independent_recount(demo_run):
     records, summary = demo_run.records, demo_run.summary
-    assert summarise(records)["variants"] == summary["variants"]
-    for variant, block in summary["variants"].items():
+    assert summarise(records).variants == summary.variants
+    for variant, block in summary.variants.items():
         group = [r for r in records if r.variant == variant]
         masses = [r.option_mass for r in group if r.option_mass is not None]
-        assert block["n"] == len(group)
-        assert block["option_mass"]["median"] == pytest.approx(statistics.median(masses))
-        assert block["option_mass"]["min"] == min(masses)
-        assert block["option_mass"]["n_below_floor"] == sum(m < 0.5 for m in masses)
-        assert block["option_mass"]["collapse"] == (statistics.median(masses) < 0.5)
-        assert block["n_boundary_not_preserved"] == sum(not r.boundary_preserved for r in group)
-        assert block["argmax_is_option_rate"] == pytest.approx(
+        assert block.n == len(group)
+        assert block.option_mass.median == pytest.approx(statistics.median(masses))
+        assert block.option_mass.min == min(masses)
+        assert block.option_mass.n_below_floor == sum(m < 0.5 for m in masses)
+        assert block.option_mass.collapse == (statistics.median(masses) < 0.5)
+        assert block.n_boundary_not_preserved == sum(not r.boundary_preserved for r in group)
+        assert block.argmax_is_option_rate == pytest.approx(
             sum(r.argmax_is_option for r in group) / len(group)
         )
 

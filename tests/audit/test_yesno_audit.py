@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from readout_audit import InputError, read_run
-from readout_audit.audit._yesno import YesNoSetup, audit_yesno
+from readout_audit.audit._yesno import YESNO, YesNoSetup, audit_yesno
 from readout_audit.audit._yesno_summary import summarise_yesno
 from readout_audit.data._yesno import demo_yesno_items
 from readout_audit.stats import binary_scores
@@ -87,18 +87,28 @@ def test_summary_is_reproduced_from_the_records_and_closed_form_is_exact(run):
     result, out = run
     again = read_run(out)
     summary = summarise_yesno(again.records, seed=3)
-    for key in ("readouts", "splits", "transitions", "emitted_first_tokens", "checks"):
-        assert summary[key] == result.summary[key]
+    stored = result.summary
+    assert summary.overall.readouts == stored.overall.readouts
+    assert summary.overall.transitions == stored.overall.transitions
+    for key in ("splits", "emitted_first_tokens"):
+        assert getattr(summary, key) == getattr(stored, key)
+    # the kind's summary of the run's files adds the checks and the saved diagnostic
+    recomputed = YESNO.summary(again)
+    assert recomputed.checks == stored.checks and stored.checks
+    assert recomputed.model_dump(exclude={"this_invocation"}) == stored.model_dump(
+        exclude={"this_invocation"}
+    )
     records = again.records
     label = np.array([r.label == "yes" for r in records])
-    for name, metrics in summary["readouts"].items():
+    for name, metrics in summary.overall.readouts.items():
         pred = np.array([r.decisions[name] == "yes" for r in records])
-        assert metrics["f1"] == binary_scores(pred, label).f1
-    for split in summary["splits"].values():
-        for form in split["closed_form"].values():
-            assert form["exact"] and form["f1_closed_form"] == pytest.approx(form["f1_observed"])
-    assert sum(summary["emitted_first_tokens"].values()) == 16
-    assert result.summary["diagnostic"]["sample"] == 8
+        assert metrics.f1.estimate == binary_scores(pred, label).f1
+    for split in summary.splits.values():
+        for form in split.closed_form.values():
+            assert form.exact and form.f1_closed_form == pytest.approx(form.f1_observed)
+    assert sum(summary.emitted_first_tokens.values()) == 16
+    assert stored.diagnostic["sample"] == 8
+    assert again.artifacts["diagnostic"] == stored.diagnostic
 
 
 def test_diagnostic_proposes_emitted_forms_and_extends_the_sets(model, items, tmp_path):
@@ -111,18 +121,16 @@ def test_diagnostic_proposes_emitted_forms_and_extends_the_sets(model, items, tm
         instruction="Answer yes or no.",
     )
     plain = audit_yesno(model, items[:4], tmp_path / "a", setup=setup, diagnostic_sample=4)
-    outside = plain.summary["diagnostic"]["outside_sets"]
+    outside = plain.summary.diagnostic["outside_sets"]
     assert outside, "the capitalised answer token should be outside a lowercase-only set"
-    proposed = (
-        plain.summary["diagnostic"]["proposed_no"] + plain.summary["diagnostic"]["proposed_yes"]
-    )
+    proposed = plain.summary.diagnostic["proposed_no"] + plain.summary.diagnostic["proposed_yes"]
     assert proposed and all(str(t) in outside for t in proposed)
     extended = audit_yesno(
         model, items[:4], tmp_path / "b", setup=setup, diagnostic_sample=4, extend_sets=True
     )
     record = read_run(tmp_path / "b").records[0]
     assert set(proposed) <= {*record.yes_ids, *record.no_ids}
-    assert not {str(t) for t in proposed} & set(extended.summary["outside_sets"])
+    assert not {str(t) for t in proposed} & set(extended.summary.outside_sets)
 
 
 def test_ids_outside_the_vocabulary_are_refused(model, items, tmp_path):

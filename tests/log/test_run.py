@@ -36,7 +36,7 @@ def test_manifest_records_and_summary(model, tmp_path):
     record = run.records[0]
     assert record.schema_version == RECORD_SCHEMA_VERSION and len(record.top) == 3
     assert len(record.greedy.token_ids) <= 4 and record.variant == "production"
-    assert run.summary == result.summary and run.summary["n_records"] == 4
+    assert run.summary == result.summary and run.summary.n_records == 4
 
 
 def test_rerun_resumes_and_never_duplicates(model, tmp_path):

@@ -180,7 +180,7 @@ def test_yesno_audit_runs_on_the_vision_model(vlm, images, tmp_path):
     records = read_run(tmp_path / "run").records
     assert [r.image for r in records] == [str(images / "a.png"), str(images / "b.png")]
     assert all(r.first_token_id == r.greedy.token_ids[0] for r in records)
-    assert result.summary["readouts"]["dynamic"]["n"] == 2
+    assert result.summary.overall.readouts["dynamic"].n == 2
 
 
 def test_text_model_refuses_images(model, images):

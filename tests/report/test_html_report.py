@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import tempfile
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from readout_audit import read_run
-from readout_audit.report._html import render_html, report_sections
+from readout_audit.report import render_html, report_sections
 from readout_audit.report._screenshot import CHROMIUM_FLAGS
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -46,8 +47,8 @@ def test_report_is_self_contained(options_run):
     html = render_html(run)
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", html)
     assert "<link" not in html and "@import" not in html
-    down = run.summary["downstream"]
-    both_classes = 0 < down["n_reader_correct"] < down["n"]
+    down = run.summary.downstream
+    both_classes = 0 < down.n_reader_correct < down.n
     # mass, argmax classes, reliability, paired differences, and ROC when both classes occur
     assert html.count("<svg") == 4 + both_classes
 
@@ -57,7 +58,7 @@ def test_every_kind_has_its_sections(fixture, request):
     run = read_run(request.getfixturevalue(fixture))
     titles = [s.title for s in report_sections(run)]
     assert titles[-1] == "Manifest" and "Item browser" in titles
-    has_checks = bool(run.summary.get("checks"))
+    has_checks = bool(run.summary.checks)
     assert ("Checks" in titles) == has_checks and (titles[0] == "Checks") == has_checks
     html = render_html(run)
     assert run.manifest.model["files"][0]["sha256"] in html
@@ -69,8 +70,14 @@ def test_unfinished_run_is_reported_from_its_records(yesno_run, tmp_path):
     copy = tmp_path / "run"
     shutil.copytree(yesno_run, copy)
     (copy / "summary.json").unlink()
-    html = render_html(read_run(copy))
-    assert "unfinished: summary recomputed" in html and "Confusion matrix: dynamic" in html
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["invocations"][-1]["finished"] = None  # interrupted before it finished
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    run = read_run(copy)
+    assert run.state == "unfinished" and run.summary is None
+    html = render_html(run)
+    assert "unfinished (interrupted; summary recomputed" in html
+    assert "Confusion matrix: dynamic" in html
 
 
 def _chromium(user_data: str):

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from readout_audit import Item, read_run, score
 from readout_audit._cli import main
+from readout_audit.kind import get_kind
 from readout_audit.report._compare import compare_runs
 from readout_audit.stats import paired_bootstrap
 
@@ -22,12 +23,12 @@ def test_plain_report_of_every_kind(fixture, request, tmp_path):
     assert result.exit_code == 0, result.output
     assert "\x1b[" not in result.output  # no colour codes in plain mode
     assert "+--" in result.output and "┃" not in result.output  # ASCII borders
-    kind = read_run(run_dir).manifest.kind
-    assert result.output.startswith(f"{kind} run {run_dir}")
+    kind = get_kind(read_run(run_dir).manifest.kind)
+    assert result.output.startswith(f"{kind.title} ({kind.name}) {run_dir}")
     assert "sha256 " in result.output and html.read_text().startswith("<!DOCTYPE html>")
     summary = read_run(run_dir).summary
-    for check in summary.get("checks", []):
-        assert check["verdict"].upper() in result.output  # verdicts read without colour
+    for check in summary.checks:
+        assert check.verdict.upper() in result.output  # verdicts read without colour
 
 
 def test_report_of_a_missing_directory_is_a_clear_error(tmp_path):
@@ -86,8 +87,8 @@ def two_runs(model, tmp_path_factory):
 def test_compare_pairs_items_across_specs_and_equals_a_direct_bootstrap(two_runs):
     a, b = (read_run(p) for p in two_runs)
     result = compare_runs(a, b, n_boot=2000, seed=5)
-    assert result["n_paired"] == 4 and list(result["differences"]) == ["production → stem"]
-    rows = {r["metric"]: r for r in result["differences"]["production → stem"]}
+    assert result.n_paired == 4 and list(result.differences) == ["production → stem"]
+    rows = {r.metric: r for r in result.differences["production → stem"]}
     assert set(rows) == {
         "option mass",
         "argmax in the declared set",
@@ -103,9 +104,10 @@ def test_compare_pairs_items_across_specs_and_equals_a_direct_bootstrap(two_runs
         n_boot=2000,
         seed=5,
     ).differences["B - A"]
-    assert row["difference"] == pytest.approx(mass_b.mean() - mass_a.mean())
-    assert (row["low"], row["high"]) == pytest.approx((expected.low, expected.high))
-    assert row["n"] == 4
+    assert (row.a, row.b) == pytest.approx((mass_a.mean(), mass_b.mean()))
+    assert row.difference.estimate == pytest.approx(mass_b.mean() - mass_a.mean())
+    assert (row.difference.low, row.difference.high) == pytest.approx((expected.low, expected.high))
+    assert row.difference.n == 4
 
 
 def test_compare_cli_writes_json_and_refuses_other_kinds(two_runs, yesno_run, tmp_path):
@@ -115,7 +117,9 @@ def test_compare_cli_writes_json_and_refuses_other_kinds(two_runs, yesno_run, tm
     assert result.exit_code == 0, result.output
     saved = json.loads(out.read_text())
     assert saved["n_paired"] == 4
+    assert saved["differences"]["production"]  # every metric of the group is saved
     for row in saved["differences"]["production"]:
-        assert row["difference"] == 0 and row["low"] == row["high"] == 0  # a run against itself
+        difference = row["difference"]  # a run against itself
+        assert difference["estimate"] == 0 and difference["low"] == difference["high"] == 0
     bad = CliRunner().invoke(main, ["compare", str(two_runs[0]), str(yesno_run)])
     assert bad.exit_code == 1 and "cannot compare a 'score' run with a 'yesno' run" in bad.output

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from readout_audit import __version__
 from readout_audit._cli._audit import audit_group
 from readout_audit._cli._report import compare_command, report_command
 from readout_audit._cli._score import demo_command, score_command
+from readout_audit._version import __version__
 
 
 @click.group()

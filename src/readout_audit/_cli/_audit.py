@@ -6,15 +6,16 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 
 from readout_audit._cli._common import (
+    check_out,
     model_options,
     run_options,
     user_errors,
 )
-from readout_audit._cli._score import load_cli_model
+from readout_audit._cli._score import finish, load_cli_model
 from readout_audit._exceptions import InputError
+from readout_audit._util._jsonl import split_lines
 from readout_audit.audit._options import audit_options
 from readout_audit.audit._ptrue import audit_ptrue
 from readout_audit.audit._yesno import DIAGNOSTIC_SAMPLE, YesNoSetup, audit_yesno
@@ -22,11 +23,10 @@ from readout_audit.data._jsonl import read_text
 from readout_audit.data._mc import MCItem, load_mc_items, load_mmlu_csv, load_mmlu_hf
 from readout_audit.data._qa import load_qa_items
 from readout_audit.data._yesno import YesNoItem, demo_yesno_items, load_pope, load_yesno_items
+from readout_audit.kind._registry import UnknownKindError, audit_kinds, get_kind
 from readout_audit.prompt._spec import BUILTIN_SPECS, Variant
 from readout_audit.prompt._spec_file import SPEC_SUFFIXES, load_spec_file
 from readout_audit.readout._yesno import LLAMA_PAIR, LLAMA_SET, NO_FORMS, YES_FORMS
-from readout_audit.report._terminal import print_options_audit, print_ptrue_audit
-from readout_audit.report._yesno import print_yesno_audit
 
 
 def _load_mc(source: str, subset: str, split: str, allow_download: bool) -> list[MCItem]:
@@ -42,12 +42,26 @@ def _load_mc(source: str, subset: str, split: str, allow_download: bool) -> list
     return load_mc_items(path)
 
 
-@click.group("audit")
+class AuditGroup(click.Group):
+    """``readout audit NAME``: one subcommand per registered audit kind that has a command."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [kind.name for kind in audit_kinds() if kind.command is not None]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        try:
+            kind = get_kind(cmd_name)
+        except UnknownKindError:
+            return None
+        return kind.command() if kind.command is not None else None
+
+
+@click.group("audit", cls=AuditGroup)
 def audit_group() -> None:
     """Run an audit protocol of the seed papers on a model."""
 
 
-@audit_group.command("options")
+@click.command("options")
 @click.option(
     "--items",
     "items_source",
@@ -120,8 +134,9 @@ def options_command(
         chosen = [v.strip() for v in variants.split(",") if v.strip()]
         if not chosen:
             raise InputError("no variants selected", field="variants")
+    check_out(out)
     model = load_cli_model(options)
-    result = audit_options(
+    audit_options(
         model,
         items,
         spec,
@@ -133,11 +148,10 @@ def options_command(
         note_budget=note_budget,
         **run_options(options),
     )
-    print_options_audit(result.summary, Console())
-    click.echo(f"run written to {out}")
+    finish(out)
 
 
-@audit_group.command("ptrue")
+@click.command("ptrue")
 @click.option(
     "--items",
     "items_path",
@@ -152,15 +166,15 @@ def options_command(
 def ptrue_command(items_path: Path, out: Path, limit: int | None, **options: Any) -> None:
     """P(True) audit: lm-polygraph's PTrue and four repaired readouts, AUROC and PRR."""
     items = load_qa_items(items_path)[:limit]
+    check_out(out)
     model = load_cli_model(options)
-    result = audit_ptrue(
+    audit_ptrue(
         model,
         items,
         out,
         **run_options(options),
     )
-    print_ptrue_audit(result.summary, Console())
-    click.echo(f"run written to {out}")
+    finish(out)
 
 
 def _ids(text: str, name: str) -> tuple[int, ...]:
@@ -200,13 +214,13 @@ def _load_yesno(source: Path | None, images: Path | None) -> list[YesNoItem]:
     """POPE question files (by their fields), generic JSONL, or the built-in demo questions."""
     if source is None:
         return demo_yesno_items()
-    first = next((line for line in read_text(source).splitlines() if line.strip()), "")
+    first = next((line for line in split_lines(read_text(source)) if line.strip()), "")
     if '"question_id"' in first and '"text"' in first:
         return load_pope(source, images)
     return load_yesno_items(source, images)
 
 
-@audit_group.command("yesno")
+@click.command("yesno")
 @click.option(
     "--items",
     "items_path",
@@ -289,8 +303,9 @@ def yesno_command(
         legacy_set=sets,
         instruction=instruction,
     )
+    check_out(out)
     model = load_cli_model(options)
-    result = audit_yesno(
+    audit_yesno(
         model,
         items,
         out,
@@ -301,5 +316,4 @@ def yesno_command(
         greedy_tokens=options["greedy_tokens"],
         **run_options(options),
     )
-    print_yesno_audit(result.summary, Console())
-    click.echo(f"run written to {out}")
+    finish(out)

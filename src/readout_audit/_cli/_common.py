@@ -6,11 +6,13 @@ import functools
 import json
 import sys
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
 from readout_audit._exceptions import ReadoutError
+from readout_audit.log._lock import RunLock
 from readout_audit.model._embedded import EMBEDDED_SPEC
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -113,3 +115,11 @@ def run_options(options: Mapping[str, Any]) -> dict[str, Any]:
 def show_progress(flag: bool | None) -> bool:
     """The progress flag, defaulting to whether stderr is a terminal."""
     return sys.stderr.isatty() if flag is None else flag
+
+
+def check_out(out: Path) -> None:
+    """Stop before loading the model when another process is writing the run directory."""
+    if out.is_dir():
+        lock = RunLock(out)
+        lock.acquire()
+        lock.release()

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from readout_audit._cli._common import user_errors
 from readout_audit.log._run import read_run
-from readout_audit.report._compare import compare_runs, print_comparison
+from readout_audit.report._compare import compare_runs, comparison_sections
 from readout_audit.report._html import write_html
 from readout_audit.report._report import print_report
 from readout_audit.report._screenshot import screenshot as take_screenshot
-from readout_audit.report._terminal import plain_tables
+from readout_audit.report._terminal import plain_tables, print_sections, report_console
 
 RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
 
@@ -67,7 +65,7 @@ def compare_command(
     """Compare two runs of one kind over the same items: check changes, paired differences."""
     result = compare_runs(read_run(run_a), read_run(run_b), n_boot=n_boot, seed=seed)
     with plain_tables(plain):
-        print_comparison(result, Console(no_color=plain, highlight=not plain))
+        print_sections(comparison_sections(result), report_console(plain))
     if json_out is not None:
-        json_out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        json_out.write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
         click.echo(f"comparison written to {json_out}")

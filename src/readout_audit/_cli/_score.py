@@ -11,6 +11,7 @@ import click
 from rich.console import Console
 
 from readout_audit._cli._common import (
+    check_out,
     model_options,
     run_options,
     user_errors,
@@ -22,7 +23,7 @@ from readout_audit.data._jsonl import load_items
 from readout_audit.log._run import read_run
 from readout_audit.model._backend import ScoringModel
 from readout_audit.model._load import load_model
-from readout_audit.report._terminal import print_run
+from readout_audit.report._report import print_report
 
 
 def _quiet_loading() -> None:
@@ -42,17 +43,17 @@ def load_cli_model(options: dict[str, Any]) -> ScoringModel:
         )
 
 
-def _run(items: Sequence[Item], out: Path, options: dict[str, Any]) -> None:
-    model = load_cli_model(options)
-    result = score(
-        model,
-        items,
-        out,
-        greedy_tokens=options["greedy_tokens"],
-        **run_options(options),
-    )
-    print_run(read_run(out).records, result.summary, Console())
+def finish(out: Path) -> None:
+    """Print the finished run's report (the same one ``readout report`` prints) and its place."""
+    print_report(read_run(out))
     click.echo(f"run written to {out}")
+
+
+def _run(items: Sequence[Item], out: Path, options: dict[str, Any]) -> None:
+    check_out(out)
+    model = load_cli_model(options)
+    score(model, items, out, greedy_tokens=options["greedy_tokens"], **run_options(options))
+    finish(out)
 
 
 @click.command("score")

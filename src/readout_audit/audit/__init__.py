@@ -1,27 +1,65 @@
-"""Audits: protocols that run readouts over items and write run directories."""
+"""Audits: the built-in protocols, each one registered audit kind."""
 
-from readout_audit.audit._checks import Check
-from readout_audit.audit._options import audit_options, summarise_options
-from readout_audit.audit._ptrue import audit_ptrue, summarise_ptrue
+from readout_audit.audit._forecast import Downstream
+from readout_audit.audit._options import (
+    OPTIONS,
+    LadderRung,
+    OptionsSummary,
+    audit_options,
+    summarise_options,
+)
+from readout_audit.audit._ptrue import (
+    PTRUE,
+    PTrueReadout,
+    PTrueSummary,
+    audit_ptrue,
+    summarise_ptrue,
+)
 from readout_audit.audit._score import (
+    SCORE,
     PreparedItem,
-    ScoreResult,
     items_sha256,
     prepare,
     score,
     score_item,
     variant_name,
 )
-from readout_audit.audit._summary import MASS_FLOOR, summarise
-from readout_audit.audit._yesno import YesNoSetup, audit_yesno, diagnose
-from readout_audit.audit._yesno_summary import summarise_yesno
+from readout_audit.audit._summary import (
+    MASS_FLOOR,
+    MassSummary,
+    ScoreSummary,
+    VariantScores,
+    summarise,
+)
+from readout_audit.audit._yesno import YESNO, YesNoSetup, audit_yesno, diagnose
+from readout_audit.audit._yesno_summary import (
+    ClosedForm,
+    YesNoGroup,
+    YesNoMetrics,
+    YesNoSummary,
+    summarise_yesno,
+)
 
 __all__ = [
     "MASS_FLOOR",
-    "Check",
+    "OPTIONS",
+    "PTRUE",
+    "SCORE",
+    "YESNO",
+    "ClosedForm",
+    "Downstream",
+    "LadderRung",
+    "MassSummary",
+    "OptionsSummary",
+    "PTrueReadout",
+    "PTrueSummary",
     "PreparedItem",
-    "ScoreResult",
+    "ScoreSummary",
+    "VariantScores",
+    "YesNoGroup",
+    "YesNoMetrics",
     "YesNoSetup",
+    "YesNoSummary",
     "audit_options",
     "audit_ptrue",
     "audit_yesno",

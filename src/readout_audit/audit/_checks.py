@@ -4,30 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from readout_audit.audit._summary import MASS_FLOOR
 from readout_audit.log._record import OptionsRecord
-
-Verdict = Literal["pass", "warn", "fail"]
-
-
-@dataclass(frozen=True)
-class Check:
-    """One check: its verdict, a plain-language finding, the numbers behind it, a repair."""
-
-    name: str
-    verdict: Verdict
-    finding: str
-    evidence: dict[str, Any] = field(default_factory=dict)
-    repair: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        """The check as JSON-ready data."""
-        return asdict(self)
+from readout_audit.log._summary import Check, Verdict
 
 
 def _rate(flags: Sequence[bool]) -> float:

@@ -9,11 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict
 
 from readout_audit._exceptions import InputError
+from readout_audit._util._jsonl import JsonlAppender, iter_values
 from readout_audit.data._item import Item, Message
 from readout_audit.data._mc import MCItem
 from readout_audit.log._record import ScoreRecord
+from readout_audit.log._summary import Interval, PairedScores
 from readout_audit.model._backend import ScoringModel
 from readout_audit.prompt._render import render
 from readout_audit.prompt._spec import item_parts, quoted_item
@@ -98,15 +101,12 @@ def attach_reader(
     other items or another model is never reused.
     """
     path = Path(out) / READER_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    done: dict[str, dict[str, Any]] = {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                entry = json.loads(line)
-                done[entry["id"]] = entry
+    done: dict[str, dict[str, Any]] = {
+        entry["id"]: entry for _, entry in iter_values(path, append_only=True)
+    }
     ready = []
-    with path.open("a", encoding="utf-8") as handle:
+    cache = JsonlAppender(path)
+    try:
         for item in items:
             if item.answer is None:
                 raise InputError(
@@ -131,19 +131,37 @@ def attach_reader(
                     **entry,
                     **read_from_note(model, item, entry["note"]),
                 }
-                handle.write(json.dumps(entry) + "\n")
-                handle.flush()
+                cache.write(entry)
             metadata = {
                 **item.metadata,
                 **{k: v for k, v in entry.items() if k not in ("id", "key")},
             }
             ready.append(item.model_copy(update={"note": entry["note"], "metadata": metadata}))
+    finally:
+        cache.close()
     return ready
+
+
+class Downstream(BaseModel):
+    """The forecast against the note-only reader's correctness (seed 000, Eq. 1)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int
+    n_reader_correct: int
+    brier_constant_half: float = 0.25
+    n_boot: int
+    n_clusters: int
+    auc: dict[str, Interval] | None
+    """AUC at each position and their paired difference; None when one class is absent."""
+    brier: dict[str, Interval]
+    forecasts: PairedScores
+    """p = Σ (value/100)·p_o per item at each position, with the reader's correctness."""
 
 
 def forecast_downstream(
     records: Sequence[ScoreRecord], *, n_boot: int = 20_000, seed: int = 0
-) -> dict[str, Any] | None:
+) -> Downstream | None:
     """AUC and Brier of p = Σ (value/100)·p_o against the reader's correctness (seed 000, Eq. 1).
 
     Computed at the original and the stemmed positions on the items both have, with paired
@@ -169,16 +187,10 @@ def forecast_downstream(
         v: np.array([by_variant[v][i].expected_value for i in shared], dtype=float) / 100
         for v in ("production", "stem")
     }
-    result: dict[str, Any] = {
-        "n": len(shared),
-        "n_reader_correct": int(y.sum()),
-        "brier_constant_half": 0.25,
-        "n_boot": n_boot,
-        "n_clusters": len(set(clusters)),
-    }
+    results: dict[str, dict[str, Interval] | None] = {}
     for statistic in ("auc", "brier"):
         if statistic == "auc" and (y.all() or not y.any()):
-            result["auc"] = None
+            results["auc"] = None
             continue
         boot = paired_bootstrap(
             probs,
@@ -188,8 +200,20 @@ def forecast_downstream(
             n_boot=n_boot,
             seed=seed,
         )
-        result[statistic] = {
-            name: {"estimate": iv.estimate, "low": iv.low, "high": iv.high}
+        results[statistic] = {
+            name: Interval.from_bootstrap(iv, clusters, n_boot=n_boot, paired=True)
             for name, iv in {**boot.readouts, **boot.differences}.items()
         }
-    return result
+    return Downstream(
+        n=len(shared),
+        n_reader_correct=int(y.sum()),
+        n_boot=n_boot,
+        n_clusters=len(set(clusters)),
+        auc=results["auc"],
+        brier=results["brier"] or {},
+        forecasts=PairedScores(
+            ids=shared,
+            labels=[bool(v) for v in y],
+            scores={v: [float(p) for p in probs[v]] for v in probs},
+        ),
+    )

@@ -4,26 +4,28 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import click
 import numpy as np
+from pydantic import BaseModel, ConfigDict
 
 from readout_audit._exceptions import InputError
 from readout_audit.audit._checks import options_checks, variant_summary
-from readout_audit.audit._forecast import attach_reader, forecast_downstream
-from readout_audit.audit._score import (
-    DEFAULT_BATCH_SIZE,
-    PreparedItem,
-    ScoreResult,
-    prepare,
-    run_audit,
-    score_item,
-    scoring_config,
-)
+from readout_audit.audit._forecast import Downstream, attach_reader, forecast_downstream
+from readout_audit.audit._score import PreparedItem, prepare, score_item, scoring_config
 from readout_audit.audit._summary import MASS_FLOOR
+from readout_audit.data._item import Item
 from readout_audit.data._mc import MCItem
+from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
+from readout_audit.kind._kind import AuditKind
+from readout_audit.kind._registry import register_kind
+from readout_audit.kind._runner import Job, ScoreResult, run_kind
 from readout_audit.log._record import OptionsRecord, ScoreRecord
+from readout_audit.log._run import RunDirectory
+from readout_audit.log._summary import Summary
 from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
 from readout_audit.model._codec import TextCodec
 from readout_audit.prompt._spec import LADDER, PromptSpec, Variant, build_item
@@ -33,6 +35,7 @@ from readout_audit.readout._position import (
     DEFAULT_TOP_K,
     position_request,
 )
+from readout_audit.report._options import options_sections
 
 
 def _choices(record: ScoreRecord) -> dict[str, int | None]:
@@ -118,22 +121,67 @@ def options_record(
     )
 
 
-def summarise_options(records: Sequence[ScoreRecord]) -> dict[str, Any]:
-    """Per-variant summaries and the six checks, computed from the records alone."""
+class LadderRung(BaseModel):
+    """One rung's records: option mass, what holds the argmax, what the continuation does."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int
+    median_mass: float | None
+    min_mass: float | None
+    below_floor: int
+    n_mass_measured: int
+    letter_rate: float
+    option_argmax_rate: float
+    median_isolated_mass: float | None
+    argmax_classes: dict[str, int]
+    continuation_classes: dict[str, int]
+    n_shared_first_tokens: int
+    n_boundary_not_preserved: int
+    endings: dict[str, int]
+    n_mass_argmax_disagree: int
+    n_readout_disagreements: int
+    readout_disagreements: list[str]
+
+
+class OptionsSummary(Summary):
+    """The constrained-option audit: the ladder, its checks and the forecast's downstream."""
+
+    kind: str = "options"
+    variants: dict[str, LadderRung]
+    downstream: Downstream | None = None
+
+
+def by_rung(records: Sequence[ScoreRecord]) -> dict[str, list[OptionsRecord]]:
+    """The audit's records per variant, in ladder order (a spec file's own rungs last)."""
     typed = [r for r in records if isinstance(r, OptionsRecord)]
     order = list(LADDER)
     variants = sorted(
         {r.variant for r in typed},
         key=lambda v: (order.index(v) if v in order else len(order), v),
     )
-    by_variant = {v: [r for r in typed if r.variant == v] for v in variants}
-    return {
-        "n_records": len(typed),
-        "n_items": len({r.item_id for r in typed}),
-        "variants": {v: variant_summary(group) for v, group in by_variant.items()},
-        "checks": [check.as_dict() for check in options_checks(by_variant)],
-        "downstream": forecast_downstream(typed),
-    }
+    return {v: [r for r in typed if r.variant == v] for v in variants}
+
+
+def summarise_options(records: Sequence[ScoreRecord]) -> OptionsSummary:
+    """Per-variant summaries and the forecast's downstream, from the records alone.
+
+    The checks are the kind's (:data:`OPTIONS` ``.summary`` adds them).
+    """
+    groups = by_rung(records)
+    typed = [r for group in groups.values() for r in group]
+    return OptionsSummary(
+        n_records=len(typed),
+        n_items=len({r.item_id for r in typed}),
+        variants={v: LadderRung(**variant_summary(group)) for v, group in groups.items()},
+        downstream=forecast_downstream(typed),
+    )
+
+
+def _options_command() -> click.Command:
+    from readout_audit._cli._audit import options_command
+
+    return options_command
 
 
 def audit_options(
@@ -172,28 +220,39 @@ def audit_options(
         reader = spec.target == "reader_correct" and all(
             i.answer is not None and (i.note is not None or i.passage) for i in items
         )
-    if reader:
-        items = attach_reader(model, items, out, budget=note_budget)
-    built = [build_item(spec, item, v, ladder) for item in items for v in chosen]
-    jobs = [
-        prepare(item, model.codec, kwargs, greedy_tokens, variant=v)
-        for item, v in zip(built, [v for _ in items for v in chosen], strict=True)
-    ]
-    config = scoring_config(built, top_k, greedy_tokens, kwargs)
+
+    def build(sources: Sequence[MCItem]) -> list[tuple[Item, str]]:
+        return [(build_item(spec, item, v, ladder), v) for item in sources for v in chosen]
+
+    def plan(run_dir: RunDirectory) -> list[Job[Any]]:
+        sources = (
+            attach_reader(model, items, run_dir.directory, budget=note_budget) if reader else items
+        )
+        jobs = []
+        for item, variant in build(sources):
+            prepared = prepare(item, model.codec, kwargs, greedy_tokens, variant=variant)
+            request = options_request(prepared, greedy_tokens, model.codec)
+            record = partial(options_record, job=prepared, spec=spec.name, top_k=top_k)
+            jobs.append(Job(prepared.key, request, record))
+        return jobs
+
+    # the items as given identify the run; the reader's notes follow from them and the model
+    config = scoring_config([item for item, _ in build(items)], top_k, greedy_tokens, kwargs)
     config.update({"spec": spec.name, "variants": chosen, "reader": reader})
     if reader:
         config["note_budget"] = note_budget
-    return run_audit(
-        model,
-        jobs,
-        out,
-        kind="options",
-        config=config,
-        make_record=lambda m, job, scores: options_record(
-            m, job, spec=spec.name, top_k=top_k, scores=scores
-        ),
-        summariser=summarise_options,
-        request=lambda job: options_request(job, greedy_tokens, model.codec),
-        batch_size=batch_size,
-        progress=progress,
-    )
+    return run_kind(OPTIONS, model, out, config, plan, batch_size=batch_size, progress=progress)
+
+
+OPTIONS: AuditKind[OptionsRecord, OptionsSummary] = AuditKind(
+    name="options",
+    title="constrained-option audit",
+    record_type=OptionsRecord,
+    summary_type=OptionsSummary,
+    summarise=lambda run: summarise_options(run.records),
+    sections=options_sections,
+    checks=lambda records: options_checks(by_rung(records)),
+    item_type=MCItem,
+    command=_options_command,
+)
+register_kind(OPTIONS)

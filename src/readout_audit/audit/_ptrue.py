@@ -2,29 +2,31 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import click
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
 
-from readout_audit.audit._score import (
-    DEFAULT_BATCH_SIZE,
-    PreparedItem,
-    ScoreResult,
-    prepare,
-    run_audit,
-    score_item,
-    scoring_config,
-)
+from readout_audit.audit._score import PreparedItem, prepare, score_item, scoring_config
+from readout_audit.audit._summary import argmax_classes
 from readout_audit.data._item import Item, Message
 from readout_audit.data._qa import QAItem, is_correct
+from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
+from readout_audit.kind._kind import AuditKind
+from readout_audit.kind._registry import register_kind
+from readout_audit.kind._runner import Job, ScoreResult, run_kind
 from readout_audit.log._record import PTrueRecord, ScoreRecord
+from readout_audit.log._run import RunDirectory
+from readout_audit.log._summary import Interval, PairedScores, Summary
 from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
 from readout_audit.prompt._render import render
-from readout_audit.readout._classes import token_class
 from readout_audit.readout._position import DEFAULT_TOP_K, position_request
+from readout_audit.report._compare import ptrue_paired_metrics
+from readout_audit.report._ptrue import ptrue_sections
 from readout_audit.stats._bootstrap import paired_bootstrap
 from readout_audit.stats._metrics import auc
 from readout_audit.stats._rejection import prr
@@ -115,9 +117,34 @@ def ptrue_record(
     )
 
 
+class PTrueReadout(BaseModel):
+    """One readout's ranking of correctness and what holds its position."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    auroc: Interval | None
+    """AUROC against correctness with its paired bootstrap interval; None with one class."""
+    prr: float | None
+    median_mass: float | None
+    argmax_classes: dict[str, int]
+
+
+class PTrueSummary(Summary):
+    """The P(True) family: each readout's AUROC and PRR, and their differences from library."""
+
+    kind: str = "ptrue"
+    accuracy: float | None = None
+    """Share of the judged answers that are correct."""
+    n_clusters: int | None = None
+    readouts: dict[str, PTrueReadout]
+    differences: dict[str, Interval] = Field(default_factory=dict)
+    confidences: PairedScores | None = None
+    """Each readout's confidence on the items every readout scored, with correctness."""
+
+
 def summarise_ptrue(
     records: Sequence[ScoreRecord], *, n_boot: int = 20_000, seed: int = 0
-) -> dict[str, Any]:
+) -> PTrueSummary:
     """AUROC with paired bootstrap intervals, PRR, declared-set mass and argmax classes."""
     typed = [r for r in records if isinstance(r, PTrueRecord)]
     names = [n for n in READOUTS if any(r.readout == n for r in typed)]
@@ -131,12 +158,10 @@ def summarise_ptrue(
         if names
         else []
     )
-    summary: dict[str, Any] = {"n_records": len(typed), "n_items": len(shared), "readouts": {}}
     if not shared:
-        return summary
+        return PTrueSummary(n_records=len(typed), n_items=0, readouts={})
     y = np.array([by[names[0]][i].correct for i in shared], dtype=bool)
-    summary["accuracy"] = float(y.mean())
-    summary["n_clusters"] = len({by[names[0]][i].cluster for i in shared})
+    clusters = [by[names[0]][i].cluster for i in shared]
     scores = {n: np.array([by[n][i].confidence for i in shared], dtype=float) for n in names}
     both = bool(y.any() and not y.all())
     boot = (
@@ -146,30 +171,44 @@ def summarise_ptrue(
             statistic="auc",
             n_boot=n_boot,
             seed=seed,
-            clusters=resampling_clusters([by[names[0]][i].cluster for i in shared]),
+            clusters=resampling_clusters(clusters),
         )
         if both
         else None
     )
+    readouts = {}
     for n in names:
         group = list(by[n].values())
         masses = [r.option_mass for r in group if r.option_mass is not None]
-        summary["readouts"][n] = {
-            "auroc": auc(scores[n], y) if both else None,
-            "auroc_ci": [boot.readouts[n].low, boot.readouts[n].high] if boot else None,
-            "prr": prr(scores[n], y.astype(float)) if both else None,
-            "median_mass": float(np.median(masses)) if masses else None,
-            "argmax_classes": dict(
-                Counter(token_class(r.argmax_id, r.argmax_token, r.option_first_ids) for r in group)
-            ),
-        }
-    if boot:
-        summary["differences"] = {
-            k: {"estimate": v.estimate, "low": v.low, "high": v.high}
+        readouts[n] = PTrueReadout(
+            auroc=Interval.from_bootstrap(
+                boot.readouts[n], clusters, n_boot=n_boot, paired=True, estimate=auc(scores[n], y)
+            )
+            if boot
+            else None,
+            prr=prr(scores[n], y.astype(float)) if both else None,
+            median_mass=float(np.median(masses)) if masses else None,
+            argmax_classes=argmax_classes(group),
+        )
+    return PTrueSummary(
+        n_records=len(typed),
+        n_items=len(shared),
+        accuracy=float(y.mean()),
+        n_clusters=len(set(clusters)),
+        readouts=readouts,
+        differences={
+            k: Interval.from_bootstrap(v, clusters, n_boot=n_boot, paired=True)
             for k, v in boot.differences.items()
             if k.endswith(" - library")
         }
-    return summary
+        if boot
+        else {},
+        confidences=PairedScores(
+            ids=shared,
+            labels=[bool(v) for v in y],
+            scores={n: [float(v) for v in scores[n]] for n in names},
+        ),
+    )
 
 
 def audit_ptrue(
@@ -184,39 +223,52 @@ def audit_ptrue(
 ) -> ScoreResult:
     """Score five P(True) readouts of each (question, answer) pair against its correctness.
 
-    Answers the items do not supply are generated first (greedy, at most 32 tokens).
+    Answers the items do not supply are generated first (greedy, at most 32 tokens) and kept
+    in the run directory (``artifacts/answers.json``), so a resumed run judges the same ones.
     """
     kwargs = dict(template_kwargs or {})
-    unanswered = [i for i in items if i.answer is None]
-    generated = dict(
-        zip(
-            [i.id for i in unanswered],
-            generate_answers(model, unanswered, kwargs, batch_size),
-            strict=True,
-        )
-    )
-    answers = {i.id: i.answer if i.answer is not None else generated[i.id] for i in items}
-    correct = {i.id: is_correct(i, answers[i.id]) for i in items}
-    built = [(name, item) for i in items for name, item in readout_items(i, answers[i.id]).items()]
-    jobs = [prepare(item, model.codec, kwargs, 1, variant=name) for name, item in built]
-    config = scoring_config([item for _, item in built], top_k, 1, kwargs)
+
+    def plan(run_dir: RunDirectory) -> list[Job[Any]]:
+        unanswered = [i for i in items if i.answer is None]
+        generated: dict[str, str] = run_dir.artifact("answers") or {}
+        missing = [i for i in unanswered if i.id not in generated]
+        if missing:
+            new = generate_answers(model, missing, kwargs, batch_size)
+            generated.update(zip([i.id for i in missing], new, strict=True))
+            run_dir.write_artifact("answers", generated)
+        jobs = []
+        for source in items:
+            answer = source.answer if source.answer is not None else generated[source.id]
+            correct = is_correct(source, answer)
+            for name, item in readout_items(source, answer).items():
+                prepared = prepare(item, model.codec, kwargs, 1, variant=name)
+                request = position_request(prepared.rendering, prepared.encodings, 1)
+                record = partial(
+                    ptrue_record, job=prepared, answer=answer, correct=correct, top_k=top_k
+                )
+                jobs.append(Job(prepared.key, request, record))
+        return jobs
+
+    config = scoring_config(items, top_k, 1, kwargs)
     config["answers_generated"] = sum(i.answer is None for i in items)
-    return run_audit(
-        model,
-        jobs,
-        out,
-        kind="ptrue",
-        config=config,
-        make_record=lambda m, job, scores: ptrue_record(
-            m,
-            job,
-            answer=answers[job.item.id],
-            correct=correct[job.item.id],
-            top_k=top_k,
-            scores=scores,
-        ),
-        summariser=summarise_ptrue,
-        request=lambda job: position_request(job.rendering, job.encodings, 1),
-        batch_size=batch_size,
-        progress=progress,
-    )
+    return run_kind(PTRUE, model, out, config, plan, batch_size=batch_size, progress=progress)
+
+
+def _ptrue_command() -> click.Command:
+    from readout_audit._cli._audit import ptrue_command
+
+    return ptrue_command
+
+
+PTRUE: AuditKind[PTrueRecord, PTrueSummary] = AuditKind(
+    name="ptrue",
+    title="P(True) audit",
+    record_type=PTrueRecord,
+    summary_type=PTrueSummary,
+    summarise=lambda run: summarise_ptrue(run.records),
+    sections=ptrue_sections,
+    item_type=QAItem,
+    paired_metrics=ptrue_paired_metrics,
+    command=_ptrue_command,
+)
+register_kind(PTRUE)

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from pydantic import BaseModel
 
 from readout_audit._exceptions import InputError
-from readout_audit.audit._summary import summarise
+from readout_audit.audit._summary import ScoreSummary, summarise_score_run
 from readout_audit.data._item import Item
-from readout_audit.log._manifest import Manifest
+from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
+from readout_audit.kind._kind import AuditKind
+from readout_audit.kind._registry import register_kind
+from readout_audit.kind._runner import Job, ScoreResult, run_kind
 from readout_audit.log._record import ScoreRecord
-from readout_audit.log._run import RunWriter, read_run
-from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
+from readout_audit.model._backend import PositionScores, ScoringModel
 from readout_audit.model._codec import TextCodec
 from readout_audit.prompt._render import Rendering, context_field, render
 from readout_audit.readout._options import OptionEncoding, encode_in_context
@@ -28,23 +30,7 @@ from readout_audit.readout._position import (
     position_request,
     read_position,
 )
-
-DEFAULT_BATCH_SIZE = 32
-"""Scored positions sent to the model at once: one padded forward, one batched greedy decode.
-
-Greedy decoding reads every weight once per step whatever the batch, so larger batches make
-the continuation cheap per item; jobs are sorted by context length first, so padding is small.
-"""
-
-
-@dataclass(frozen=True)
-class ScoreResult:
-    """What a call to :func:`score` did."""
-
-    directory: Path
-    summary: dict[str, Any]
-    n_new: int
-    """Records written by this call (a resumed run skips those already on disk)."""
+from readout_audit.report._score import score_sections
 
 
 def variant_name(item: Item) -> str:
@@ -52,7 +38,7 @@ def variant_name(item: Item) -> str:
     return "stem" if item.stem else "production"
 
 
-def items_sha256(items: Sequence[Item]) -> str:
+def items_sha256(items: Sequence[BaseModel]) -> str:
     """A hash of the items' content, so a resumed run is known to score the same items."""
     digest = hashlib.sha256()
     for item in items:
@@ -138,99 +124,17 @@ def score_item(
     )
 
 
-def _progress(enabled: bool) -> Progress:
-    return Progress(
-        TextColumn("[bold]scoring"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        disable=not enabled,
+def score_job(prepared: PreparedItem, top_k: int, greedy_tokens: int) -> Job[Any]:
+    """The job reading one prepared item's scored position."""
+    return Job(
+        key=prepared.key,
+        request=position_request(prepared.rendering, prepared.encodings, greedy_tokens),
+        payload=partial(score_item, item=prepared, top_k=top_k),
     )
-
-
-RecordMaker = Callable[[ScoringModel, PreparedItem, PositionScores], ScoreRecord]
-Summariser = Callable[[Sequence[ScoreRecord]], dict[str, Any]]
-Requester = Callable[[PreparedItem], PositionRequest]
-
-
-def batches(jobs: Sequence[PreparedItem], size: int) -> list[list[PreparedItem]]:
-    """Split jobs into consecutive batches of ``size``, keeping equal contexts together.
-
-    A batch never ends between two jobs that share a rendered context (P(True)'s library and
-    renormalised readouts), so the model encodes that context once.
-    """
-    if size < 1:
-        raise InputError(f"batch size must be at least 1, got {size}", field="batch_size")
-    grouped: list[list[PreparedItem]] = []
-    for job in jobs:
-        current = grouped[-1] if grouped else None
-        if (
-            current is not None
-            and len(current) >= size
-            and job.rendering.token_ids != current[-1].rendering.token_ids
-        ):
-            current = None
-        if current is None:
-            grouped.append([job])
-        else:
-            current.append(job)
-    return grouped
-
-
-def run_audit(
-    model: ScoringModel,
-    jobs: Sequence[PreparedItem],
-    out: str | Path,
-    *,
-    kind: str,
-    config: dict[str, Any],
-    make_record: RecordMaker,
-    summariser: Summariser,
-    request: Requester,
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    progress: bool = False,
-) -> ScoreResult:
-    """Write one record per prepared job into ``out``, resuming a run of the same configuration.
-
-    Jobs go to the model ``batch_size`` at a time, shortest contexts first (each job's
-    ``request``); each record is
-    flushed as it completes, so on any interruption the finished records stay and a rerun
-    skips them. The summary is computed from every record on disk.
-    """
-    writer = RunWriter(out, Manifest.create(kind, model.info, config))
-    # length buckets: similar contexts share a batch (a stable sort keeps shared contexts adjacent)
-    todo = sorted(
-        (job for job in jobs if job.key not in writer.done),
-        key=lambda job: len(job.rendering.token_ids),
-    )
-    started, tokens = time.perf_counter(), 0
-    try:
-        with _progress(progress) as bar:
-            task = bar.add_task("scoring", total=len(todo))
-            for batch in batches(todo, batch_size):
-                answers = model.score_positions([request(job) for job in batch])
-                for job, scores in zip(batch, answers, strict=True):
-                    record = make_record(model, job, scores)
-                    writer.append(record)
-                    tokens += record.n_tokens + sum(len(t or ()) for t in record.option_token_ids)
-                    bar.advance(task)
-    except BaseException:
-        writer.close()  # every finished record is already on disk; a rerun resumes
-        raise
-    elapsed = time.perf_counter() - started
-    summary = summariser(read_run(out).records)
-    summary["this_invocation"] = {
-        "n_new_records": len(todo),
-        "seconds": round(elapsed, 3),
-        "items_per_s": len(todo) / elapsed if elapsed > 0 else None,
-        "tokens_per_s": tokens / elapsed if elapsed > 0 else None,
-    }
-    writer.close(summary)
-    return ScoreResult(directory=Path(out), summary=summary, n_new=len(todo))
 
 
 def scoring_config(
-    items: Sequence[Item], top_k: int, greedy_tokens: int, template_kwargs: Mapping[str, Any]
+    items: Sequence[BaseModel], top_k: int, greedy_tokens: int, template_kwargs: Mapping[str, Any]
 ) -> dict[str, Any]:
     """The manifest configuration shared by every audit: items hash and readout options."""
     return {
@@ -259,16 +163,23 @@ def score(
     scored, so bad input stops the run before it writes anything.
     """
     kwargs = dict(template_kwargs or {})
-    jobs = [prepare(item, model.codec, kwargs, greedy_tokens) for item in items]
-    return run_audit(
-        model,
-        jobs,
-        out,
-        kind="score",
-        config=scoring_config(items, top_k, greedy_tokens, kwargs),
-        make_record=lambda m, job, scores: score_item(m, job, top_k=top_k, scores=scores),
-        summariser=summarise,
-        request=lambda job: position_request(job.rendering, job.encodings, greedy_tokens),
-        batch_size=batch_size,
-        progress=progress,
+    jobs = [
+        score_job(prepare(i, model.codec, kwargs, greedy_tokens), top_k, greedy_tokens)
+        for i in items
+    ]
+    config = scoring_config(items, top_k, greedy_tokens, kwargs)
+    return run_kind(
+        SCORE, model, out, config, lambda _: jobs, batch_size=batch_size, progress=progress
     )
+
+
+SCORE: AuditKind[ScoreRecord, ScoreSummary] = AuditKind(
+    name="score",
+    title="scoring run",
+    record_type=ScoreRecord,
+    summary_type=ScoreSummary,
+    summarise=summarise_score_run,
+    sections=score_sections,
+    item_type=Item,
+)
+register_kind(SCORE)

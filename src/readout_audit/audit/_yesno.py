@@ -5,25 +5,24 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import click
 import numpy as np
 
 from readout_audit._exceptions import InputError
-from readout_audit.audit._score import (
-    DEFAULT_BATCH_SIZE,
-    PreparedItem,
-    ScoreResult,
-    prepare,
-    run_audit,
-    score_item,
-    scoring_config,
-)
-from readout_audit.audit._yesno_summary import summarise_yesno
+from readout_audit.audit._score import PreparedItem, prepare, score_item, scoring_config
+from readout_audit.audit._yesno_summary import YesNoSummary, summarise_yesno, yesno_checks
 from readout_audit.data._item import Item, Message
 from readout_audit.data._yesno import YesNoItem
+from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
+from readout_audit.kind._kind import AuditKind
+from readout_audit.kind._registry import register_kind
+from readout_audit.kind._runner import Job, ScoreResult, run_kind
 from readout_audit.log._record import YesNoRecord
+from readout_audit.log._run import Run, RunDirectory
 from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
 from readout_audit.readout._position import DEFAULT_TOP_K, position_request
 from readout_audit.readout._yesno import (
@@ -37,6 +36,8 @@ from readout_audit.readout._yesno import (
     parse_yes_no,
     sets_from_encodings,
 )
+from readout_audit.report._compare import yesno_paired_metrics
+from readout_audit.report._yesno import yesno_sections
 
 DIAGNOSTIC_SAMPLE = 100
 """Questions the new-model diagnostic (seed 002, Algorithm 1) reads before the evaluation."""
@@ -242,7 +243,8 @@ def audit_yesno(
     the question alone (the image name is still recorded).
 
     With ``extend_sets``, the diagnostic's proposed yes/no ids join the dynamic sets before the
-    evaluation (Algorithm 1, line 8); either way its findings are kept in the summary.
+    evaluation (Algorithm 1, line 8); either way its findings are kept in the run directory
+    (``artifacts/diagnostic.json``), reused when the run resumes, and reported in the summary.
     """
     setup = setup or YesNoSetup()
     setup.check_vocabulary(model.codec.vocab_size)
@@ -251,34 +253,66 @@ def audit_yesno(
     kwargs = dict(template_kwargs or {})
     with_image = model.capabilities.images
     built = [yesno_item(item, setup, with_image=with_image) for item in items]
-    jobs = [prepare(item, model.codec, kwargs, greedy_tokens) for item in built]
-    diagnostic = diagnose(model, jobs, setup, sample=diagnostic_sample, seed=seed)
-    if extend_sets:
-        setup = replace(
-            setup,
-            added_yes=(*setup.added_yes, *diagnostic["proposed_yes"]),
-            added_no=(*setup.added_no, *diagnostic["proposed_no"]),
-        )
+    prepared = [prepare(item, model.codec, kwargs, greedy_tokens) for item in built]
     by_id = {item.id: item for item in items}
+
+    def plan(run_dir: RunDirectory) -> list[Job[Any]]:
+        diagnostic = run_dir.artifact("diagnostic")
+        if diagnostic is None:
+            diagnostic = diagnose(
+                model, prepared, setup, sample=diagnostic_sample, seed=seed, batch_size=batch_size
+            )
+            run_dir.write_artifact("diagnostic", diagnostic)
+        used = setup
+        if extend_sets:
+            used = replace(
+                setup,
+                added_yes=(*setup.added_yes, *diagnostic["proposed_yes"]),
+                added_no=(*setup.added_no, *diagnostic["proposed_no"]),
+            )
+        return [
+            Job(
+                job.key,
+                position_request(job.rendering, job.encodings, greedy_tokens, used.extra_ids),
+                partial(yesno_record, job=job, source=by_id[job.item.id], setup=used, top_k=top_k),
+            )
+            for job in prepared
+        ]
+
     config = scoring_config(built, top_k, greedy_tokens, kwargs)
     config.update(setup.as_config())
     config.update({"diagnostic_sample": diagnostic_sample, "seed": seed, "extend": extend_sets})
-    return run_audit(
-        model,
-        jobs,
-        out,
-        kind="yesno",
-        config=config,
-        make_record=lambda m, job, scores: yesno_record(
-            m, job, scores, source=by_id[job.item.id], setup=setup, top_k=top_k
-        ),
-        summariser=lambda records: {
-            **summarise_yesno(records, seed=seed),
-            "diagnostic": diagnostic,
-        },
-        request=lambda job: position_request(
-            job.rendering, job.encodings, greedy_tokens, setup.extra_ids
-        ),
-        batch_size=batch_size,
-        progress=progress,
+    seeds = {"diagnostic": seed, "bootstrap": seed}
+    return run_kind(
+        YESNO, model, out, config, plan, seeds=seeds, batch_size=batch_size, progress=progress
     )
+
+
+def summarise_yesno_run(run: Run) -> YesNoSummary:
+    """The summary of a yes/no run from its files: the run's seed and its saved diagnostic."""
+    return summarise_yesno(
+        run.records,
+        seed=int(run.manifest.config.get("seed", 0)),
+        diagnostic=run.artifacts.get("diagnostic"),
+    )
+
+
+def _yesno_command() -> click.Command:
+    from readout_audit._cli._audit import yesno_command
+
+    return yesno_command
+
+
+YESNO: AuditKind[YesNoRecord, YesNoSummary] = AuditKind(
+    name="yesno",
+    title="yes/no audit",
+    record_type=YesNoRecord,
+    summary_type=YesNoSummary,
+    summarise=summarise_yesno_run,
+    sections=yesno_sections,
+    checks=yesno_checks,
+    item_type=YesNoItem,
+    paired_metrics=yesno_paired_metrics,
+    command=_yesno_command,
+)
+register_kind(YESNO)

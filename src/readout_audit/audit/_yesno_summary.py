@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict
 
-from readout_audit.audit._checks import Check
 from readout_audit.log._record import ScoreRecord, YesNoRecord
+from readout_audit.log._summary import Check, Interval, PairedScores, Summary
 from readout_audit.stats._bootstrap import BINARY_METRICS, binary_scores_bootstrap
 from readout_audit.stats._metrics import binary_scores
 from readout_audit.stats._paired import f1_closed_form, transition_table
@@ -29,39 +30,98 @@ def _labels(records: Sequence[YesNoRecord]) -> np.ndarray:
     return np.array([r.label == "yes" for r in records], dtype=bool)
 
 
+class YesNoMetrics(BaseModel):
+    """One readout's F1 family with cluster-bootstrap intervals, and its confusion counts."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int
+    undecided: int
+    n_clusters: int
+    f1: Interval | None = None
+    precision: Interval | None = None
+    recall: Interval | None = None
+    yes_rate: Interval | None = None
+    accuracy: Interval | None = None
+    tp: int | None = None
+    fp: int | None = None
+    fn: int | None = None
+    tn: int | None = None
+
+
+class ClosedForm(BaseModel):
+    """Seed 002's closed-form F1 of a readout from its transitions off the reference readout."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int
+    reference: str | None = None
+    T: int | None = None
+    G: int | None = None
+    P: int | None = None
+    N: int | None = None
+    rho_n: float | None = None
+    phi: float | None = None
+    kappa_p: float | None = None
+    kappa_n: float | None = None
+    b_flips_yes_to_no: int | None = None
+    f1_reference: float | None = None
+    f1_closed_form: float | None = None
+    f1_observed: float | None = None
+    exact: bool | None = None
+
+
+class YesNoGroup(BaseModel):
+    """The readouts over one group of questions (all, or one split)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int
+    readouts: dict[str, YesNoMetrics]
+    transitions: dict[str, dict[str, dict[str, int]]]
+    """Per readout pair ``a -> b``: {label: {yy, yn, ny, nn}}, a's answer first."""
+    closed_form: dict[str, ClosedForm]
+
+
 def readout_metrics(
     records: Sequence[YesNoRecord], readout: str, *, n_boot: int, seed: int
-) -> dict[str, Any]:
+) -> YesNoMetrics:
     """F1, precision, recall, yes-rate and accuracy with cluster-bootstrap intervals."""
     decided = [r for r in records if r.decisions.get(readout) is not None]
-    result: dict[str, Any] = {
-        "n": len(decided),
-        "undecided": len(records) - len(decided),
-        "n_clusters": len({r.cluster for r in decided}),
-    }
+    clusters = [r.cluster for r in decided]
+    n, undecided = len(decided), len(records) - len(decided)
     if not decided:
-        return result
+        return YesNoMetrics(n=n, undecided=undecided, n_clusters=0)
     pred, label = _is_yes(decided, readout), _labels(decided)
     scores = binary_scores(pred, label)
     intervals = binary_scores_bootstrap(
-        pred,
-        label,
-        n_boot=n_boot,
-        seed=seed,
-        clusters=resampling_clusters([r.cluster for r in decided]),
+        pred, label, n_boot=n_boot, seed=seed, clusters=resampling_clusters(clusters)
     )
-    for name in BINARY_METRICS:
-        result[name] = getattr(scores, name)
-        result[f"{name}_ci"] = [intervals[name].low, intervals[name].high]
-    result.update(tp=scores.tp, fp=scores.fp, fn=scores.fn, tn=scores.tn)
-    return result
+    metrics = {
+        name: Interval.from_bootstrap(
+            intervals[name], clusters, n_boot=n_boot, estimate=getattr(scores, name)
+        )
+        for name in BINARY_METRICS
+    }
+    return YesNoMetrics.model_validate(
+        {
+            "n": n,
+            "undecided": undecided,
+            "n_clusters": len(set(clusters)),
+            **metrics,
+            "tp": scores.tp,
+            "fp": scores.fp,
+            "fn": scores.fn,
+            "tn": scores.tn,
+        }
+    )
 
 
-def closed_form(records: Sequence[YesNoRecord], reference: str, other: str) -> dict[str, Any]:
+def closed_form(records: Sequence[YesNoRecord], reference: str, other: str) -> ClosedForm:
     """Seed 002's closed-form F1 of ``other`` rebuilt from its transitions off ``reference``."""
     both = [r for r in records if r.decisions.get(reference) and r.decisions.get(other) is not None]
     if not both:
-        return {"n": 0}
+        return ClosedForm(n=0)
     label = _labels(both)
     table = transition_table(_is_yes(both, reference), _is_yes(both, other), label)
     terms = table.closed_form_terms()
@@ -70,15 +130,17 @@ def closed_form(records: Sequence[YesNoRecord], reference: str, other: str) -> d
         *counts, *(float(terms[k]) for k in ("rho_n", "phi", "kappa_p", "kappa_n"))
     )
     observed = binary_scores(_is_yes(both, other), label).f1
-    return {
-        "n": len(both),
-        "reference": reference,
-        **terms,
-        "f1_reference": binary_scores(_is_yes(both, reference), label).f1,
-        "f1_closed_form": rebuilt.f1,
-        "f1_observed": observed,
-        "exact": abs(rebuilt.f1 - observed) < 1e-9,
-    }
+    return ClosedForm.model_validate(
+        {
+            "n": len(both),
+            "reference": reference,
+            **terms,
+            "f1_reference": binary_scores(_is_yes(both, reference), label).f1,
+            "f1_closed_form": rebuilt.f1,
+            "f1_observed": observed,
+            "exact": abs(rebuilt.f1 - observed) < 1e-9,
+        }
+    )
 
 
 def _transitions(records: Sequence[YesNoRecord], names: Sequence[str]) -> dict[str, Any]:
@@ -91,16 +153,16 @@ def _transitions(records: Sequence[YesNoRecord], names: Sequence[str]) -> dict[s
     return tables
 
 
-def _group(records: Sequence[YesNoRecord], *, n_boot: int, seed: int) -> dict[str, Any]:
+def _group(records: Sequence[YesNoRecord], *, n_boot: int, seed: int) -> YesNoGroup:
     names = [n for n in READOUTS if all(n in r.decisions for r in records)]
-    return {
-        "n": len(records),
-        "readouts": {n: readout_metrics(records, n, n_boot=n_boot, seed=seed) for n in names},
-        "transitions": _transitions(records, names),
-        "closed_form": {n: closed_form(records, REFERENCE, n) for n in names if n != REFERENCE}
+    return YesNoGroup(
+        n=len(records),
+        readouts={n: readout_metrics(records, n, n_boot=n_boot, seed=seed) for n in names},
+        transitions=_transitions(records, names),
+        closed_form={n: closed_form(records, REFERENCE, n) for n in names if n != REFERENCE}
         if REFERENCE in names
         else {},
-    }
+    )
 
 
 def _first_tokens(records: Sequence[YesNoRecord]) -> dict[str, Any]:
@@ -212,21 +274,87 @@ def _legacy_ids(record: YesNoRecord, readout: str) -> list[int]:
     return [i for ids in record.legacy_set or [] for i in ids]
 
 
+class FirstToken(BaseModel):
+    """A first generated token outside the yes/no sets, and how often it was emitted."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    token: str
+    count: int
+
+
+class YesNoSummary(Summary):
+    """The yes/no audit: readouts overall and per split, first tokens, sets, the diagnostic."""
+
+    kind: str = "yesno"
+    overall: YesNoGroup
+    splits: dict[str, YesNoGroup]
+    emitted_first_tokens: dict[str, int]
+    """First generated token id → count, most frequent first."""
+    first_token_strings: dict[str, str]
+    outside_sets: dict[str, FirstToken]
+    token_sets: list[dict[str, Any]]
+    """Each distinct (yes set, no set) seen: ids with their forms, multi-token forms, items."""
+    margins: PairedScores | None = None
+    """Each logit readout's margin max ℓ(yes set) − max ℓ(no set) per question, with labels."""
+    diagnostic: dict[str, Any] | None = None
+    """The new-model diagnostic (Algorithm 1) run before the evaluation, as the run saved it."""
+
+
+def margins(records: Sequence[YesNoRecord]) -> PairedScores | None:
+    """Each logit readout's margin max ℓ(Y) − max ℓ(N) per record, where every record has one."""
+    sets: dict[str, Callable[[YesNoRecord], tuple[Sequence[int], Sequence[int]]]] = {
+        "legacy_pair": lambda r: (
+            ([r.legacy_pair[0]], [r.legacy_pair[1]]) if r.legacy_pair else ([], [])
+        ),
+        "legacy_set": lambda r: (r.legacy_set[0], r.legacy_set[1]) if r.legacy_set else ([], []),
+        "dynamic": lambda r: (r.yes_ids, r.no_ids),
+    }
+    found: dict[str, list[float]] = {}
+    for name, ids in sets.items():
+        values = []
+        for r in records:
+            yes, no = ids(r)
+            best_yes = [v for i in yes if (v := r.set_logprobs.get(i)) is not None]
+            best_no = [v for i in no if (v := r.set_logprobs.get(i)) is not None]
+            if not best_yes or not best_no:
+                break
+            values.append(max(best_yes) - max(best_no))
+        else:
+            if records:
+                found[name] = values
+    if not found:
+        return None
+    return PairedScores(
+        ids=[r.item_id for r in records], labels=[r.label == "yes" for r in records], scores=found
+    )
+
+
 def summarise_yesno(
-    records: Sequence[ScoreRecord], *, n_boot: int = 20_000, seed: int = 0
-) -> dict[str, Any]:
-    """Per-readout metrics overall and per split, first tokens, transitions, checks."""
+    records: Sequence[ScoreRecord],
+    *,
+    n_boot: int = 20_000,
+    seed: int = 0,
+    diagnostic: dict[str, Any] | None = None,
+) -> YesNoSummary:
+    """Per-readout metrics overall and per split, first tokens, transitions and margins.
+
+    The checks are the kind's (:data:`YESNO` ``.summary`` adds them).
+    """
     typed = [r for r in records if isinstance(r, YesNoRecord)]
     splits = sorted({r.split for r in typed})
-    overall = _group(typed, n_boot=n_boot, seed=seed) if typed else {"readouts": {}}
-    return {
-        "n_records": len(typed),
-        "n_items": len({r.item_id for r in typed}),
-        **overall,
-        "splits": {
+    first = _first_tokens(typed)
+    return YesNoSummary(
+        n_records=len(typed),
+        n_items=len({r.item_id for r in typed}),
+        overall=_group(typed, n_boot=n_boot, seed=seed),
+        splits={
             s: _group([r for r in typed if r.split == s], n_boot=n_boot, seed=seed) for s in splits
         },
-        **_first_tokens(typed),
-        "token_sets": _token_sets(typed),
-        "checks": [c.as_dict() for c in yesno_checks(typed)],
-    }
+        emitted_first_tokens=first["emitted_first_tokens"],
+        first_token_strings=first["first_token_strings"],
+        outside_sets={t: FirstToken(**v) for t, v in first["outside_sets"].items()},
+        token_sets=_token_sets(typed),
+        margins=margins(typed),
+        diagnostic=diagnostic,
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+from readout_audit._util._jsonl import split_lines
 from readout_audit.data._item import Item
 from readout_audit.data._jsonl import parse_items
 
@@ -17,4 +18,4 @@ def demo_items_path() -> Path:
 def demo_items() -> list[Item]:
     """The demo items: quoted-item forecast with and without a stem, letters, yes/no, raw text."""
     path = demo_items_path()
-    return parse_items(path.read_text(encoding="utf-8").splitlines(), source=path.name)
+    return parse_items(split_lines(path.read_text(encoding="utf-8")), source=path.name)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -10,6 +9,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from readout_audit._exceptions import InputError
+from readout_audit._util._jsonl import loads_line, split_lines
 from readout_audit.data._item import IdentifiedItem, Item
 
 RecordT = TypeVar("RecordT", bound=IdentifiedItem)
@@ -61,10 +61,7 @@ def parse_lines(
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise InputError(f"malformed JSON ({error.msg})", source=source, line=number) from None
+        raw = loads_line(text, source=source, line=number)
         item = parse_as(model, raw, source=source, line=number)
         item_id = item.id
         if item_id in first_line:
@@ -97,6 +94,16 @@ def read_text(path: Path) -> str:
         raise InputError(f"not UTF-8 text ({error.reason})", source=str(path)) from None
 
 
+def read_lines(path: str | Path) -> list[str]:
+    """An input file's lines, split on newlines only (a raw U+2028 inside a string is text)."""
+    return split_lines(read_text(Path(path)))
+
+
+def load_as(model: type[RecordT], path: str | Path) -> list[RecordT]:
+    """Load and validate every line of a JSONL file as ``model`` before any model work starts."""
+    return parse_lines(model, read_lines(path), source=str(path))
+
+
 def load_items(path: str | Path) -> list[Item]:
     """Load and validate every item of a JSONL file before any model work starts."""
-    return parse_items(read_text(Path(path)).splitlines(), source=str(path))
+    return load_as(Item, path)

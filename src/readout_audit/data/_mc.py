@@ -13,7 +13,7 @@ from pydantic import field_validator, model_validator
 
 from readout_audit._exceptions import InputError
 from readout_audit.data._item import IdentifiedItem
-from readout_audit.data._jsonl import parse_lines, read_text
+from readout_audit.data._jsonl import load_as, read_text
 
 
 class MCItem(IdentifiedItem):
@@ -56,7 +56,7 @@ class MCItem(IdentifiedItem):
 
 def load_mc_items(path: str | Path) -> list[MCItem]:
     """Load multiple-choice items from JSONL (``id``, ``question``, ``choices``, ``answer``, …)."""
-    return parse_lines(MCItem, read_text(Path(path)).splitlines(), source=str(path))
+    return load_as(MCItem, path)
 
 
 def load_mmlu_csv(path: str | Path) -> list[MCItem]:

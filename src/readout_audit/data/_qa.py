@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import field_validator
 
 from readout_audit.data._item import IdentifiedItem
-from readout_audit.data._jsonl import parse_lines, read_text
+from readout_audit.data._jsonl import load_as
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _LETTER = re.compile(r"(?<![A-Za-z])([A-Z])(?![A-Za-z])")
@@ -74,4 +74,4 @@ def is_correct(item: QAItem, answer: str) -> bool:
 
 def load_qa_items(path: str | Path) -> list[QAItem]:
     """Load P(True) items from JSONL: ``id``, ``question``, optional ``answer``, ``gold``."""
-    return parse_lines(QAItem, read_text(Path(path)).splitlines(), source=str(path))
+    return load_as(QAItem, path)

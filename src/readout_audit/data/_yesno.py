@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from importlib import resources
 from pathlib import Path
@@ -11,8 +10,9 @@ from typing import Any, Literal
 from pydantic import field_validator
 
 from readout_audit._exceptions import InputError
+from readout_audit._util._jsonl import loads_line
 from readout_audit.data._item import IdentifiedItem
-from readout_audit.data._jsonl import parse_as, parse_lines, read_text
+from readout_audit.data._jsonl import load_as, parse_as, read_lines
 
 _POPE_SPLIT = re.compile(r"pope_([a-z]+)")
 
@@ -63,7 +63,7 @@ def load_yesno_items(path: str | Path, images: str | Path | None = None) -> list
 
     With ``images``, every item's image is resolved against that folder and must exist.
     """
-    items = parse_lines(YesNoItem, read_text(Path(path)).splitlines(), source=str(path))
+    items = load_as(YesNoItem, path)
     return _with_images(items, images)
 
 
@@ -81,15 +81,10 @@ def load_pope(
         split = found.group(1) if found else path.stem
     items = []
     seen: dict[str, int] = {}
-    for number, text in enumerate(read_text(path).splitlines(), start=1):
+    for number, text in enumerate(read_lines(path), start=1):
         if not text.strip():
             continue
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise InputError(
-                f"malformed JSON ({error.msg})", source=str(path), line=number
-            ) from None
+        raw = loads_line(text, source=str(path), line=number)
         if not isinstance(raw, dict) or not {"question_id", "text", "label"} <= set(raw):
             raise InputError(
                 "expected question_id, image, text and label", source=str(path), line=number

@@ -1,27 +1,45 @@
-"""Run directories: manifest, append-only records, summary, and reading them back."""
+"""Run directories: manifest, append-only records, artifacts, typed summary; reading them back."""
 
+from readout_audit.log._lock import RunLock
 from readout_audit.log._manifest import Invocation, Manifest, package_versions
 from readout_audit.log._record import (
     RECORD_SCHEMA_VERSION,
-    RECORD_TYPES,
     OptionsRecord,
     PTrueRecord,
     ScoreRecord,
     YesNoRecord,
 )
-from readout_audit.log._run import Run, RunWriter, read_run
+from readout_audit.log._run import Run, RunDirectory, RunState, read_manifest, read_run
+from readout_audit.log._summary import (
+    SUMMARY_SCHEMA_VERSION,
+    Check,
+    Interval,
+    PairedScores,
+    Summary,
+    Timing,
+    Verdict,
+)
 
 __all__ = [
+    "RECORD_SCHEMA_VERSION",
+    "SUMMARY_SCHEMA_VERSION",
+    "Check",
+    "Interval",
     "Invocation",
     "Manifest",
     "OptionsRecord",
     "PTrueRecord",
-    "RECORD_SCHEMA_VERSION",
-    "RECORD_TYPES",
+    "PairedScores",
     "Run",
-    "RunWriter",
+    "RunDirectory",
+    "RunLock",
+    "RunState",
     "ScoreRecord",
+    "Summary",
+    "Timing",
+    "Verdict",
     "YesNoRecord",
     "package_versions",
+    "read_manifest",
     "read_run",
 ]

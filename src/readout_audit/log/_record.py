@@ -37,6 +37,32 @@ class ScoreRecord(RenderedContext, PositionReadout):
         """Identity of the record within a run: (item id, variant)."""
         return (self.item_id, self.variant)
 
+    def predicted_option(self) -> str | None:
+        """The option with the highest full-option log-likelihood, or None if any is unscored."""
+        if any(lp is None for lp in self.option_logprobs):
+            return None
+        scores = [lp for lp in self.option_logprobs if lp is not None]
+        return self.options[max(range(len(scores)), key=scores.__getitem__)]
+
+    def matches_target(self, option: str) -> bool:
+        """Whether an option is the record's target (as text, or as a number)."""
+        target = self.target
+        if isinstance(target, str):
+            return option.strip() == target.strip()
+        if isinstance(target, float | int) and not isinstance(target, bool):
+            try:
+                return float(option) == float(target)
+            except ValueError:
+                return False
+        return False
+
+    def choice_correct(self) -> bool | None:
+        """Whether the log-likelihood choice is the target; None without a target or a choice."""
+        if self.target is None or isinstance(self.target, bool):
+            return None
+        chosen = self.predicted_option()
+        return None if chosen is None else self.matches_target(chosen)
+
 
 class OptionsRecord(ScoreRecord):
     """A record of the constrained-option audit: one item under one rung of the prompt ladder."""
@@ -111,12 +137,3 @@ class YesNoRecord(ScoreRecord):
     parse_in_first_token: bool
     """Whether that word starts in the first generated token (else the text did not begin at
     the answer, the failure seed 002 found in one harness)."""
-
-
-RECORD_TYPES: dict[str, type[ScoreRecord]] = {
-    "score": ScoreRecord,
-    "options": OptionsRecord,
-    "ptrue": PTrueRecord,
-    "yesno": YesNoRecord,
-}
-"""Record class of each run kind (the manifest's ``kind``)."""

@@ -1,29 +1,46 @@
-"""The run directory: manifest.json, records.jsonl (append-only, resumable) and summary.json."""
+"""The run directory: manifest, append-only records, artifacts and summary, locked while written.
+
+RUN/manifest.json      what is needed to redo the run; identity checked on resume
+RUN/records.jsonl      one typed record per line, flushed as each completes
+RUN/artifacts/*.json   results of a kind's stages before scoring (e.g. a diagnostic)
+RUN/summary.json       the kind's typed summary, written when the run finishes
+RUN/.lock              held (flock) by the one process writing the run
+"""
 
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterator
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
 from readout_audit._exceptions import RunDirectoryError
-from readout_audit.log._manifest import Invocation, Manifest, now
-from readout_audit.log._record import RECORD_SCHEMA_VERSION, RECORD_TYPES, ScoreRecord
+from readout_audit._util._jsonl import (
+    JsonlAppender,
+    JsonLines,
+    loads_line,
+    read_lines,
+    write_json_atomic,
+)
+from readout_audit.log._lock import RunLock
+from readout_audit.log._manifest import Manifest, now
+from readout_audit.log._record import RECORD_SCHEMA_VERSION, ScoreRecord
+from readout_audit.log._summary import SUMMARY_SCHEMA_VERSION, Summary
+
+if TYPE_CHECKING:
+    from readout_audit.kind._kind import AuditKind
 
 MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
 SUMMARY = "summary.json"
+ARTIFACTS = "artifacts"
+_ARTIFACT_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
-
-def _write_json_atomic(path: Path, data: Any) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+RunState = Literal["finished", "unfinished", "cut"]
 
 
 def _differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
@@ -37,53 +54,155 @@ def _differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> 
     return found
 
 
-def _complete_lines(path: Path, *, repair: bool) -> Iterator[tuple[int, str]]:
-    """Lines of a JSONL file, without a final line cut off by an interruption.
+def _kind(name: str) -> AuditKind[Any, Any]:
+    from readout_audit.kind._registry import get_kind
 
-    With ``repair`` the cut-off line is also removed from the file, so appending can resume.
-    """
+    return get_kind(name)
+
+
+def read_manifest(directory: Path) -> Manifest:
+    """The run's manifest, or a clear error when it is missing or corrupt."""
+    path = directory / MANIFEST
     if not path.exists():
-        return
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        cut = data.rfind(b"\n") + 1
-        if repair:
-            with path.open("r+b") as handle:
-                handle.truncate(cut)
-        data = data[:cut]
-    for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
-        if line.strip():
-            yield number, line
-
-
-def _record_type(kind: str) -> type[ScoreRecord]:
-    if kind not in RECORD_TYPES:
-        raise RunDirectoryError(
-            f"unknown run kind {kind!r}; expected one of {sorted(RECORD_TYPES)}"
-        )
-    return RECORD_TYPES[kind]
-
-
-def _parse_record(kind: str, path: Path, number: int, line: str) -> ScoreRecord:
+        raise RunDirectoryError(f"{directory} is not a run directory (no {MANIFEST})")
     try:
-        return _record_type(kind).model_validate_json(line)
+        return Manifest.model_validate_json(path.read_bytes())
     except ValidationError as error:
-        raise RunDirectoryError(f"{path}:{number}: not a valid record: {error}") from None
+        problem = error.errors()[0]
+        where = ".".join(str(p) for p in problem["loc"])
+        raise RunDirectoryError(
+            f"{path} is corrupt ({where + ': ' if where else ''}{problem['msg']}); it cannot be "
+            "resumed or reported"
+        ) from None
 
 
-class RunWriter:
-    """Writes a run directory; reopening one with the same configuration resumes it.
+def parse_records(kind: AuditKind[Any, Any], lines: JsonLines) -> list[ScoreRecord]:
+    """Every complete record line as the kind's record type, with located errors."""
+    records = []
+    for number, line in lines.lines:
+        raw = loads_line(line, source=str(lines.path), line=number)
+        version = raw.get("schema_version") if isinstance(raw, dict) else None
+        if version != RECORD_SCHEMA_VERSION:
+            raise RunDirectoryError(
+                f"{lines.path}:{number}: record schema version {version}, this version of "
+                f"readout-audit reads {RECORD_SCHEMA_VERSION}"
+            )
+        try:
+            records.append(kind.record_type.model_validate(raw))
+        except ValidationError as error:
+            raise RunDirectoryError(f"{lines.path}:{number}: not a valid record: {error}") from None
+    return records
+
+
+def _read_summary(path: Path, kind: AuditKind[Any, Any]) -> Summary | None:
+    """The typed summary; None when absent or written by an older version (recomputed then)."""
+    if not path.exists():
+        return None
+    try:
+        raw = json.loads(path.read_bytes())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise RunDirectoryError(
+            f"{path} is corrupt (not JSON: {error}); delete it and run "
+            "`readout report` to recompute it from the records"
+        ) from None
+    if not isinstance(raw, dict) or raw.get("schema_version") != SUMMARY_SCHEMA_VERSION:
+        return None
+    try:
+        summary: Summary = kind.summary_type.model_validate(raw)
+    except ValidationError as error:
+        raise RunDirectoryError(
+            f"{path} is not a valid {kind.name} summary ({error.errors()[0]['msg']}); delete it "
+            "and run `readout report` to recompute it from the records"
+        ) from None
+    return summary
+
+
+def _read_artifacts(directory: Path) -> dict[str, Any]:
+    found = {}
+    folder = directory / ARTIFACTS
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            found[path.stem] = json.loads(path.read_bytes())
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise RunDirectoryError(f"{path} is corrupt (not JSON)") from None
+    return found
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run directory read back, without the model: manifest, records, artifacts, summary."""
+
+    directory: Path
+    manifest: Manifest
+    records: list[ScoreRecord]
+    summary: Summary | None
+    """The summary on disk (None when the run did not finish, or its summary is outdated)."""
+    artifacts: dict[str, Any] = field(default_factory=dict)
+    cut_line: str | None = None
+    """A last record line cut off by an interruption (re-scored when the run resumes)."""
+
+    @property
+    def state(self) -> RunState:
+        """``finished``, ``unfinished`` (interrupted between records) or ``cut`` (mid-record)."""
+        if self.cut_line is not None:
+            return "cut"
+        last = self.manifest.invocations[-1] if self.manifest.invocations else None
+        return "finished" if last is not None and last.finished else "unfinished"
+
+
+def read_run(directory: str | Path) -> Run:
+    """Read a run directory back, without the model; any kind found in the registry."""
+    directory = Path(directory)
+    manifest = read_manifest(directory)
+    kind = _kind(manifest.kind)
+    lines = read_lines(directory / RECORDS, append_only=True)
+    return Run(
+        directory=directory,
+        manifest=manifest,
+        records=parse_records(kind, lines),
+        summary=_read_summary(directory / SUMMARY, kind),
+        artifacts=_read_artifacts(directory),
+        cut_line=lines.cut,
+    )
+
+
+class RunDirectory:
+    """Writes one run directory, holding its lock; reopening one of the same configuration resumes.
 
     Each record is appended and flushed as soon as it is complete, so an interrupted run loses
-    at most the record in progress, and a rerun skips every record already written.
+    at most the record in progress (a cut last line is dropped and re-scored), and a rerun
+    skips every record already written.
     """
 
-    def __init__(self, directory: str | Path, manifest: Manifest) -> None:
+    def __init__(self, directory: str | Path, kind: AuditKind[Any, Any]) -> None:
         self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
-        manifest_path = self.directory / MANIFEST
-        if manifest_path.exists():
-            previous = Manifest.model_validate_json(manifest_path.read_text(encoding="utf-8"))
+        self.kind = kind
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise RunDirectoryError(f"cannot create {self.directory}: {error.strerror}") from None
+        self._lock = RunLock(self.directory)
+        self._lock.acquire()
+        self._appender: JsonlAppender | None = None
+        self.done: set[tuple[str, ...]] = set()
+        self.manifest: Manifest | None = None
+
+    def __enter__(self) -> RunDirectory:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def start(self, manifest: Manifest) -> None:
+        """Write the manifest, or check it against the one on disk, and load the done keys."""
+        path = self.directory / MANIFEST
+        if path.exists():
+            previous = read_manifest(self.directory)
             changed = _differences(previous.identity(), manifest.identity())
             if changed:
                 raise RunDirectoryError(
@@ -95,64 +214,47 @@ class RunWriter:
             )
         self.manifest = manifest
         self._write_manifest()
-        self._records_path = self.directory / RECORDS
-        self.done: set[tuple[str, str]] = {
-            _parse_record(manifest.kind, self._records_path, n, line).key
-            for n, line in _complete_lines(self._records_path, repair=True)
-        }
-        self._handle: TextIO = self._records_path.open("a", encoding="utf-8")
+        records_path = self.directory / RECORDS
+        existing = parse_records(self.kind, read_lines(records_path, append_only=True))
+        self.done = {self.kind.record_key(r) for r in existing}
+        self._appender = JsonlAppender(records_path)  # drops a cut last line
 
     def _write_manifest(self) -> None:
-        _write_json_atomic(self.directory / MANIFEST, self.manifest.model_dump(mode="json"))
+        assert self.manifest is not None
+        write_json_atomic(self.directory / MANIFEST, self.manifest.model_dump(mode="json"))
 
     def append(self, record: ScoreRecord) -> None:
         """Append one record and flush it to disk."""
-        if record.key in self.done:
-            raise RunDirectoryError(f"record {record.key} is already in {self._records_path}")
-        self._handle.write(record.model_dump_json() + "\n")
-        self._handle.flush()
-        self.done.add(record.key)
+        if self._appender is None:
+            raise RunDirectoryError("start the run directory before appending records")
+        key = self.kind.record_key(record)
+        if key in self.done:
+            raise RunDirectoryError(f"record {key} is already in {self.directory / RECORDS}")
+        self._appender.write_text(record.model_dump_json())
+        self.done.add(key)
 
-    def close(self, summary: dict[str, Any] | None = None) -> None:
-        """Close the records file; with a summary, write it and mark the invocation finished."""
-        self._handle.close()
-        if summary is not None:
-            _write_json_atomic(self.directory / SUMMARY, summary)
-            last: Invocation = self.manifest.invocations[-1]
-            last.finished = now()
-            self._write_manifest()
+    def artifact(self, name: str) -> Any | None:
+        """A stage's saved result, if an earlier invocation of this run wrote it."""
+        path = self.directory / ARTIFACTS / f"{name}.json"
+        return _read_artifacts(self.directory).get(name) if path.exists() else None
 
+    def write_artifact(self, name: str, data: Any) -> None:
+        """Save a stage's result (JSON) so a resumed run, its summary and report reuse it."""
+        if not _ARTIFACT_NAME.match(name):
+            raise ValueError(f"artifact names are lower-case identifiers, got {name!r}")
+        (self.directory / ARTIFACTS).mkdir(exist_ok=True)
+        write_json_atomic(self.directory / ARTIFACTS / f"{name}.json", data)
 
-@dataclass(frozen=True)
-class Run:
-    """A run directory read back: manifest, records and summary (if the run finished)."""
+    def finish(self, summary: Summary) -> None:
+        """Write the summary and mark the invocation finished."""
+        write_json_atomic(self.directory / SUMMARY, summary.model_dump(mode="json"))
+        assert self.manifest is not None
+        self.manifest.invocations[-1].finished = now()
+        self._write_manifest()
 
-    directory: Path
-    manifest: Manifest
-    records: list[ScoreRecord]
-    summary: dict[str, Any] | None
-
-
-def read_run(directory: str | Path) -> Run:
-    """Read a run directory back, without the model."""
-    directory = Path(directory)
-    manifest_path = directory / MANIFEST
-    if not manifest_path.exists():
-        raise RunDirectoryError(f"{directory} is not a run directory (no {MANIFEST})")
-    manifest = Manifest.model_validate_json(manifest_path.read_text(encoding="utf-8"))
-    records_path = directory / RECORDS
-    records = []
-    for number, line in _complete_lines(records_path, repair=False):
-        try:
-            version = json.loads(line).get("schema_version")
-        except (json.JSONDecodeError, AttributeError):
-            raise RunDirectoryError(f"{records_path}:{number}: not a JSON record") from None
-        if version != RECORD_SCHEMA_VERSION:
-            raise RunDirectoryError(
-                f"{records_path}:{number}: record schema version {version}, this version of "
-                f"readout-audit reads {RECORD_SCHEMA_VERSION}"
-            )
-        records.append(_parse_record(manifest.kind, records_path, number, line))
-    summary_path = directory / SUMMARY
-    summary = json.loads(summary_path.read_text("utf-8")) if summary_path.exists() else None
-    return Run(directory=directory, manifest=manifest, records=records, summary=summary)
+    def close(self) -> None:
+        """Close the records file and release the lock (idempotent)."""
+        if self._appender is not None:
+            self._appender.close()
+            self._appender = None
+        self._lock.release()

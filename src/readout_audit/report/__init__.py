@@ -1,36 +1,50 @@
-"""Reports of run directories: terminal tables, the HTML report, run comparison."""
+"""Reports of run directories: sections as data, drawn in the terminal and as HTML; comparison."""
 
-from readout_audit.report._compare import compare_runs, print_comparison
-from readout_audit.report._html import render_html, report_sections, write_html
-from readout_audit.report._report import print_report
-from readout_audit.report._screenshot import screenshot
-from readout_audit.report._terminal import (
-    checks_table,
-    downstream_table,
-    print_options_audit,
-    print_ptrue_audit,
-    print_run,
-    records_table,
-    summary_table,
-    variants_table,
+from readout_audit.report._blocks import (
+    MISSING,
+    Block,
+    ChecksBlock,
+    FigureBlock,
+    ItemsBlock,
+    ItemView,
+    Section,
+    TableBlock,
+    TextBlock,
 )
-from readout_audit.report._yesno import print_yesno_audit
+from readout_audit.report._compare import (
+    CheckChange,
+    Comparison,
+    PairedDifference,
+    compare_runs,
+    comparison_sections,
+)
+from readout_audit.report._html import render_html, write_html
+from readout_audit.report._report import print_report, report_sections, run_summary
+from readout_audit.report._screenshot import screenshot
+from readout_audit.report._terminal import plain_tables, print_sections, report_console
 
 __all__ = [
-    "checks_table",
+    "MISSING",
+    "Block",
+    "CheckChange",
+    "ChecksBlock",
+    "Comparison",
+    "FigureBlock",
+    "ItemView",
+    "ItemsBlock",
+    "PairedDifference",
+    "Section",
+    "TableBlock",
+    "TextBlock",
     "compare_runs",
-    "downstream_table",
-    "print_comparison",
-    "print_options_audit",
-    "print_ptrue_audit",
+    "comparison_sections",
+    "plain_tables",
     "print_report",
-    "print_run",
-    "print_yesno_audit",
-    "records_table",
+    "print_sections",
     "render_html",
+    "report_console",
     "report_sections",
+    "run_summary",
     "screenshot",
-    "summary_table",
-    "variants_table",
     "write_html",
 ]

@@ -1,16 +1,21 @@
 """What a report section is made of: tables, figures, checks and an item browser.
 
-Sections are plain data; the HTML template lays them out, so an audit kind adds a report by
-building sections, without touching the template or the other kinds.
+Sections are plain data built once per run; the terminal renderer (rich) and the HTML renderer
+(jinja2) draw the same sections, so both show the same numbers, rows and missing-value marks.
+Tables, checks and text appear in both; figures and the item browser only in HTML.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from readout_audit.log._record import ScoreRecord
+from readout_audit.log._summary import Check, Interval
 from readout_audit.readout._position import TopToken
+
+MISSING = "–"
+"""The mark of a value that does not exist (not measurable, undefined, not run)."""
 
 
 @dataclass(frozen=True)
@@ -21,6 +26,8 @@ class TableBlock:
     columns: list[str]
     rows: list[list[str]]
     note: str | None = None
+    wrap: tuple[str, ...] = ()
+    """Columns whose long text may wrap in the terminal (the others stay on one line)."""
     kind: Literal["table"] = "table"
 
 
@@ -38,7 +45,7 @@ class FigureBlock:
 class ChecksBlock:
     """The checks with verdicts, findings, evidence and repairs."""
 
-    checks: list[dict[str, Any]]
+    checks: list[Check]
     kind: Literal["checks"] = "checks"
 
 
@@ -87,15 +94,34 @@ class Section:
 def fmt(value: float | None, digits: int = 4) -> str:
     """A number for a table cell; tiny values (masses of 1e-15) in scientific notation."""
     if value is None:
-        return "–"
+        return MISSING
     if value != 0 and abs(value) < 1e-3:
         return f"{value:.2e}"
     return f"{value:.{digits}f}"
 
 
-def interval(values: list[float] | None, digits: int = 4) -> str:
-    """A [low, high] interval for a table cell."""
-    return "–" if not values else f"[{values[0]:.{digits}f}, {values[1]:.{digits}f}]"
+def estimate(value: Interval | None, digits: int = 4) -> str:
+    """An interval's estimate for a table cell."""
+    return MISSING if value is None else fmt(value.estimate, digits)
+
+
+def interval(value: Interval | None, digits: int = 4, signed: bool = False) -> str:
+    """An interval's [low, high] for a table cell."""
+    if value is None:
+        return MISSING
+    spec = f"+.{digits}f" if signed else f".{digits}f"
+    return f"[{value.low:{spec}}, {value.high:{spec}}]"
+
+
+def counts(classes: dict[str, int]) -> str:
+    """Class counts as ``name n, ...`` in name order."""
+    return ", ".join(f"{k} {n}" for k, n in sorted(classes.items())) or MISSING
+
+
+def clip(text: str, width: int) -> str:
+    """Text on one line (newlines as ⏎), cut to ``width`` characters with an ellipsis."""
+    flat = text.replace("\n", "⏎")
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 def item_view(record: ScoreRecord, label: str = "") -> ItemView:

@@ -8,15 +8,25 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
 
-from readout_audit import __version__
-from readout_audit._exceptions import RunDirectoryError
+from readout_audit._util._text import terminal_safe
+from readout_audit._version import __version__
+from readout_audit.kind._registry import get_kind
 from readout_audit.log._run import Run, read_run
-from readout_audit.report._blocks import Section
-from readout_audit.report._sections import SECTIONS, checks_section, manifest_section
-from readout_audit.report._summary import run_summary
+from readout_audit.report._report import STATES, report_sections
 
 TEMPLATE = "report.html.j2"
+
+
+def _plain_text(value: Any) -> Any:
+    """Every interpolated string without escape sequences or control characters.
+
+    As in the terminal; autoescaping then makes it inert. Our own SVG (marked safe) passes.
+    """
+    if isinstance(value, str) and not isinstance(value, markupsafe.Markup):
+        return terminal_safe(value)
+    return value
 
 
 def _environment() -> jinja2.Environment:
@@ -27,32 +37,23 @@ def _environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_plain_text,
     )
     # JSON as readable text; autoescaping then makes it safe to show
     environment.filters["json"] = lambda value: json.dumps(value, ensure_ascii=False)
     return environment
 
 
-def report_sections(run: Run) -> list[Section]:
-    """The decision first (checks, then the kind's sections), then the manifest to redo it."""
-    kind = run.manifest.kind
-    if kind not in SECTIONS:
-        raise RunDirectoryError(f"no report for runs of kind {kind!r}")
-    summary = run_summary(run)
-    checks = checks_section(summary)
-    sections = [checks] if checks is not None else []
-    return [*sections, *SECTIONS[kind](run, summary), manifest_section(run)]
-
-
 def render_html(run: Run) -> str:
     """The report of a run as one HTML document."""
     sections = report_sections(run)
     context: dict[str, Any] = {
-        "title": f"readout-audit report: {run.manifest.kind} run {run.directory.name}",
+        "title": f"readout-audit report: {get_kind(run.manifest.kind).title}, "
+        f"run {run.directory.name}",
         "kind": run.manifest.kind,
         "model": run.manifest.model.get("spec"),
         "n_records": len(run.records),
-        "finished": run.summary is not None,
+        "state": STATES[run.state],
         "sections": sections,
         "version": __version__,
     }

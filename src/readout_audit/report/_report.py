@@ -1,53 +1,68 @@
-"""``readout report``: a run directory's terminal report, whatever audit wrote it."""
+"""A run's report, whatever kind wrote it: its summary, its sections, and the terminal output."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from rich.console import Console
 
-from readout_audit._exceptions import RunDirectoryError
+from readout_audit.kind._registry import get_kind
 from readout_audit.log._run import Run
-from readout_audit.report._summary import run_summary
-from readout_audit.report._terminal import (
-    plain_tables,
-    print_options_audit,
-    print_ptrue_audit,
-    print_run,
-    wide_console,
-)
-from readout_audit.report._yesno import print_yesno_audit
+from readout_audit.log._summary import Summary
+from readout_audit.report._blocks import Section
+from readout_audit.report._common import checks_section, manifest_section
+from readout_audit.report._terminal import plain_tables, print_sections, report_console, text
 
-Printer = Callable[[Run, dict[str, Any], Console], None]
-TERMINAL: dict[str, Printer] = {
-    "score": lambda run, summary, console: print_run(run.records, summary, console),
-    "options": lambda run, summary, console: print_options_audit(summary, console),
-    "ptrue": lambda run, summary, console: print_ptrue_audit(summary, console),
-    "yesno": lambda run, summary, console: print_yesno_audit(summary, console),
+STATES = {
+    "finished": "finished",
+    "unfinished": "unfinished (interrupted; summary recomputed from the records on disk)",
+    "cut": "unfinished (interrupted mid-record: the last line is cut off and will be re-scored "
+    "on resume; summary recomputed from the complete records)",
 }
-"""The terminal report of each run kind (the manifest's ``kind``)."""
+
+
+def run_summary(run: Run) -> Summary:
+    """The summary on disk, or (for an interrupted run) the one its kind computes from its files."""
+    if run.summary is not None and run.state == "finished":
+        return run.summary
+    summary: Summary = get_kind(run.manifest.kind).summary(run)
+    return summary
+
+
+def report_sections(run: Run) -> list[Section]:
+    """The decision first (checks, then the kind's sections), then the manifest to redo it."""
+    kind = get_kind(run.manifest.kind)
+    summary = run_summary(run)
+    checks = checks_section(summary)
+    sections = [checks] if checks is not None else []
+    return [*sections, *kind.sections(run, summary), manifest_section(run)]
+
+
+def headline(run: Run) -> list[str]:
+    """What the run is: kind, state, model and files, commands, the last invocation's speed."""
+    m = run.manifest
+    lines = [
+        f"{get_kind(m.kind).title} ({m.kind}) {run.directory}: {len(run.records)} records, "
+        f"{STATES[run.state]}",
+        f"model {m.model.get('spec')} ({m.model.get('dtype')})",
+    ]
+    lines += [f"  {f['path']} sha256 {f['sha256']}" for f in m.model.get("files", [])]
+    lines += [f"command: {' '.join(i.command)}" for i in m.invocations]
+    timing = run.summary.this_invocation if run.summary is not None else None
+    if timing is not None and timing.items_per_s:
+        lines.append(
+            f"last invocation: {timing.n_new_records} new records in {timing.seconds:.1f} s "
+            f"({timing.items_per_s:.2f} items/s, {timing.tokens_per_s or 0:.0f} tokens/s)"
+        )
+    return lines
 
 
 def print_report(run: Run, console: Console | None = None, *, plain: bool = False) -> None:
-    """Print what the run is (model, files, commands) and its kind's tables.
+    """Print the headline and the report's sections (the same ones the HTML report draws).
 
     ``plain`` gives ASCII borders and no colour, for logs and pipes; verdicts are words either
     way.
     """
-    kind = run.manifest.kind
-    if kind not in TERMINAL:
-        raise RunDirectoryError(f"no report for runs of kind {kind!r}")
-    if console is None:
-        console = Console(no_color=plain, highlight=not plain, emoji=not plain)
-    console = wide_console(console)
+    console = console or report_console(plain)
     with plain_tables(plain):
-        m = run.manifest
-        state = "finished" if run.summary is not None else "unfinished (summary from records)"
-        console.print(f"{kind} run {run.directory}: {len(run.records)} records, {state}")
-        console.print(f"model {m.model.get('spec')} ({m.model.get('dtype')})")
-        for f in m.model.get("files", []):
-            console.print(f"  {f['path']} sha256 {f['sha256']}")
-        for invocation in m.invocations:
-            console.print(f"command: {' '.join(invocation.command)}")
-        TERMINAL[kind](run, run_summary(run), console)
+        for line in headline(run):
+            console.print(text(line))
+        print_sections(report_sections(run), console)

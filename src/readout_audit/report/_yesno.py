@@ -1,109 +1,181 @@
-"""Terminal tables of a yes/no audit: readouts per split, first tokens, closed form, checks."""
+"""Report sections of the yes/no audit: sets, first tokens, metrics, transitions, closed form."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.table import Table
+from readout_audit.log._record import YesNoRecord
+from readout_audit.log._run import Run
+from readout_audit.report import _plots
+from readout_audit.report._blocks import (
+    Block,
+    FigureBlock,
+    Section,
+    TableBlock,
+    TextBlock,
+    estimate,
+    fmt,
+    interval,
+)
+from readout_audit.report._common import browser, mass_figure
 
-from readout_audit.report._terminal import checks_table, new_table, wide_console
-
-
-def readouts_table(summary: dict[str, Any]) -> Table:
-    """F1 with its interval, precision, recall, yes-rate and accuracy per split and readout."""
-    table = new_table(title="Yes/no readouts (95% cluster-bootstrap intervals)")
-    for column in ("split", "readout", "n", "F1", "95% interval", "precision", "recall"):
-        table.add_column(column, no_wrap=True)
-    table.add_column("yes-rate", no_wrap=True)
-    table.add_column("accuracy", no_wrap=True)
-    splits = summary.get("splits", {})
-    groups = {"all": summary, **splits} if len(splits) > 1 else splits
-    for split, group in groups.items():
-        for name, r in group["readouts"].items():
-            if "f1" not in r:
-                table.add_row(split, name, "0", "undecided", "", "", "", "", "")
-                continue
-            low, high = r["f1_ci"]
-            table.add_row(
-                split,
-                name,
-                str(r["n"]),
-                f"{r['f1']:.4f}",
-                f"[{low:.4f}, {high:.4f}]",
-                f"{r['precision']:.4f}",
-                f"{r['recall']:.4f}",
-                f"{r['yes_rate']:.3f}",
-                f"{r['accuracy']:.3f}",
-            )
-    return table
+if TYPE_CHECKING:
+    from readout_audit.audit._yesno_summary import YesNoSummary
 
 
-def first_tokens_table(summary: dict[str, Any]) -> Table:
-    """What the model actually writes first after its template, and whether the sets hold it."""
-    sets = summary.get("token_sets") or []
-    in_sets = {entry["id"] for s in sets for entry in (*s["yes"], *s["no"])}
-    table = new_table(title="First generated tokens (the ids the model actually emits)")
-    for column in ("token id", "token", "count", "in yes/no sets"):
-        table.add_column(column, no_wrap=True)
-    strings = summary.get("first_token_strings", {})
-    for token, count in summary.get("emitted_first_tokens", {}).items():
-        table.add_row(
-            token,
-            repr(strings.get(token, "")),
-            str(count),
-            "yes" if int(token) in in_sets else "NO",
-        )
-    return table
-
-
-def closed_form_table(summary: dict[str, Any]) -> Table:
-    """Seed 002's closed-form F1 of each readout from its transitions off the dynamic readout."""
-    table = new_table(title="Closed-form reconstruction (reference: dynamic)")
-    for column in ("split", "readout", "T", "G", "rho_N", "phi", "kappa_P", "kappa_N"):
-        table.add_column(column, no_wrap=True)
-    table.add_column("F1 closed form", no_wrap=True)
-    table.add_column("F1 observed", no_wrap=True)
-    for split, group in summary.get("splits", {}).items():
-        for name, c in group.get("closed_form", {}).items():
-            if not c.get("n"):
-                continue
-            table.add_row(
-                split,
-                name,
-                str(c["T"]),
-                str(c["G"]),
-                f"{c['rho_n']:.3f}",
-                f"{c['phi']:.3f}",
-                f"{c['kappa_p']:.3f}",
-                f"{c['kappa_n']:.3f}",
-                f"{c['f1_closed_form']:.4f}",
-                f"{c['f1_observed']:.4f}",
-            )
-    return table
-
-
-def print_yesno_audit(summary: dict[str, Any], console: Console | None = None) -> None:
-    """Print the diagnostic, the token sets, per-readout metrics, the closed form and checks."""
-    console = wide_console(console or Console())
-    diagnostic = summary.get("diagnostic")
+def _tokens_section(summary: YesNoSummary) -> Section:
+    blocks: list[Block] = []
+    diagnostic = summary.diagnostic
     if diagnostic:
         outside = ", ".join(
             f"{t} {v['token']!r} ×{v['count']}" for t, v in diagnostic["outside_sets"].items()
         )
-        console.print(
-            f"Diagnostic (Algorithm 1) on {diagnostic['sample']} questions: argmax outside the "
-            f"sets: {outside or 'none'}"
+        blocks.append(
+            TextBlock(
+                f"Diagnostic (Algorithm 1) on {diagnostic['sample']} questions (seed "
+                f"{diagnostic['seed']}): argmax outside the sets: {outside or 'none'}"
+            )
         )
-    for entry in summary.get("token_sets", []):
-        yes = ", ".join(f"{e['id']} {e['form']!r}" for e in entry["yes"])
-        no = ", ".join(f"{e['id']} {e['form']!r}" for e in entry["no"])
-        multi = ", ".join(repr(f) for f in entry["multi_token_forms"]) or "none"
-        console.print(
-            f"Token sets ({entry['n_items']} items): yes {{{yes}}}  no {{{no}}}  "
-            f"multi-token forms: {multi}"
+    sets = [
+        [
+            ", ".join(f"{e['id']} {e['form']!r}" for e in s["yes"]),
+            ", ".join(f"{e['id']} {e['form']!r}" for e in s["no"]),
+            ", ".join(repr(f) for f in s["multi_token_forms"]) or "none",
+            str(s["n_items"]),
+        ]
+        for s in summary.token_sets
+    ]
+    in_sets = {e["id"] for s in summary.token_sets for e in (*s["yes"], *s["no"])}
+    first = [
+        [
+            t,
+            repr(summary.first_token_strings.get(t, "")),
+            str(c),
+            "yes" if int(t) in in_sets else "NO",
+        ]
+        for t, c in summary.emitted_first_tokens.items()
+    ]
+    blocks += [
+        TableBlock(
+            "Tokenizer-derived sets",
+            ["yes ids", "no ids", "multi-token forms", "items"],
+            sets,
+            wrap=("yes ids", "no ids", "multi-token forms"),
+        ),
+        TableBlock(
+            "First generated tokens (the ids the model actually emits)",
+            ["token id", "token", "count", "in the sets"],
+            first,
+        ),
+    ]
+    return Section("Token sets and first generated tokens", blocks)
+
+
+def _metrics_section(summary: YesNoSummary) -> Section:
+    groups = (
+        {"all": summary.overall, **summary.splits} if len(summary.splits) > 1 else summary.splits
+    )
+    rows = []
+    forest: dict[str, tuple[float, float, float]] = {}
+    for split, group in groups.items():
+        for name, r in group.readouts.items():
+            if r.f1 is None:
+                rows.append([split, name, "0", "undecided", "–", "–", "–", "–", "–"])
+                continue
+            rows.append(
+                [
+                    split,
+                    name,
+                    str(r.n),
+                    estimate(r.f1),
+                    interval(r.f1),
+                    estimate(r.precision),
+                    estimate(r.recall),
+                    estimate(r.yes_rate, 3),
+                    estimate(r.accuracy, 3),
+                ]
+            )
+            forest[f"{split} · {name}"] = (r.f1.estimate, r.f1.low, r.f1.high)
+    columns = ["split", "readout", "n", "F1", "95% interval", "precision", "recall"]
+    blocks: list[Block] = [
+        TableBlock(
+            "Readouts (95% cluster-bootstrap intervals)",
+            [*columns, "yes-rate", "accuracy"],
+            rows,
+            "legacy_pair/legacy_set: fixed token ids; dynamic: max-logit over the sets derived "
+            "from the tokenizer; string_parse: the first yes/no word of the greedy text (none "
+            "reads yes).",
         )
-    console.print(first_tokens_table(summary))
-    console.print(readouts_table(summary))
-    console.print(closed_form_table(summary))
-    console.print(checks_table(summary["checks"]))
+    ]
+    if forest:
+        blocks.append(
+            FigureBlock(
+                "F1 by readout", _plots.intervals(forest, "F1 with 95% intervals", zero=False)
+            )
+        )
+    margins = summary.margins
+    if margins is not None and 0 < sum(margins.labels) < len(margins.labels):
+        blocks.append(
+            FigureBlock(
+                "ROC of the logit margins",
+                _plots.roc_curves(margins.scores, margins.labels, "max ℓ over yes − max ℓ over no"),
+                "Each logit readout's margin as a score against the label; the decision is "
+                "its sign.",
+            )
+        )
+    for name, r in summary.overall.readouts.items():
+        if r.tp is not None:
+            blocks.append(
+                TableBlock(
+                    f"Confusion matrix: {name}",
+                    ["", "label yes", "label no"],
+                    [["read yes", str(r.tp), str(r.fp)], ["read no", str(r.fn), str(r.tn)]],
+                )
+            )
+    return Section("Metrics", blocks)
+
+
+def _paired_section(summary: YesNoSummary) -> Section:
+    transitions = [
+        [pair, label, *(str(cells[k]) for k in ("yy", "yn", "ny", "nn"))]
+        for pair, table in summary.overall.transitions.items()
+        for label, cells in table.items()
+    ]
+    closed = [
+        [split, name, str(c.T), str(c.G)]
+        + [fmt(rate, 3) for rate in (c.rho_n, c.phi, c.kappa_p, c.kappa_n)]
+        + [fmt(c.f1_closed_form), fmt(c.f1_observed)]
+        for split, group in summary.splits.items()
+        for name, c in group.closed_form.items()
+        if c.n
+    ]
+    columns = ["split", "readout", "T", "G", "ρ_N", "φ", "κ_P", "κ_N"]
+    return Section(
+        "Transitions and the closed form",
+        [
+            TableBlock(
+                "Paired transitions (first readout's answer, then the second's)",
+                ["readouts", "label", "yy", "yn", "ny", "nn"],
+                transitions,
+            ),
+            TableBlock(
+                "Closed-form F1 from the transitions off the dynamic readout",
+                [*columns, "F1 closed form", "F1 observed"],
+                closed,
+                "T: label-yes items the dynamic readout reads yes; G: label-no items it reads no; "
+                "ρ_N, φ, κ_P, κ_N: the shares the other readout flips (seed 002's closed form).",
+            ),
+        ],
+    )
+
+
+def yesno_sections(run: Run, summary: YesNoSummary) -> list[Section]:
+    """The yes/no audit's sections, in the order a reader checks them."""
+    typed = [r for r in run.records if isinstance(r, YesNoRecord)]
+    return [
+        _tokens_section(summary),
+        _metrics_section(summary),
+        _paired_section(summary),
+        Section("Forms' mass", [mass_figure(typed, lambda r: r.split, "split")]),
+        browser(typed),
+    ]

@@ -1,0 +1,1 @@
+"""Machinery shared across packages: JSON lines, atomic files, terminal-safe text."""

@@ -1,0 +1,129 @@
+"""The one JSON-lines reader and writer, for items, records and caches.
+
+Lines are framed on the newline character alone. ``str.splitlines`` also breaks on U+2028,
+U+2029, U+0085 and other separators that JSON allows raw inside strings, so a record holding
+one would be read as two broken lines; the writer escapes them as well, so any other reader
+splits our files safely.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from readout_audit._exceptions import InputError
+
+_SEPARATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\u0085": "\\u0085"}
+
+
+def escape_separators(line: str) -> str:
+    """A JSON text with the Unicode line separators escaped (they only occur inside strings)."""
+    for raw, escaped in _SEPARATORS.items():
+        line = line.replace(raw, escaped)
+    return line
+
+
+def dumps_line(value: Any) -> str:
+    """One JSON value as one line of text, without its closing newline."""
+    return escape_separators(json.dumps(value, ensure_ascii=False, allow_nan=False))
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines of a text split on newlines only (a carriage return before one is dropped: CRLF)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
+@dataclass(frozen=True)
+class JsonLines:
+    """A JSON-lines file read back: its complete lines and, if the last was cut off, that text."""
+
+    path: Path
+    lines: list[tuple[int, str]]
+    """(1-based line number, text) of every non-blank complete line."""
+    cut: str | None = None
+    """The last line's text when it has no closing newline and the file is append-only."""
+
+    @property
+    def complete_bytes(self) -> int:
+        """Length of the file up to the end of its last complete line."""
+        size = self.path.stat().st_size if self.path.exists() else 0
+        return size - len(self.cut.encode("utf-8")) if self.cut is not None else size
+
+
+def read_lines(path: Path, *, append_only: bool = False) -> JsonLines:
+    """Read a JSON-lines file; a missing file has no lines.
+
+    In an ``append_only`` file (records, caches) a last line without its newline was cut off by an
+    interruption and is returned as ``cut``; in an item file it is an ordinary last line.
+    """
+    if not path.exists():
+        return JsonLines(path, [])
+    data = path.read_bytes()
+    cut: str | None = None
+    if append_only and data and not data.endswith(b"\n"):
+        end = data.rfind(b"\n") + 1
+        cut, data = data[end:].decode("utf-8", errors="replace"), data[:end]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(f"not UTF-8 text ({error.reason})", source=str(path)) from None
+    lines = [(n, line) for n, line in enumerate(split_lines(text), start=1) if line.strip()]
+    return JsonLines(path, lines, cut)
+
+
+def loads_line(text: str, *, source: str, line: int) -> Any:
+    """Decode one line's JSON value, or an ``InputError`` naming the file and line."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"malformed JSON ({error.msg})", source=source, line=line) from None
+
+
+def iter_values(path: Path, *, append_only: bool = False) -> Iterator[tuple[int, Any]]:
+    """(line number, decoded value) of every complete line of a JSON-lines file."""
+    for number, text in read_lines(path, append_only=append_only).lines:
+        yield number, loads_line(text, source=str(path), line=number)
+
+
+class JsonlAppender:
+    """Appends lines to a JSON-lines file, each flushed as soon as it is written.
+
+    Opening it first drops a last line cut off by an earlier interruption, so appending resumes
+    on a clean line boundary.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        existing = read_lines(path, append_only=True)
+        if existing.cut is not None:
+            with path.open("r+b") as handle:
+                handle.truncate(existing.complete_bytes)
+        self._handle: IO[str] = path.open("a", encoding="utf-8", newline="\n")
+
+    def write_text(self, line: str) -> None:
+        """Append one JSON text (already serialised) as a line."""
+        self._handle.write(escape_separators(line) + "\n")
+        self._handle.flush()
+
+    def write(self, value: Any) -> None:
+        """Append one JSON value as a line."""
+        self.write_text(dumps_line(value))
+
+    def close(self) -> None:
+        """Close the file."""
+        self._handle.close()
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write a JSON document whole or not at all (a temporary file renamed over the target)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)

@@ -1,0 +1,79 @@
+"""An audit kind: one object that says everything the runner, reports and CLI need of a protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from readout_audit.log._record import ScoreRecord
+from readout_audit.log._run import Run
+from readout_audit.log._summary import Check, Summary
+
+if TYPE_CHECKING:
+    import click
+
+    from readout_audit.kind._runner import Job
+    from readout_audit.model._backend import PositionScores, ScoringModel
+    from readout_audit.report._blocks import Section
+    from readout_audit.report._compare import PairedDifference
+
+RecordT = TypeVar("RecordT", bound=ScoreRecord)
+SummaryT = TypeVar("SummaryT", bound=Summary)
+
+
+def bound_record(model: ScoringModel, job: Job[Any], scores: PositionScores) -> Any:
+    """The usual ``make_record``: call the job's payload with the model and the scores.
+
+    The payload is the kind's record function with the job's own arguments bound
+    (``functools.partial``), so a kind needs no record wrapper of its own.
+    """
+    return job.payload(model, scores=scores)
+
+
+def item_and_variant(record: ScoreRecord) -> tuple[str, ...]:
+    """The usual record key: (item id, variant)."""
+    return (record.item_id, record.variant)
+
+
+@dataclass(frozen=True)
+class AuditKind(Generic[RecordT, SummaryT]):
+    """A protocol, registered once with :func:`register_kind`.
+
+    The runner writes its records, ``read_run`` parses them, ``readout report`` and
+    ``readout compare`` summarise and render them, and ``readout audit NAME`` runs it, all by
+    looking the kind up by the name in the run's manifest.
+    """
+
+    name: str
+    """The manifest's ``kind`` and the CLI subcommand (``readout audit NAME``)."""
+    title: str
+    """What the report calls it, e.g. ``constrained-option audit``."""
+    record_type: type[RecordT]
+    summary_type: type[SummaryT]
+    summarise: Callable[[Run], SummaryT]
+    """The summary from a run's files alone (records, manifest configuration, artifacts)."""
+    sections: Callable[[Run, SummaryT], list[Section]]
+    """The report sections, as data; the terminal and HTML renderers draw the same ones."""
+    make_record: Callable[[ScoringModel, Job[Any], PositionScores], RecordT] = bound_record
+    """Turns one job's scored position into its record."""
+    checks: Callable[[Sequence[RecordT]], list[Check]] | None = None
+    """Label-free checks with verdicts, placed first in the summary and the report."""
+    item_type: type[Any] | None = None
+    """The input items' type, for callers and documentation."""
+    record_key: Callable[[RecordT], tuple[str, ...]] = item_and_variant
+    """A record's identity within a run: what a resumed run skips."""
+    paired_metrics: (
+        Callable[[Sequence[tuple[RecordT, RecordT]], int, int], list[PairedDifference]] | None
+    ) = None
+    """Kind-specific paired differences for ``readout compare`` (pairs, n_boot, seed)."""
+    command: Callable[[], click.Command] | None = None
+    """Builds the ``readout audit NAME`` command (imported lazily, so the CLI stays fast)."""
+
+    def summary(self, run: Run) -> SummaryT:
+        """The kind's summary of a run's files, with its checks."""
+        summary = self.summarise(run)
+        if self.checks is not None:
+            typed = [r for r in run.records if isinstance(r, self.record_type)]
+            summary = summary.model_copy(update={"checks": self.checks(typed)})
+        return summary

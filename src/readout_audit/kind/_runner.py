@@ -1,0 +1,104 @@
+"""The run loop: planned jobs in, records out, through an executor, into a locked run directory."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from readout_audit.log._manifest import Manifest
+from readout_audit.log._run import RunDirectory, read_run
+from readout_audit.log._summary import Summary, Timing
+from readout_audit.model._backend import PositionRequest, ScoringModel
+
+if TYPE_CHECKING:
+    from readout_audit.kind._executor import Executor
+    from readout_audit.kind._kind import AuditKind
+
+P = TypeVar("P")
+
+
+@dataclass(frozen=True)
+class Job(Generic[P]):
+    """One scored position to answer: its record's key, the request, and what the record needs."""
+
+    key: tuple[str, ...]
+    request: PositionRequest
+    payload: P
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """What a run did."""
+
+    directory: Path
+    summary: Summary
+    n_new: int
+    """Records written by this call (a resumed run skips those already on disk)."""
+
+
+Planner = Callable[[RunDirectory], Sequence[Job[Any]]]
+"""Builds a run's jobs once its directory is locked; stages before scoring (a diagnostic, a
+note writer) run here and keep their results as artifacts of the run directory."""
+
+
+def _progress(enabled: bool) -> Progress:
+    return Progress(
+        TextColumn("[bold]scoring"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        disable=not enabled,
+    )
+
+
+def run_kind(
+    kind: AuditKind[Any, Any],
+    model: ScoringModel,
+    out: str | Path,
+    config: dict[str, Any],
+    plan: Planner,
+    *,
+    seeds: dict[str, int] | None = None,
+    batch_size: int | None = None,
+    executor: Executor | None = None,
+    progress: bool = False,
+) -> ScoreResult:
+    """Run a kind into ``out``: lock, check or write the manifest, plan, score, summarise.
+
+    ``executor`` answers the jobs (default: local batches of ``batch_size`` on ``model``). Jobs
+    whose key is already on disk are skipped; every record is flushed as it completes, so
+    on any interruption the finished records stay and a rerun of the same command resumes. The
+    summary is computed from the files on disk, exactly as ``readout report`` computes it.
+    """
+    from readout_audit.kind._executor import DEFAULT_BATCH_SIZE, LocalExecutor
+
+    executor = executor or LocalExecutor(model, batch_size or DEFAULT_BATCH_SIZE)
+    with RunDirectory(out, kind) as run_dir:
+        run_dir.start(Manifest.create(kind.name, model.info, config, seeds))
+        todo = [job for job in plan(run_dir) if job.key not in run_dir.done]
+        started, tokens = time.perf_counter(), 0
+        with _progress(progress) as bar:
+            task = bar.add_task("scoring", total=len(todo))
+            for job, scores in executor.run(todo):
+                record = kind.make_record(model, job, scores)
+                run_dir.append(record)
+                tokens += record.n_tokens + sum(len(t or ()) for t in record.option_token_ids)
+                bar.advance(task)
+        elapsed = time.perf_counter() - started
+        summary = kind.summary(read_run(out)).model_copy(
+            update={
+                "this_invocation": Timing(
+                    n_new_records=len(todo),
+                    seconds=round(elapsed, 3),
+                    items_per_s=len(todo) / elapsed if elapsed > 0 else None,
+                    tokens_per_s=tokens / elapsed if elapsed > 0 else None,
+                )
+            }
+        )
+        run_dir.finish(summary)
+    return ScoreResult(directory=Path(out), summary=summary, n_new=len(todo))

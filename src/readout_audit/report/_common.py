@@ -1,0 +1,97 @@
+"""Section builders every kind can use: manifest, option-mass and argmax figures, item browser."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from readout_audit.audit._summary import MASS_FLOOR
+from readout_audit.log._record import ScoreRecord
+from readout_audit.log._run import Run
+from readout_audit.log._summary import Interval, Summary
+from readout_audit.report import _plots
+from readout_audit.report._blocks import (
+    Block,
+    ChecksBlock,
+    FigureBlock,
+    ItemsBlock,
+    Section,
+    TableBlock,
+    TextBlock,
+    worst_items,
+)
+
+
+def manifest_section(run: Run) -> Section:
+    """Model, file hashes, versions, seeds and the commands that wrote the run."""
+    m = run.manifest
+    model_rows = [
+        ["spec", str(m.model.get("spec"))],
+        ["name", str(m.model.get("name"))],
+        ["dtype", str(m.model.get("dtype"))],
+        ["context window", str(m.model.get("context_window"))],
+        ["tokenizer", str(m.model.get("tokenizer"))],
+        ["chat template sha256", str(m.model.get("chat_template_sha256"))],
+    ]
+    files = [[f["path"], f["sha256"], str(f["size"])] for f in m.model.get("files", [])]
+    commands = [[" ".join(i.command), i.started, i.finished or "unfinished"] for i in m.invocations]
+    config = [[k, str(v)] for k, v in sorted(m.config.items())]
+    config += [[f"seed {k}", str(v)] for k, v in sorted(m.seeds.items())]
+    versions = [[k, v] for k, v in sorted(m.versions.items())] + [["platform", m.platform]]
+    return Section(
+        "Manifest",
+        [
+            TableBlock("Model", ["field", "value"], model_rows),
+            TableBlock("Model files", ["file", "sha256", "bytes"], files),
+            TableBlock("Commands", ["command", "started", "finished"], commands, wrap=("command",)),
+            TableBlock("Configuration", ["key", "value"], config, wrap=("value",)),
+            TableBlock("Versions", ["package", "version"], versions),
+        ],
+    )
+
+
+def checks_section(summary: Summary) -> Section | None:
+    """The run's checks, if its kind has any."""
+    return Section("Checks", [ChecksBlock(summary.checks)]) if summary.checks else None
+
+
+def mass_figure(records: Sequence[ScoreRecord], key: Callable[[Any], str], what: str) -> Block:
+    """Every record's option mass, grouped by ``key``, against the floor."""
+    groups: dict[str, list[float]] = {}
+    for r in records:
+        masses = groups.setdefault(key(r), [])
+        if r.option_mass is not None:
+            masses.append(r.option_mass)
+    if not any(groups.values()):
+        return TextBlock(f"No option mass was measurable for any {what}.")
+    return FigureBlock(
+        f"Option mass by {what}",
+        _plots.mass_distribution(groups, f"Option mass per {what}"),
+        f"Each point is one item; the dashed line is the {MASS_FLOOR} floor below which the "
+        "declared options do not hold the scored position.",
+    )
+
+
+def class_figure(classes: Mapping[str, Mapping[str, int]], what: str) -> Block:
+    """The summary's argmax class counts per group as bars."""
+    return FigureBlock(
+        "Unrestricted argmax classes",
+        _plots.class_bars(classes, f"Argmax token class per {what}"),
+        "What the most probable next token is: a declared option's first token, an answer "
+        "letter of a quoted item, whitespace, a digit, prose or other.",
+    )
+
+
+def browser(records: Sequence[ScoreRecord]) -> Section:
+    """The item browser: the records with the least option mass."""
+    return Section(
+        "Item browser", [ItemsBlock("Items with the least option mass", worst_items(list(records)))]
+    )
+
+
+def forest(differences: Mapping[str, Interval], title: str) -> Block:
+    """Paired differences with their intervals, against zero."""
+    rows = {k: (v.estimate, v.low, v.high) for k, v in differences.items()}
+    return FigureBlock(
+        title, _plots.intervals(rows, title, zero=True), "95% paired bootstrap intervals."
+    )

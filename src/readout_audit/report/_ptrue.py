@@ -1,0 +1,81 @@
+"""Report sections of the P(True) audit: AUROC, PRR, mass, ROC, reliability, differences."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from readout_audit.log._record import PTrueRecord
+from readout_audit.log._run import Run
+from readout_audit.report import _plots
+from readout_audit.report._blocks import (
+    Block,
+    FigureBlock,
+    Section,
+    TableBlock,
+    counts,
+    estimate,
+    fmt,
+    interval,
+)
+from readout_audit.report._common import browser, class_figure, forest, mass_figure
+
+if TYPE_CHECKING:
+    from readout_audit.audit._ptrue import PTrueSummary
+
+LOG_SCORED = ("library", "deleted")
+"""Readouts whose confidence is log P(True) rather than a probability."""
+
+
+def ptrue_sections(run: Run, summary: PTrueSummary) -> list[Section]:
+    """Each readout's AUROC, PRR, declared-set mass and argmax classes, with curves."""
+    typed = [r for r in run.records if isinstance(r, PTrueRecord)]
+    rows = [
+        [
+            name,
+            estimate(r.auroc, 3),
+            interval(r.auroc, 3),
+            fmt(r.prr, 3),
+            fmt(r.median_mass),
+            counts(r.argmax_classes),
+        ]
+        for name, r in summary.readouts.items()
+    ]
+    blocks: list[Block] = [
+        TableBlock(
+            f"Readouts ({summary.n_items} items, accuracy {fmt(summary.accuracy, 3)})",
+            ["readout", "AUROC", "95% interval", "PRR", "median mass", "argmax classes"],
+            rows,
+            "AUROC: how well the confidence ranks correct answers above wrong ones (0.5 is "
+            "chance); PRR: prediction-rejection ratio; median mass: share of the next-token "
+            "probability the readout's two labels hold.",
+        ),
+        mass_figure(typed, lambda r: r.readout, "readout"),
+        class_figure({k: v.argmax_classes for k, v in summary.readouts.items()}, "readout"),
+    ]
+    joined = summary.confidences
+    if joined is not None and 0 < sum(joined.labels) < len(joined.labels):
+        probabilities = {
+            name: [math.exp(v) if name in LOG_SCORED else v for v in values]
+            for name, values in joined.scores.items()
+        }
+        blocks.append(
+            FigureBlock("ROC", _plots.roc_curves(joined.scores, joined.labels, "P(True) ROC"))
+        )
+        blocks.append(
+            FigureBlock(
+                "Reliability",
+                _plots.reliability(probabilities, joined.labels, "P(True) reliability"),
+                "Library and Deleted read log P(True); it is shown here as a probability.",
+            )
+        )
+    if summary.differences:
+        blocks.append(
+            TableBlock(
+                "AUROC differences against library (paired bootstrap)",
+                ["difference", "estimate", "95% interval"],
+                [[k, fmt(v.estimate, 3), interval(v, 3)] for k, v in summary.differences.items()],
+            )
+        )
+        blocks.append(forest(summary.differences, "AUROC differences against Library"))
+    return [Section("P(True) readouts", blocks), browser(typed)]

@@ -1,0 +1,280 @@
+"""A new audit kind defined here, registered once, run through ``readout`` end to end.
+
+The kind ("toy") reads each item's scored position and records whether the unrestricted
+argmax is one of its options; its summary is that share with an interval, its check fails
+when fewer than half the items have an option at the argmax. Nothing outside this module
+knows about it: the ``readout`` subprocesses import it as a plug-in (READOUT_AUDIT_PLUGINS).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+import pytest
+
+from readout_audit import (
+    AuditKind,
+    Check,
+    Interval,
+    Item,
+    Job,
+    LocalExecutor,
+    ScoreRecord,
+    Summary,
+    read_run,
+    register_kind,
+    run_kind,
+    score_item,
+)
+from readout_audit.audit._score import PreparedItem, prepare, scoring_config
+from readout_audit.data._jsonl import load_items
+from readout_audit.readout._position import position_request
+from readout_audit.report import Section, TableBlock
+from readout_audit.stats import bootstrap_ci
+
+HERE = Path(__file__).parent
+
+
+class ToyRecord(ScoreRecord):
+    """A scored position and whether an option holds its argmax."""
+
+    option_at_argmax: bool
+
+
+class ToySummary(Summary):
+    """The share of items whose argmax is an option."""
+
+    kind: str = "toy"
+    option_at_argmax: Interval
+
+
+@dataclass(frozen=True)
+class ToyPayload:
+    prepared: PreparedItem
+
+
+def toy_record(model: Any, job: Job[ToyPayload], scores: Any) -> ToyRecord:
+    base = score_item(model, job.payload.prepared, top_k=3, scores=scores)
+    return ToyRecord(**base.model_dump(), option_at_argmax=base.argmax_is_option)
+
+
+def toy_summary(run: Any) -> ToySummary:
+    hits = np.array([r.option_at_argmax for r in run.records], dtype=float)
+    clusters = [r.cluster for r in run.records]
+    share = bootstrap_ci(hits, n_boot=2000, seed=0, clusters=clusters)
+    return ToySummary(
+        n_records=len(run.records),
+        n_items=len({r.item_id for r in run.records}),
+        option_at_argmax=Interval.from_bootstrap(share, clusters, n_boot=2000),
+    )
+
+
+def toy_checks(records: Sequence[ToyRecord]) -> list[Check]:
+    share = sum(r.option_at_argmax for r in records) / max(len(records), 1)
+    verdict = "pass" if share >= 0.5 else "fail"
+    return [Check("toy_argmax", verdict, f"an option is the argmax on {share:.0%} of items")]
+
+
+def toy_sections(run: Any, summary: ToySummary) -> list[Section]:
+    rows = [
+        [r.item_id, f"{r.option_mass}", "yes" if r.option_at_argmax else "NO"] for r in run.records
+    ]
+    share = summary.option_at_argmax
+    return [
+        Section(
+            "Toy",
+            [
+                TableBlock("Items", ["item", "mass", "option at argmax"], rows),
+                TableBlock(
+                    "Share",
+                    ["estimate", "low", "high"],
+                    [[f"{share.estimate:.4f}", f"{share.low:.4f}", f"{share.high:.4f}"]],
+                ),
+            ],
+        )
+    ]
+
+
+@click.command("toy")
+@click.option("--items", "items_path", required=True, type=click.Path(path_type=Path))
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--batch-size", default=1, type=int)
+def toy_command(items_path: Path, out: Path, batch_size: int) -> None:
+    """Run the toy kind."""
+    from readout_audit._cli._common import check_out
+    from readout_audit._cli._score import finish
+    from readout_audit.model import load_model
+
+    items = load_items(items_path)
+    check_out(out)
+    model = load_model()
+    prepared = [prepare(item, model.codec, {}, 4) for item in items]
+    jobs = [
+        Job(p.key, position_request(p.rendering, p.encodings, 4), ToyPayload(p)) for p in prepared
+    ]
+    run_kind(
+        TOY,
+        model,
+        out,
+        config=scoring_config(items, 3, 4, {}),
+        plan=lambda _: jobs,
+        executor=LocalExecutor(model, batch_size),
+    )
+    finish(out)
+
+
+TOY: AuditKind[ToyRecord, ToySummary] = AuditKind(
+    name="toy",
+    title="toy audit",
+    record_type=ToyRecord,
+    summary_type=ToySummary,
+    make_record=toy_record,
+    summarise=toy_summary,
+    sections=toy_sections,
+    checks=toy_checks,
+    item_type=Item,
+    command=lambda: toy_command,
+)
+register_kind(TOY)
+
+QUESTIONS = [
+    ("Is fire hot?", "yes"),
+    ("Is snow black?", "no"),
+    ("Do fish swim?", "yes"),
+    ("Can stones fly?", "no"),
+    ("Is the sun a star?", "yes"),
+    ("Do cats bark?", "no"),
+]
+
+
+def readout(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "readout_audit", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=plugin_env(),
+    )
+
+
+def plugin_env() -> dict[str, str]:
+    path = os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path, "READOUT_AUDIT_PLUGINS": Path(__file__).stem}
+
+
+def write_items(path: Path, n: int) -> None:
+    lines = []
+    for i in range(n):
+        question, _ = QUESTIONS[i % len(QUESTIONS)]
+        content = f"{question} Answer yes or no. (question {i})"
+        lines.append(
+            json.dumps(
+                {
+                    "id": f"q{i:02d}",
+                    "messages": [{"role": "user", "content": content}],
+                    "options": ["Yes", "No"],
+                    "cluster": f"c{i % 4}",
+                }
+            )
+        )
+    path.write_text("\n".join(lines) + "\n")
+
+
+def wait_for_records(path: Path, n: int, process: subprocess.Popen[str], limit: float) -> None:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_bytes().count(b"\n") >= n:
+            return
+        assert process.poll() is None, process.communicate()
+        time.sleep(0.05)
+    raise AssertionError(f"no {n} records within {limit} s")
+
+
+@pytest.mark.model
+def test_a_kind_defined_in_a_test_runs_resumes_reports_and_compares(tmp_path):
+    items = tmp_path / "items.jsonl"
+    write_items(items, 24)
+    out, whole = tmp_path / "run", tmp_path / "whole"
+    command = ["audit", "toy", "--items", str(items), "--out", str(out), "--batch-size", "1"]
+
+    first = subprocess.Popen(
+        [sys.executable, "-m", "readout_audit", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=plugin_env(),
+    )
+    try:
+        wait_for_records(out / "records.jsonl", 3, first, limit=240)
+        # a second writer on the same directory stops at once, before loading the model
+        started = time.monotonic()
+        second = readout(*command, timeout=120)
+        assert second.returncode == 1
+        assert f"is being written by process {first.pid}" in second.stderr
+        assert time.monotonic() - started < 60
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.communicate(timeout=60)
+
+    # the kill left complete lines; cut the last one in half, as a kill mid-write would
+    records = out / "records.jsonl"
+    data = records.read_bytes()
+    lines = data.splitlines(keepends=True)
+    assert len(lines) < 24 and len(set(lines)) == len(lines)
+    records.write_bytes(b"".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])
+    cut_id = json.loads(lines[-1])["item_id"]
+    report = readout("report", str(out), "--plain")
+    assert report.returncode == 0, report.stderr
+    assert "interrupted mid-record" in report.stdout and "finished\n" not in report.stdout
+    assert f"{len(lines) - 1} records" in report.stdout
+    assert read_run(out).state == "cut"
+
+    resumed = readout(*command)
+    assert resumed.returncode == 0, resumed.stderr
+    run = read_run(out)
+    assert run.state == "finished" and run.cut_line is None
+    assert sorted(r.item_id for r in run.records) == [f"q{i:02d}" for i in range(24)]
+    assert cut_id in {r.item_id for r in run.records}  # re-scored after the cut
+    assert len(run.manifest.invocations) == 2
+
+    uninterrupted = readout("audit", "toy", "--items", str(items), "--out", str(whole))
+    assert uninterrupted.returncode == 0, uninterrupted.stderr
+    again = read_run(whole)
+    assert isinstance(run.summary, ToySummary) and isinstance(again.summary, ToySummary)
+    assert run.summary.model_dump(exclude={"this_invocation"}) == again.summary.model_dump(
+        exclude={"this_invocation"}
+    )
+    hits = [r.option_at_argmax for r in run.records]
+    assert run.summary.option_at_argmax.estimate == pytest.approx(sum(hits) / len(hits), abs=1e-12)
+    assert run.summary.checks[0].name == "toy_argmax"
+
+    report = readout("report", str(out), "--plain", "--html", str(tmp_path / "toy.html"))
+    assert report.returncode == 0, report.stderr
+    html = (tmp_path / "toy.html").read_text()
+    for text in (
+        "toy audit",
+        "Share",
+        "toy_argmax",
+        f"{run.summary.option_at_argmax.estimate:.4f}",
+    ):
+        assert text in report.stdout and text in html
+    assert "finished" in report.stdout
+
+    compared = readout("compare", str(out), str(whole), "--json", str(tmp_path / "c.json"))
+    assert compared.returncode == 0, compared.stderr
+    comparison = json.loads((tmp_path / "c.json").read_text())
+    assert comparison["kind"] == "toy" and comparison["n_paired"] == 24
+    mass = comparison["differences"]["production"][0]
+    assert mass["metric"] == "option mass"
+    assert abs(mass["difference"]["estimate"]) < 1e-4  # batch 1 vs 32: float32 rounding only
