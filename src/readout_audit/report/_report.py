@@ -9,7 +9,13 @@ from readout_audit.log._run import Run
 from readout_audit.log._summary import Summary
 from readout_audit.report._blocks import Section
 from readout_audit.report._common import checks_section, manifest_section
-from readout_audit.report._terminal import plain_tables, print_sections, report_console, text
+from readout_audit.report._terminal import (
+    plain_tables,
+    print_sections,
+    report_console,
+    text,
+    wide_console,
+)
 
 STATES = {
     "finished": "finished",
@@ -61,7 +67,7 @@ def print_report(run: Run, console: Console | None = None, *, plain: bool = Fals
     ``plain`` gives ASCII borders and no colour, for logs and pipes; verdicts are words either
     way.
     """
-    console = console or report_console(plain)
+    console = wide_console(console) if console is not None else report_console(plain)
     with plain_tables(plain):
         for line in headline(run):
             console.print(text(line))
