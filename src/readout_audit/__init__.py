@@ -33,7 +33,14 @@ from readout_audit.data import (
     QAItem,
     YesNoItem,
     demo_items,
+    demo_yesno_items,
     load_items,
+    load_mc_items,
+    load_mmlu_csv,
+    load_mmlu_hf,
+    load_pope,
+    load_qa_items,
+    load_yesno_items,
     parse_items,
 )
 from readout_audit.kind import (
@@ -66,7 +73,15 @@ from readout_audit.model import (
     TokenDistribution,
     load_model,
 )
-from readout_audit.prompt import ANSWER, FORECAST, PromptSpec, Rendering, ending_class, render
+from readout_audit.prompt import (
+    ANSWER,
+    FORECAST,
+    PromptSpec,
+    Rendering,
+    ending_class,
+    load_spec_file,
+    render,
+)
 from readout_audit.readout import (
     PositionReadout,
     encode_in_context,
@@ -126,11 +141,19 @@ __all__ = [
     "audit_yesno",
     "compare_runs",
     "demo_items",
+    "demo_yesno_items",
     "encode_in_context",
     "ending_class",
     "get_kind",
     "load_items",
+    "load_mc_items",
+    "load_mmlu_csv",
+    "load_mmlu_hf",
     "load_model",
+    "load_pope",
+    "load_qa_items",
+    "load_spec_file",
+    "load_yesno_items",
     "option_mass",
     "parse_items",
     "read_position",

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+
 import numpy as np
 import pytest
 
-from readout_audit import InputError, read_run
+from readout_audit import InputError, read_run, run_summary
 from readout_audit.audit._yesno import YESNO, YesNoSetup, audit_yesno
 from readout_audit.audit._yesno_summary import summarise_yesno
 from readout_audit.data._yesno import demo_yesno_items
@@ -138,3 +141,35 @@ def test_ids_outside_the_vocabulary_are_refused(model, items, tmp_path):
     with pytest.raises(InputError, match="outside this model's vocabulary"):
         audit_yesno(model, items[:1], tmp_path / "run", setup=setup)
     assert not (tmp_path / "run").exists()
+
+
+def test_an_interrupted_run_is_summarised_and_resumed_like_an_uninterrupted_one(
+    model, items, run, tmp_path
+):
+    result, out = run
+    copy = tmp_path / "interrupted"
+    shutil.copytree(out, copy)
+    lines = (copy / "records.jsonl").read_bytes().splitlines(keepends=True)
+    (copy / "records.jsonl").write_bytes(b"".join(lines[:9]) + lines[9][:50])  # killed mid-line
+    (copy / "summary.json").unlink()
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["invocations"][-1]["finished"] = None
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+
+    interrupted = read_run(copy)
+    assert interrupted.state == "cut" and len(interrupted.records) == 9
+    reported = run_summary(interrupted)  # what `readout report` shows: diagnostic and seed kept
+    assert reported.diagnostic == result.summary.diagnostic
+    assert reported.overall == summarise_yesno(interrupted.records, seed=3).overall
+
+    setup = YesNoSetup(instruction="Answer yes or no.")
+    resumed = audit_yesno(model, items, copy, setup=setup, diagnostic_sample=8, seed=3)
+    assert resumed.n_new == len(items) - 9
+    # the re-scored records come from a smaller batch: equal decisions, logits equal to float32
+    # rounding, so every count, metric and interval is equal and the margins are within 1e-4
+    skip = {"this_invocation", "margins"}
+    assert resumed.summary.model_dump(exclude=skip) == result.summary.model_dump(exclude=skip)
+    a, b = resumed.summary.margins, result.summary.margins
+    assert a is not None and b is not None and a.ids == b.ids and a.labels == b.labels
+    for name, values in a.scores.items():
+        assert np.allclose(values, b.scores[name], atol=1e-4, rtol=0)

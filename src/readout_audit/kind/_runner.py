@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from readout_audit._exceptions import ReadoutError
 from readout_audit.log._manifest import Manifest
 from readout_audit.log._run import RunDirectory, read_run
 from readout_audit.log._summary import Summary, Timing
@@ -86,6 +87,11 @@ def run_kind(
             task = bar.add_task("scoring", total=len(todo))
             for job, scores in executor.run(todo):
                 record = kind.make_record(model, job, scores)
+                if kind.record_key(record) != job.key:
+                    raise ReadoutError(
+                        f"audit kind {kind.name!r} planned job {job.key} but its record has key "
+                        f"{kind.record_key(record)}; a resumed run could not skip it"
+                    )
                 run_dir.append(record)
                 tokens += record.n_tokens + sum(len(t or ()) for t in record.option_token_ids)
                 bar.advance(task)
