@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from readout_audit import Item, read_run
@@ -136,3 +137,62 @@ def test_an_ending_without_separator_fails_when_a_space_restores_the_options(mod
     assert verdict.verdict == "fail" and "omits the separator" in verdict.finding
     assert check_ending(spaced, None, "spaced").verdict == "pass"
     assert check_mass(spaced, "x").verdict == "pass" and check_mass(glued, "x").verdict == "fail"
+
+
+MMLU_ROWS = [
+    ("Which planet is known as the red planet?", "Venus", "Mars", "Jupiter", "Saturn", "B"),
+    ("What do bees make?", "honey", "milk", "silk", "glass", "A"),
+    ("How many legs does a spider have?", "six", "four", "ten", "eight", "D"),
+    ("Which animal is a fish?", "owl", "bat", "trout", "cat", "C"),
+    ("What is frozen water called?", "steam", "ice", "mist", "dew", "B"),
+    ("Which gas do plants take in?", "carbon dioxide", "helium", "neon", "argon", "A"),
+]
+
+
+@pytest.mark.model
+def test_answer_spec_reports_accuracy_per_rung_in_summary_terminal_and_html(tmp_path):
+    from click.testing import CliRunner
+
+    from readout_audit._cli import main
+    from readout_audit.report import render_html
+
+    folder = tmp_path / "mmlu"
+    folder.mkdir()
+    (folder / "toy_test.csv").write_text(
+        "".join(",".join(f'"{cell}"' for cell in row) + "\n" for row in MMLU_ROWS)
+    )
+    out = tmp_path / "run"
+    result = CliRunner().invoke(
+        main,
+        [
+            *("audit", "options", "--items", str(folder), "--spec", "answer"),
+            *("--out", str(out), "--variants", "production,stem", "--greedy-tokens", "2"),
+            *("--limit", "5"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    run = read_run(out)
+    html = render_html(run)
+    for variant, rung in run.summary.variants.items():
+        records = [r for r in run.records if r.variant == variant]
+        assert len(records) == 5
+        gold = {r.item_id: r.target for r in records}
+        # independent: argmax of the stored log-likelihoods, and of the first-token log-probs
+        by_loglik = [
+            r.options[int(np.argmax(r.option_logprobs))] == gold[r.item_id] for r in records
+        ]
+        firsts = [[t[0] for t in r.option_token_logprobs] for r in records]
+        by_mass = [
+            r.options[int(np.argmax(f))] == gold[r.item_id]
+            for r, f in zip(records, firsts, strict=True)
+        ]
+        accuracy = rung.accuracy
+        assert accuracy is not None and accuracy.n_unscored == 0
+        assert accuracy.loglik.estimate == pytest.approx(np.mean(by_loglik), abs=1e-12)
+        assert accuracy.option_mass.estimate == pytest.approx(np.mean(by_mass), abs=1e-12)
+        assert accuracy.loglik.low <= accuracy.loglik.estimate <= accuracy.loglik.high
+        assert accuracy.loglik.n == 5 and accuracy.loglik.caution == "n=5<30"
+        row = f"{accuracy.loglik.estimate:.3f}"
+        assert row in result.output and row in html
+    assert "Accuracy against the gold answers" in result.output
+    assert "(n=5<30)" in result.output and "(n=5&lt;30)" in html  # the caution, escaped

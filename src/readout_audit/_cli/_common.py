@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import json
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -12,14 +11,22 @@ from typing import Any, TypeVar
 import click
 
 from readout_audit._exceptions import ReadoutError
+from readout_audit.kind._progress import progress_mode
 from readout_audit.log._lock import RunLock
 from readout_audit.model._embedded import EMBEDDED_SPEC
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+INTERRUPTED = 130
+"""Exit status after Ctrl-C (128 + SIGINT), as shells report it."""
+
+
 def user_errors(command: F) -> F:
-    """Turn readout-audit's own errors into a one-line CLI error instead of a traceback."""
+    """Turn readout-audit's own errors into a one-line CLI error instead of a traceback.
+
+    Ctrl-C exits with status 130 and a one-line hint that rerunning the command resumes.
+    """
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -27,6 +34,12 @@ def user_errors(command: F) -> F:
             return command(*args, **kwargs)
         except ReadoutError as error:
             raise click.ClickException(str(error)) from error
+        except KeyboardInterrupt:
+            click.echo(
+                "\ninterrupted: every finished record is on disk; rerun the same command to resume",
+                err=True,
+            )
+            raise click.exceptions.Exit(INTERRUPTED) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -94,7 +107,8 @@ def model_options(command: F) -> F:
         click.option(
             "--progress/--no-progress",
             default=None,
-            help="Progress bar (default: when the terminal is interactive).",
+            help="Progress on stderr: a bar on a terminal, a plain line at least every 10 s "
+            "otherwise (default); --no-progress for none.",
         ),
     ]
     for option in reversed(options):
@@ -108,13 +122,8 @@ def run_options(options: Mapping[str, Any]) -> dict[str, Any]:
         "top_k": options["top_k"],
         "template_kwargs": parse_template_kwargs(options["template_kwarg"]),
         "batch_size": options["batch_size"],
-        "progress": show_progress(options["progress"]),
+        "progress": progress_mode(options["progress"]),
     }
-
-
-def show_progress(flag: bool | None) -> bool:
-    """The progress flag, defaulting to whether stderr is a terminal."""
-    return sys.stderr.isatty() if flag is None else flag
 
 
 def check_out(out: Path) -> None:

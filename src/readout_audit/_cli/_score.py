@@ -37,7 +37,10 @@ def _quiet_loading() -> None:
 def load_cli_model(options: dict[str, Any]) -> ScoringModel:
     """Load the model named by the common options, with one status line instead of bars."""
     _quiet_loading()
-    with Console(stderr=True).status(f"loading {options['model_spec']}"):
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        click.echo(f"loading {options['model_spec']}", err=True)
+    with console.status(f"loading {options['model_spec']}"):
         return load_model(
             options["model_spec"], allow_download=options["allow_download"], dtype=options["dtype"]
         )

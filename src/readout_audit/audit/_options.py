@@ -13,6 +13,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from readout_audit._exceptions import InputError
+from readout_audit.audit._accuracy import RungAccuracy, rung_accuracy
 from readout_audit.audit._checks import options_checks, variant_summary
 from readout_audit.audit._forecast import Downstream, attach_reader, forecast_downstream
 from readout_audit.audit._score import PreparedItem, prepare, score_item, scoring_config
@@ -35,6 +36,7 @@ from readout_audit.readout._position import (
     DEFAULT_TOP_K,
     position_request,
 )
+from readout_audit.report._compare import options_paired_metrics
 from readout_audit.report._options import options_sections
 
 
@@ -142,6 +144,8 @@ class LadderRung(BaseModel):
     n_mass_argmax_disagree: int
     n_readout_disagreements: int
     readout_disagreements: list[str]
+    accuracy: RungAccuracy | None = None
+    """Accuracy against the items' gold answers (answer-type specs); None without them."""
 
 
 class OptionsSummary(Summary):
@@ -173,7 +177,10 @@ def summarise_options(records: Sequence[ScoreRecord]) -> OptionsSummary:
     return OptionsSummary(
         n_records=len(typed),
         n_items=len({r.item_id for r in typed}),
-        variants={v: LadderRung(**variant_summary(group)) for v, group in groups.items()},
+        variants={
+            v: LadderRung(**variant_summary(group), accuracy=rung_accuracy(group))
+            for v, group in groups.items()
+        },
         downstream=forecast_downstream(typed),
     )
 
@@ -252,6 +259,7 @@ OPTIONS: AuditKind[OptionsRecord, OptionsSummary] = AuditKind(
     summarise=lambda run: summarise_options(run.records),
     sections=options_sections,
     checks=lambda records: options_checks(by_rung(records)),
+    paired_metrics=options_paired_metrics,
     item_type=MCItem,
     command=_options_command,
 )

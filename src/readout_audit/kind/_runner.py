@@ -8,9 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
 from readout_audit._exceptions import ReadoutError
+from readout_audit.kind._progress import ProgressMode, progress_mode, reporter
 from readout_audit.log._manifest import Manifest
 from readout_audit.log._run import RunDirectory, read_run
 from readout_audit.log._summary import Summary, Timing
@@ -47,16 +46,6 @@ Planner = Callable[[RunDirectory], Sequence[Job[Any]]]
 note writer) run here and keep their results as artifacts of the run directory."""
 
 
-def _progress(enabled: bool) -> Progress:
-    return Progress(
-        TextColumn("[bold]scoring"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        disable=not enabled,
-    )
-
-
 def run_kind(
     kind: AuditKind[Any, Any],
     model: ScoringModel,
@@ -67,7 +56,7 @@ def run_kind(
     seeds: dict[str, int] | None = None,
     batch_size: int | None = None,
     executor: Executor | None = None,
-    progress: bool = False,
+    progress: bool | ProgressMode = False,
 ) -> ScoreResult:
     """Run a kind into ``out``: lock, check or write the manifest, plan, score, summarise.
 
@@ -75,6 +64,7 @@ def run_kind(
     whose key is already on disk are skipped; every record is flushed as it completes, so
     on any interruption the finished records stay and a rerun of the same command resumes. The
     summary is computed from the files on disk, exactly as ``readout report`` computes it.
+    ``progress``: True for a bar on a terminal and plain lines elsewhere (stderr), or a mode.
     """
     from readout_audit.kind._executor import DEFAULT_BATCH_SIZE, LocalExecutor
 
@@ -83,8 +73,8 @@ def run_kind(
         run_dir.start(Manifest.create(kind.name, model.info, config, seeds))
         todo = [job for job in plan(run_dir) if job.key not in run_dir.done]
         started, tokens = time.perf_counter(), 0
-        with _progress(progress) as bar:
-            task = bar.add_task("scoring", total=len(todo))
+        mode = progress if isinstance(progress, str) else progress_mode(None if progress else False)
+        with reporter(mode, len(todo)) as report:
             for job, scores in executor.run(todo):
                 record = kind.make_record(model, job, scores)
                 if kind.record_key(record) != job.key:
@@ -94,7 +84,7 @@ def run_kind(
                     )
                 run_dir.append(record)
                 tokens += record.n_tokens + sum(len(t or ()) for t in record.option_token_ids)
-                bar.advance(task)
+                report.advance()
         elapsed = time.perf_counter() - started
         summary = kind.summary(read_run(out)).model_copy(
             update={

@@ -15,6 +15,8 @@ SUMMARY_SCHEMA_VERSION = 2
 """Version of ``summary.json``; 1 was the untyped summary of readout-audit 0.1."""
 
 Verdict = Literal["pass", "warn", "fail"]
+SMALL_SAMPLE = 30
+"""Intervals from fewer items than this are flagged: percentile bootstraps under-cover there."""
 
 
 class Interval(BaseModel):
@@ -31,7 +33,16 @@ class Interval(BaseModel):
     n: int
     """Items behind the estimate."""
     n_clusters: int
-    """Distinct resampling clusters among them (the items themselves when fewer than 2)."""
+    """Distinct clusters among them (with fewer than 2, the bootstrap resampled items)."""
+
+    @property
+    def caution(self) -> str | None:
+        """Why the interval deserves caution: fewer than 30 items, or fewer than 2 clusters."""
+        if self.n < SMALL_SAMPLE:
+            return f"n={self.n}<{SMALL_SAMPLE}"
+        if self.n_clusters < 2:
+            return "1 cluster"
+        return None
 
     @classmethod
     def from_bootstrap(
@@ -54,7 +65,7 @@ class Interval(BaseModel):
             level=1 - interval.alpha,
             method=method,
             n=len(clusters),
-            n_clusters=len(set(resampled)) if resampled is not None else len(clusters),
+            n_clusters=len(set(clusters)),
         )
 
     @classmethod

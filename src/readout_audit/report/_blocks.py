@@ -110,7 +110,8 @@ def interval(value: Interval | None, digits: int = 4, signed: bool = False) -> s
     if value is None:
         return MISSING
     spec = f"+.{digits}f" if signed else f".{digits}f"
-    return f"[{value.low:{spec}}, {value.high:{spec}}]"
+    caution = f" ({value.caution})" if value.caution else ""
+    return f"[{value.low:{spec}}, {value.high:{spec}}]{caution}"
 
 
 def counts(classes: dict[str, int]) -> str:

@@ -72,7 +72,7 @@ def paired_difference(
     metric: str, estimates: tuple[float, float], replicates: np.ndarray, clusters: Sequence[str]
 ) -> PairedDifference:
     """B − A from the two runs' estimates and the replicates of the difference."""
-    n_clusters = resampling_clusters(clusters)
+    resampled = resampling_clusters(clusters)
     return PairedDifference(
         metric=metric,
         a=estimates[0],
@@ -80,9 +80,9 @@ def paired_difference(
         difference=Interval.from_replicates(
             estimates[1] - estimates[0],
             replicates,
-            method=f"paired {'cluster' if n_clusters else 'item'} bootstrap percentile",
+            method=f"paired {'cluster' if resampled else 'item'} bootstrap percentile",
             n=len(clusters),
-            n_clusters=len(set(clusters)) if n_clusters else len(clusters),
+            n_clusters=len(set(clusters)),
         ),
     )
 
@@ -134,6 +134,26 @@ def _group_differences(
             xs, ys, cs = zip(*kept, strict=True)
             rows.append(_mean_difference(name, xs, ys, cs, n_boot, seed))
     return rows + (extra(pairs, n_boot, seed) if extra is not None else [])
+
+
+def _mass_choice_correct(record: ScoreRecord) -> float | None:
+    pick = getattr(record, "readout_choices", {}).get("first_token")
+    if not isinstance(record.target, str) or pick is None:
+        return None
+    return float(record.matches_target(record.options[pick]))
+
+
+def options_paired_metrics(pairs: Pairs, n_boot: int, seed: int) -> list[PairedDifference]:
+    """Accuracy of the option-mass choice (the most probable first token) in both runs."""
+    kept = [
+        (x, y, a.cluster)
+        for a, b in pairs
+        if (x := _mass_choice_correct(a)) is not None and (y := _mass_choice_correct(b)) is not None
+    ]
+    if not kept:
+        return []
+    xs, ys, clusters = zip(*kept, strict=True)
+    return [_mean_difference("accuracy (option-mass choice)", xs, ys, clusters, n_boot, seed)]
 
 
 def ptrue_paired_metrics(pairs: Pairs, n_boot: int, seed: int) -> list[PairedDifference]:

@@ -11,6 +11,7 @@ from readout_audit.report._blocks import Block, FigureBlock, Section, TableBlock
 from readout_audit.report._common import browser, class_figure, forest, mass_figure
 
 if TYPE_CHECKING:
+    from readout_audit.audit._accuracy import RungAccuracy
     from readout_audit.audit._forecast import Downstream
     from readout_audit.audit._options import OptionsSummary
 
@@ -46,12 +47,46 @@ def options_sections(run: Run, summary: OptionsSummary) -> list[Section]:
             class_figure({k: v.argmax_classes for k, v in summary.variants.items()}, "variant"),
         ],
     )
+    accuracy = [
+        _accuracy_row(name, v.accuracy)
+        for name, v in summary.variants.items()
+        if v.accuracy is not None
+    ]
+    if accuracy:
+        ladder.blocks.insert(
+            1,
+            TableBlock(
+                "Accuracy against the gold answers (95% cluster-bootstrap intervals)",
+                ACCURACY_COLUMNS,
+                accuracy,
+                "by log-likelihood: the option with the highest full-option log-likelihood (as "
+                "lm-evaluation-harness's acc); by option mass: the option whose first token is "
+                "most probable; unscored: items whose options merge with the context.",
+            ),
+        )
     sections = [ladder]
     if summary.downstream is not None:
         sections.append(downstream_section(summary.downstream))
     production = [r for r in run.records if r.variant == "production"] or run.records
     sections.append(browser(production))
     return sections
+
+
+ACCURACY_COLUMNS = ["variant", "n", "by log-likelihood", "95% interval", "by option mass"]
+ACCURACY_COLUMNS += ["95% interval", "unscored"]
+
+
+def _accuracy_row(name: str, accuracy: RungAccuracy) -> list[str]:
+    by_loglik, by_mass = accuracy.loglik, accuracy.option_mass
+    return [
+        name,
+        str(by_loglik.n),
+        cell.estimate(by_loglik, 3),
+        cell.interval(by_loglik, 3),
+        cell.estimate(by_mass, 3),
+        cell.interval(by_mass, 3),
+        str(accuracy.n_unscored),
+    ]
 
 
 def downstream_section(down: Downstream) -> Section:

@@ -1,0 +1,93 @@
+"""Progress of a run where people look: a bar on a terminal, plain lines in logs and pipes."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Literal, Protocol, TextIO
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+ProgressMode = Literal["bar", "lines", "off"]
+LINE_INTERVAL = 10.0
+"""Seconds between two plain progress lines at most."""
+
+
+class Reporter(Protocol):
+    """Told about every finished record."""
+
+    def advance(self) -> None:
+        """One more record is on disk."""
+        ...
+
+
+def progress_mode(flag: bool | None, stream: TextIO | None = None) -> ProgressMode:
+    """``bar`` on a terminal, ``lines`` otherwise, ``off`` when asked (``flag`` False)."""
+    if flag is False:
+        return "off"
+    return "bar" if (stream or sys.stderr).isatty() else "lines"
+
+
+def _duration(seconds: float) -> str:
+    hours, rest = divmod(round(seconds), 3600)
+    return f"{hours}h{rest // 60:02d}m" if hours else f"{rest // 60}m{rest % 60:02d}s"
+
+
+class LineReporter:
+    """Writes ``scoring: done/total (p%), items/s, ETA`` at most every ``interval`` seconds."""
+
+    def __init__(
+        self, total: int, stream: TextIO, interval: float = LINE_INTERVAL, label: str = "scoring"
+    ) -> None:
+        self.total, self.stream, self.interval, self.label = total, stream, interval, label
+        self.done = 0
+        self.started = self.last = time.monotonic()
+
+    def line(self) -> str:
+        """The current progress as one line."""
+        elapsed = max(time.monotonic() - self.started, 1e-9)
+        rate = self.done / elapsed
+        share = self.done / self.total if self.total else 1.0
+        eta = _duration((self.total - self.done) / rate) if rate > 0 else "unknown"
+        return (
+            f"{self.label}: {self.done}/{self.total} ({share:.0%}), {rate:.2f} items/s, "
+            f"ETA {eta}, elapsed {_duration(elapsed)}"
+        )
+
+    def advance(self) -> None:
+        """Count a record; write a line when ``interval`` has passed or the run is complete."""
+        self.done += 1
+        now = time.monotonic()
+        if now - self.last >= self.interval or self.done == self.total:
+            self.last = now
+            print(self.line(), file=self.stream, flush=True)
+
+
+class _BarReporter:
+    def __init__(self, bar: Progress, total: int) -> None:
+        self.bar, self.task = bar, bar.add_task("scoring", total=total)
+
+    def advance(self) -> None:
+        self.bar.advance(self.task)
+
+
+class _Silent:
+    def advance(self) -> None:
+        pass
+
+
+@contextmanager
+def reporter(mode: ProgressMode, total: int, stream: TextIO | None = None) -> Iterator[Reporter]:
+    """A progress reporter for ``total`` records in the given mode (stderr by default)."""
+    stream = stream or sys.stderr
+    if mode == "off" or total == 0:
+        yield _Silent()
+    elif mode == "lines":
+        print(f"scoring: {total} records to write", file=stream, flush=True)
+        yield LineReporter(total, stream)
+    else:
+        columns = (TextColumn("[bold]scoring"), BarColumn(), MofNCompleteColumn())
+        with Progress(*columns, TimeRemainingColumn(), transient=False) as bar:
+            yield _BarReporter(bar, total)

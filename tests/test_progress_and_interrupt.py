@@ -1,0 +1,67 @@
+"""Progress where people look, and Ctrl-C that keeps every finished record."""
+
+from __future__ import annotations
+
+import io
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from readout_audit import read_run
+from readout_audit.kind._progress import LineReporter, progress_mode
+
+
+def test_plain_lines_say_done_total_rate_and_eta(monkeypatch):
+    clock = iter([0.0, 4.0, 12.0, 12.0, 13.0, 13.0])  # start, then each advance (+ its line)
+    monkeypatch.setattr("readout_audit.kind._progress.time.monotonic", lambda: next(clock))
+    stream = io.StringIO()
+    reporter = LineReporter(3, stream, interval=10.0)
+    reporter.advance()  # t=4: within the interval, silent
+    reporter.advance()  # t=12: 10 s since the last line
+    reporter.advance()  # t=13: complete
+    lines = stream.getvalue().splitlines()
+    assert lines[0].startswith("scoring: 2/3 (67%), 0.17 items/s, ETA 0m06s")
+    assert lines[1].startswith("scoring: 3/3 (100%), 0.23 items/s, ETA 0m00s, elapsed 0m13s")
+    assert progress_mode(False) == "off"
+    assert progress_mode(None, io.StringIO()) == "lines"  # not a terminal
+
+
+def write_items(path, n):
+    rows = [
+        {"id": f"i{i}", "prompt": f"Item {i}: two plus {i} is", "options": [" four", " five"]}
+        for i in range(n)
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+
+@pytest.mark.model
+def test_piped_run_prints_progress_lines_and_ctrl_c_exits_130_with_a_hint(tmp_path):
+    items, out = tmp_path / "items.jsonl", tmp_path / "run"
+    write_items(items, 40)
+    command = [sys.executable, "-m", "readout_audit", "score", "--items", str(items)]
+    command += ["--out", str(out), "--batch-size", "1", "--greedy-tokens", "4"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    records = out / "records.jsonl"
+    deadline = time.monotonic() + 240
+    while not (records.exists() and records.read_bytes().count(b"\n") >= 2):
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    assert "loading smollm2-135m" in stderr and "scoring: 40 records to write" in stderr
+    assert "interrupted: every finished record is on disk; rerun the same command" in stderr
+    assert "Traceback" not in stderr
+    kept = read_run(out)
+    assert kept.state == "unfinished" and 2 <= len(kept.records) < 40
+
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    left = 40 - len(kept.records)
+    assert f"scoring: {left} records to write" in resumed.stderr
+    assert f"scoring: {left}/{left} (100%)" in resumed.stderr
+    assert len(read_run(out).records) == 40
