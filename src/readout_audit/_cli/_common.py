@@ -13,6 +13,7 @@ import click
 from readout_audit._exceptions import ReadoutError
 from readout_audit.kind._progress import progress_mode
 from readout_audit.log._lock import RunLock
+from readout_audit.model._device import DTYPES
 from readout_audit.model._embedded import EMBEDDED_SPEC
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -76,11 +77,29 @@ def model_options(command: F) -> F:
             help="Let hf: specs download from the Hugging Face Hub.",
         ),
         click.option(
-            "--dtype",
-            type=click.Choice(["float32", "float64", "bfloat16", "float16"]),
-            default="float32",
+            "--device",
+            default="auto",
             show_default=True,
-            help="Compute dtype of the weights.",
+            help="auto (cuda if available, else mps, else cpu), cpu, cuda, cuda:N or mps.",
+        ),
+        click.option(
+            "--dtype",
+            type=click.Choice(list(DTYPES)),
+            default="auto",
+            show_default=True,
+            help="Weights' dtype; auto is bfloat16 on a GPU and float32 on the CPU.",
+        ),
+        click.option(
+            "--device-map",
+            type=click.Choice(["auto"]),
+            default=None,
+            help="auto: spread a model too large for one GPU over the available devices "
+            "(accelerate's placement, recorded in the manifest).",
+        ),
+        click.option(
+            "--trust-remote-code",
+            is_flag=True,
+            help="Run a hf: checkpoint's own modelling code (off by default; recorded).",
         ),
         click.option(
             "--template-kwarg",

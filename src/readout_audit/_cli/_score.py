@@ -22,6 +22,7 @@ from readout_audit.data._item import Item
 from readout_audit.data._jsonl import load_items
 from readout_audit.log._run import read_run
 from readout_audit.model._backend import ScoringModel
+from readout_audit.model._device import resolve_device
 from readout_audit.model._load import load_model
 from readout_audit.report._report import print_report
 
@@ -36,13 +37,19 @@ def _quiet_loading() -> None:
 
 def load_cli_model(options: dict[str, Any]) -> ScoringModel:
     """Load the model named by the common options, with one status line instead of bars."""
+    resolve_device(options["device"])  # a device this machine lacks fails before loading
     _quiet_loading()
     console = Console(stderr=True)
     if not console.is_terminal:
         click.echo(f"loading {options['model_spec']}", err=True)
     with console.status(f"loading {options['model_spec']}"):
         return load_model(
-            options["model_spec"], allow_download=options["allow_download"], dtype=options["dtype"]
+            options["model_spec"],
+            allow_download=options["allow_download"],
+            dtype=options["dtype"],
+            device=options["device"],
+            device_map=options["device_map"],
+            trust_remote_code=options["trust_remote_code"],
         )
 
 

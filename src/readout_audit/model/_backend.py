@@ -73,6 +73,11 @@ class ModelInfo:
     context_window: int | None
     tokenizer: str
     chat_template_sha256: str | None
+    device: str = "cpu"
+    """Where the weights live (the first parameter's device with a device map)."""
+    placement: dict[str, str] | None = None
+    """Module → device of a ``device_map`` placement (accelerate), when one was used."""
+    trust_remote_code: bool = False
 
 
 class ScoringModel(ABC):

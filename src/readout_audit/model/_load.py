@@ -9,10 +9,10 @@ from typing import Any
 
 from readout_audit._exceptions import InputError, ModelNotAvailableError
 from readout_audit.model._backend import ModelFile, ModelInfo, ScoringModel
+from readout_audit.model._device import resolve_device, resolve_dtype
 from readout_audit.model._embedded import EMBEDDED_SPEC, embedded_gguf_path
 
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt")
-_DTYPES = ("float32", "float64", "bfloat16", "float16")
 
 
 @dataclass(frozen=True)
@@ -89,27 +89,53 @@ def _resolve_hf_directory(spec: ModelSpec, allow_download: bool) -> Path:
         raise ModelNotAvailableError(f"cannot load {spec}: {error}") from error
 
 
+@dataclass(frozen=True)
+class Placement:
+    """Where and how a model is loaded."""
+
+    device: str = "cpu"
+    """A resolved torch device (see :func:`resolve_device`)."""
+    dtype: str = "float32"
+    device_map: str | None = None
+    """``auto``: let accelerate spread the model over the available devices."""
+    trust_remote_code: bool = False
+
+
 def load_model(
-    spec: str = EMBEDDED_SPEC, *, allow_download: bool = False, dtype: str = "float32"
+    spec: str = EMBEDDED_SPEC,
+    *,
+    allow_download: bool = False,
+    dtype: str = "auto",
+    device: str = "auto",
+    device_map: str | None = None,
+    trust_remote_code: bool = False,
 ) -> ScoringModel:
-    """Load a model spec as a scoring backend (local files only unless ``allow_download``)."""
+    """Load a model spec as a scoring backend (local files only unless ``allow_download``).
+
+    ``device``: auto (cuda if available, else mps, else cpu), cpu, cuda, cuda:N or mps;
+    ``dtype``: auto (bfloat16 on a GPU, float32 otherwise) or a torch dtype name;
+    ``device_map="auto"`` spreads a model too large for one GPU (accelerate's placement).
+    ``trust_remote_code`` runs a checkpoint's own modelling code (off unless asked).
+    """
     parsed = parse_model_spec(spec)
-    if dtype not in _DTYPES:
-        raise InputError(f"unknown dtype {dtype!r}; expected one of {', '.join(_DTYPES)}")
+    if device_map not in (None, "auto"):
+        raise InputError(f"unknown device map {device_map!r}; expected auto", field="device-map")
+    resolved = resolve_device(device)
+    place = Placement(resolved, resolve_dtype(dtype, resolved), device_map, trust_remote_code)
     if parsed.kind == "embedded":
         gguf = embedded_gguf_path()
-        return _load_transformers(str(parsed), gguf.parent, gguf.name, [gguf], dtype)
+        return _load_transformers(str(parsed), gguf.parent, gguf.name, [gguf], place)
     if parsed.kind == "gguf":
         gguf = Path(parsed.location).expanduser()
         if not gguf.is_file():
             raise ModelNotAvailableError(f"{spec}: no such GGUF file")
-        return _load_transformers(str(parsed), gguf.parent, gguf.name, [gguf], dtype)
+        return _load_transformers(str(parsed), gguf.parent, gguf.name, [gguf], place)
     directory = _resolve_hf_directory(parsed, allow_download)
     weights = [p for p in directory.iterdir() if p.suffix in _WEIGHT_SUFFIXES and p.is_file()]
-    return _load_transformers(str(parsed), directory, None, weights, dtype)
+    return _load_transformers(str(parsed), directory, None, weights, place)
 
 
-def is_vision_language(directory: Path, gguf_file: str | None) -> bool:
+def is_vision_language(directory: Path, gguf_file: str | None, trust_remote_code: bool) -> bool:
     """Whether the checkpoint is an image-text-to-text model (a processor and pixel inputs)."""
     if gguf_file is not None:
         return False
@@ -117,14 +143,16 @@ def is_vision_language(directory: Path, gguf_file: str | None) -> bool:
     from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
 
     try:
-        config = AutoConfig.from_pretrained(str(directory), local_files_only=True)
+        config = AutoConfig.from_pretrained(
+            str(directory), local_files_only=True, trust_remote_code=trust_remote_code
+        )
     except (OSError, ValueError):
         return False
     return config.model_type in MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
 
 
 def _load_transformers(
-    spec: str, directory: Path, gguf_file: str | None, weights: list[Path], dtype: str
+    spec: str, directory: Path, gguf_file: str | None, weights: list[Path], place: Placement
 ) -> ScoringModel:
     import torch
     from transformers import (
@@ -138,24 +166,31 @@ def _load_transformers(
     from readout_audit.model._transformers import TransformersModel
     from readout_audit.model._vision import VisionCodec
 
-    kwargs: dict[str, Any] = {"local_files_only": True}
+    kwargs: dict[str, Any] = {
+        "local_files_only": True,
+        "trust_remote_code": place.trust_remote_code,
+    }
     if gguf_file is not None:
         kwargs["gguf_file"] = gguf_file
-    vision = is_vision_language(directory, gguf_file)
+    weights_kwargs: dict[str, Any] = {"dtype": getattr(torch, place.dtype), **kwargs}
+    if place.device_map is not None:
+        weights_kwargs["device_map"] = place.device_map
+    vision = is_vision_language(directory, gguf_file, place.trust_remote_code)
     try:
         if vision:
             processor = AutoProcessor.from_pretrained(str(directory), **kwargs)  # type: ignore[no-untyped-call]
             tokenizer = processor.tokenizer
-            model = AutoModelForImageTextToText.from_pretrained(
-                str(directory), dtype=getattr(torch, dtype), **kwargs
-            )
+            model = AutoModelForImageTextToText.from_pretrained(str(directory), **weights_kwargs)
         else:
             tokenizer = AutoTokenizer.from_pretrained(str(directory), **kwargs)
-            model = AutoModelForCausalLM.from_pretrained(
-                str(directory), dtype=getattr(torch, dtype), **kwargs
-            )
+            model = AutoModelForCausalLM.from_pretrained(str(directory), **weights_kwargs)
     except (OSError, ValueError) as error:
         raise ModelNotAvailableError(f"cannot load {spec}: {error}") from error
+    placement = getattr(model, "hf_device_map", None)
+    if place.device_map is not None and not placement:  # accelerate kept it on one device
+        placement = {"": str(next(model.parameters()).device)}
+    if place.device_map is None and place.device != "cpu":
+        model.to(torch.device(place.device))  # type: ignore[arg-type]
     window = getattr(model.config.get_text_config(), "max_position_embeddings", None)
     name = str(getattr(model.config, "_name_or_path", "") or directory.name)
     codec = (
@@ -167,9 +202,12 @@ def _load_transformers(
         spec=spec,
         name=gguf_file or name,
         files=_model_files(weights),
-        dtype=dtype,
+        dtype=place.dtype,
         context_window=window,
         tokenizer=f"{type(tokenizer).__name__} ({gguf_file or directory.name})",
         chat_template_sha256=codec.chat_template_sha256,
+        device=str(next(model.parameters()).device),
+        placement={k: str(v) for k, v in placement.items()} if placement else None,
+        trust_remote_code=place.trust_remote_code,
     )
     return TransformersModel(model, codec, info)
