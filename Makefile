@@ -37,3 +37,4 @@ test: lint
 bench: setup
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,bench]'
 	$(BIN)/python benchmarks/bench_scoring.py --json runs/bench_scoring.json
+	$(BIN)/python benchmarks/bench_startup.py --json runs/bench_startup.json

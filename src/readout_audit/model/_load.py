@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError, ModelNotAvailableError
 from readout_audit.model._backend import ModelFile, ModelInfo, ScoringModel
+from readout_audit.model._cache import converted, sha256_file, store_converted
 from readout_audit.model._device import resolve_device, resolve_dtype
 from readout_audit.model._embedded import EMBEDDED_SPEC, embedded_gguf_path
 
@@ -49,15 +49,6 @@ def parse_model_spec(spec: str) -> ModelSpec:
         "or 'gguf:<path>'",
         field="model",
     )
-
-
-def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
-    """SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _model_files(paths: list[Path]) -> tuple[ModelFile, ...]:
@@ -170,7 +161,12 @@ def _load_transformers(
         "local_files_only": True,
         "trust_remote_code": place.trust_remote_code,
     }
-    if gguf_file is not None:
+    files = _model_files(weights)
+    source = directory
+    cached = converted(files[0].sha256) if gguf_file is not None else None
+    if cached is not None:
+        source = cached  # this GGUF file converted at an earlier start: seconds, not a minute
+    elif gguf_file is not None:
         kwargs["gguf_file"] = gguf_file
     weights_kwargs: dict[str, Any] = {"dtype": getattr(torch, place.dtype), **kwargs}
     if place.device_map is not None:
@@ -182,17 +178,23 @@ def _load_transformers(
             tokenizer = processor.tokenizer
             model = AutoModelForImageTextToText.from_pretrained(str(directory), **weights_kwargs)
         else:
-            tokenizer = AutoTokenizer.from_pretrained(str(directory), **kwargs)
-            model = AutoModelForCausalLM.from_pretrained(str(directory), **weights_kwargs)
+            tokenizer = AutoTokenizer.from_pretrained(str(source), **kwargs)
+            model = AutoModelForCausalLM.from_pretrained(str(source), **weights_kwargs)
     except (OSError, ValueError) as error:
         raise ModelNotAvailableError(f"cannot load {spec}: {error}") from error
+    if gguf_file is not None and cached is None and place.dtype == "float32":
+        store_converted(files[0].sha256, model, tokenizer, directory / gguf_file)
     placement = getattr(model, "hf_device_map", None)
     if place.device_map is not None and not placement:  # accelerate kept it on one device
         placement = {"": str(next(model.parameters()).device)}
     if place.device_map is None and place.device != "cpu":
         model.to(torch.device(place.device))  # type: ignore[arg-type]
     window = getattr(model.config.get_text_config(), "max_position_embeddings", None)
-    name = str(getattr(model.config, "_name_or_path", "") or directory.name)
+    name = (
+        directory.name
+        if cached is not None
+        else str(getattr(model.config, "_name_or_path", "") or directory.name)
+    )
     codec = (
         VisionCodec(processor, name=type(processor).__name__, context_window=window)
         if vision
@@ -201,7 +203,7 @@ def _load_transformers(
     info = ModelInfo(
         spec=spec,
         name=gguf_file or name,
-        files=_model_files(weights),
+        files=files,
         dtype=place.dtype,
         context_window=window,
         tokenizer=f"{type(tokenizer).__name__} ({gguf_file or directory.name})",

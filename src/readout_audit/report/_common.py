@@ -9,7 +9,6 @@ from readout_audit.audit._summary import MASS_FLOOR
 from readout_audit.log._record import ScoreRecord
 from readout_audit.log._run import Run
 from readout_audit.log._summary import Interval, Summary
-from readout_audit.report import _plots
 from readout_audit.report._blocks import (
     Block,
     ChecksBlock,
@@ -57,6 +56,8 @@ def checks_section(summary: Summary) -> Section | None:
 
 def mass_figure(records: Sequence[ScoreRecord], key: Callable[[Any], str], what: str) -> Block:
     """Every record's option mass, grouped by ``key``, against the floor."""
+    from readout_audit.report import _plots  # matplotlib only when drawing
+
     groups: dict[str, list[float]] = {}
     for r in records:
         masses = groups.setdefault(key(r), [])
@@ -74,6 +75,8 @@ def mass_figure(records: Sequence[ScoreRecord], key: Callable[[Any], str], what:
 
 def class_figure(classes: Mapping[str, Mapping[str, int]], what: str) -> Block:
     """The summary's argmax class counts per group as bars."""
+    from readout_audit.report import _plots  # matplotlib only when drawing
+
     return FigureBlock(
         "Unrestricted argmax classes",
         _plots.class_bars(classes, f"Argmax token class per {what}"),
@@ -91,6 +94,8 @@ def browser(records: Sequence[ScoreRecord]) -> Section:
 
 def forest(differences: Mapping[str, Interval], title: str) -> Block:
     """Paired differences with their intervals, against zero."""
+    from readout_audit.report import _plots  # matplotlib only when drawing
+
     rows = {k: (v.estimate, v.low, v.high) for k, v in differences.items()}
     return FigureBlock(
         title, _plots.intervals(rows, title, zero=True), "95% paired bootstrap intervals."

@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 from readout_audit.log._run import Run
 from readout_audit.report import _blocks as cell
-from readout_audit.report import _plots
 from readout_audit.report._blocks import Block, FigureBlock, Section, TableBlock
 from readout_audit.report._common import browser, class_figure, forest, mass_figure
 
@@ -91,6 +90,8 @@ def _accuracy_row(name: str, accuracy: RungAccuracy) -> list[str]:
 
 def downstream_section(down: Downstream) -> Section:
     """Forecast AUC and Brier at both positions with intervals, ROC, reliability, differences."""
+    from readout_audit.report import _plots  # matplotlib only when drawing
+
     rows = [
         [metric.upper(), name, cell.estimate(v), cell.interval(v)]
         for metric, values in (("auc", down.auc), ("brier", down.brier))

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from readout_audit.log._record import PTrueRecord
 from readout_audit.log._run import Run
-from readout_audit.report import _plots
 from readout_audit.report._blocks import (
     Block,
     FigureBlock,
@@ -29,6 +28,8 @@ LOG_SCORED = ("library", "deleted")
 
 def ptrue_sections(run: Run, summary: PTrueSummary) -> list[Section]:
     """Each readout's AUROC, PRR, declared-set mass and argmax classes, with curves."""
+    from readout_audit.report import _plots  # matplotlib only when drawing
+
     typed = [r for r in run.records if isinstance(r, PTrueRecord)]
     rows = [
         [

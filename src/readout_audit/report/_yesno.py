@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 from readout_audit.log._record import YesNoRecord
 from readout_audit.log._run import Run
-from readout_audit.report import _plots
 from readout_audit.report._blocks import (
     Block,
     FigureBlock,
@@ -72,6 +71,8 @@ def _tokens_section(summary: YesNoSummary) -> Section:
 
 
 def _metrics_section(summary: YesNoSummary) -> Section:
+    from readout_audit.report import _plots  # matplotlib only when drawing
+
     groups = (
         {"all": summary.overall, **summary.splits} if len(summary.splits) > 1 else summary.splits
     )
