@@ -62,7 +62,9 @@ def test_duplicate_ids():
 
 
 def test_types_and_defaults():
-    (item,) = parse_items([line(id=7, cluster=3, target=0.5, metadata={"k": [1]})])
+    (item,) = parse_items(
+        [line(id=7, cluster=3, target=0.5, options=["0.50", "y"], metadata={"k": [1]})]
+    )
     assert item.id == "7" and item.cluster == "3" and item.target == 0.5
     assert item.metadata == {"k": [1]} and item.stem is None
     assert Item(id="x", prompt="p", options=["a"]).cluster_key == "x"
@@ -86,3 +88,41 @@ def test_demo_items_are_valid_and_cover_the_failure_cases():
     ids = {item.id for item in items}
     assert {"forecast-production", "forecast-stem", "raw-trailing-space"} <= ids
     assert any(item.stem for item in items) and any(item.prompt for item in items)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("NaN", r"unusable number \(NaN is not a JSON number\)"),
+        ("-Infinity", r"unusable number \(-Infinity is not a JSON number\)"),
+        ("1e999", r"unusable number \(the number 1e999 is out of range\)"),
+        ("9" * 5000, r"unusable number \(Exceeds the limit \(4300 digits\)"),
+        ("[" * 100_000 + "]" * 100_000, r"JSON nested too deeply to read"),
+    ],
+)
+def test_numbers_and_nesting_json_allows_but_items_cannot_use(value, message):
+    line = '{"id": "a", "prompt": "p", "options": [" x"], "metadata": {"v": ' + value + "}}"
+    with pytest.raises(InputError, match=r"^items.jsonl:2: " + message):
+        parse_items(['{"id": "ok", "prompt": "p", "options": [" x"]}', line], source="items.jsonl")
+
+
+@pytest.mark.parametrize(
+    ("target", "options", "ok"),
+    [
+        (" Paris", [" Paris", " Lyon"], True),
+        ("Paris", [" Paris", " Lyon"], True),  # compared without surrounding whitespace
+        (" Pariss", [" Paris", " Lyon"], False),
+        (10, ["10", "30"], True),
+        (10.0, ["10", "30"], True),
+        (20, ["10", "30"], False),
+        (True, ["10", "30"], True),  # a correctness label, not an option
+    ],
+)
+def test_a_target_must_be_one_of_the_options(target, options, ok):
+    raw = {"id": "q", "prompt": "p", "options": options, "target": target}
+    line = json.dumps(raw)
+    if ok:
+        assert parse_items([line])[0].target == target
+    else:
+        with pytest.raises(InputError, match=r"item 'q', field 'target': .* is not one of the"):
+            parse_items([line], source="items.jsonl")

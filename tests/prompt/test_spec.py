@@ -122,3 +122,42 @@ def test_spec_file_suffix_is_checked(tmp_path):
     path.write_text("{}")
     with pytest.raises(InputError, match=r"must end in \.toml, \.yaml, \.yml"):
         load_spec_file(path)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            '[spec]\nname = "x"\noptions = 5\n',
+            r"field 'spec.options': Input should be a valid list",
+        ),
+        ('[spec]\nname = "x"\noptions = "yes"\n', r"field 'spec.options': Input should be a valid"),
+        ("[spec]\nname = 3\n", r"field 'spec.name': Input should be a valid string"),
+        ('[spec]\nname = "x"\n[variants.v]\nfenced = "yes"\n', r"variants.v.fenced"),
+        ('[spec]\nname = "x"\nvariants = ["a", "b"]\n', r"spec.variants.*unknown key"),
+        ('variants = ["a"]\n[spec]\nname = "x"\n', r"field 'variants': must be a table"),
+        ('[spec]\nname = "x"\nuser_template = "{note.__class__}"\n', r"\{note.__class__\}"),
+        ('[spec]\nname = "x"\nuser_template = "{item[0]} {note}"\n', r"\{item\[0\]\} is not"),
+        ('[spec]\nname = "x"\nuser_template = "{question}"\n', r"\{question\} is not allowed"),
+        ('[spec]\nname = "x"\nuser_template = "{note!r}"\n', r"\{note!r\} is not allowed"),
+        ('[spec]\nname = "x"\nuser_template = "{note"\n', r"malformed template"),
+        ('[spec]\nname = "x"\n[variants.v]\nitem_instruction = "{0}"\n', r"\{0\} is not allowed"),
+        ('[spec]\nname = "x"\n[other]\na = 1\n', r"unknown top-level key"),
+    ],
+)
+def test_spec_file_types_and_template_fields_are_checked(tmp_path, content, message):
+    path = tmp_path / "spec.toml"
+    path.write_text(content)
+    with pytest.raises(InputError, match=message):
+        load_spec_file(path)
+
+
+def test_literal_braces_and_allowed_fields_pass(tmp_path):
+    path = tmp_path / "spec.yaml"
+    path.write_text(
+        'spec:\n  name: braces\n  user_template: "{item} as JSON: {{\\"note\\": {note}}}"\n'
+        '  options: ["yes", "no"]\n'
+    )
+    spec, _ = load_spec_file(path)
+    text = _user(build_item(spec, ITEM, "production"))
+    assert text.endswith('as JSON: {"note": Apples grow on trees.}')

@@ -78,12 +78,32 @@ def read_lines(path: Path, *, append_only: bool = False) -> JsonLines:
     return JsonLines(path, lines, cut)
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:20]} is out of range")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def loads_line(text: str, *, source: str, line: int) -> Any:
-    """Decode one line's JSON value, or an ``InputError`` naming the file and line."""
+    """Decode one line's JSON value, or an ``InputError`` naming the file and line.
+
+    NaN, Infinity, numbers out of float range or longer than Python converts, and nesting
+    deeper than the interpreter can decode are errors too, never a traceback or a non-number.
+    """
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except json.JSONDecodeError as error:
         raise InputError(f"malformed JSON ({error.msg})", source=source, line=line) from None
+    except ValueError as error:  # NaN, Infinity, 1e999, a 5,000-digit integer
+        message = str(error).split(";")[0]
+        raise InputError(f"unusable number ({message})", source=source, line=line) from None
+    except RecursionError:
+        raise InputError("JSON nested too deeply to read", source=source, line=line) from None
 
 
 def iter_values(path: Path, *, append_only: bool = False) -> Iterator[tuple[int, Any]]:

@@ -7,6 +7,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
+def _as_number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
 class Message(BaseModel):
     """One chat turn, rendered with the model's own chat template."""
 
@@ -41,6 +48,10 @@ class IdentifiedItem(BaseModel):
     def cluster_key(self) -> str:
         """The resampling cluster: ``cluster`` when given, else the item id."""
         return self.cluster if self.cluster is not None else self.id
+
+    def input_problem(self) -> tuple[str, str] | None:
+        """(field, message) of what makes this user input unusable though well typed, or None."""
+        return None
 
 
 class Item(IdentifiedItem):
@@ -80,6 +91,19 @@ class Item(IdentifiedItem):
         if messages is not None and not messages:
             raise ValueError("must hold at least one message")
         return messages
+
+    def input_problem(self) -> tuple[str, str] | None:
+        """A text or number target that is none of the options would be scored silently wrong."""
+        target = self.target
+        if target is None or isinstance(target, bool):
+            return None
+        if isinstance(target, str):
+            found = any(o.strip() == target.strip() for o in self.options)
+        else:
+            found = any(_as_number(o) == float(target) for o in self.options)
+        if found:
+            return None
+        return "target", f"{target!r} is not one of the options {list(self.options)!r}"
 
     @model_validator(mode="after")
     def _prompt_xor_messages(self) -> Item:

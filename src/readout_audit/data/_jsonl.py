@@ -33,7 +33,7 @@ def parse_as(
     item_id = raw.get("id")
     item_id = str(item_id) if isinstance(item_id, str | int) else None
     try:
-        return model.model_validate(raw)
+        item = model.model_validate(raw)
     except ValidationError as error:
         first = error.errors()[0]
         field = _field_path(tuple(first["loc"])) or None
@@ -45,6 +45,10 @@ def parse_as(
         elif first["type"] == "literal_error" and field and field.endswith(".role"):
             message = f"unknown role {first['input']!r}; expected system, user or assistant"
         raise InputError(message, source=source, line=line, item_id=item_id, field=field) from None
+    problem = item.input_problem()
+    if problem is not None:
+        raise InputError(problem[1], source=source, line=line, item_id=item.id, field=problem[0])
+    return item
 
 
 def parse_item(raw: Any, *, source: str = "<items>", line: int | None = None) -> Item:

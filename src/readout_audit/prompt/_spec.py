@@ -118,14 +118,17 @@ def build_item(
         messages = [
             Message(role="user", content=spec.user_template.format(note=parts.note, item=block))
         ]
+    options = declared_options(spec, item)
+    if spec.target == "reader_correct":
+        target = item.metadata.get("reader_correct")
+    else:  # the gold letter, where it is one of the declared options (else nothing to score)
+        target = item.answer if item.answer in options else None
     return Item(
         id=item.id,
         messages=tuple(messages),
-        options=declared_options(spec, item),
+        options=options,
         stem=parts.stem,
-        target=item.metadata.get("reader_correct")
-        if spec.target == "reader_correct"
-        else item.answer,
+        target=target,
         cluster=item.cluster_key,
         metadata={**item.metadata, "variant": variant, "letters": list(item.letters)},
     )

@@ -2,32 +2,106 @@
 
 from __future__ import annotations
 
+import string
 import tomllib
-from dataclasses import fields, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from readout_audit._exceptions import InputError
 from readout_audit.prompt._spec import FORECAST, LADDER, Parts, PromptSpec, Variant
 
-_SPEC_FIELDS = {f.name for f in fields(PromptSpec)}
-_VARIANT_FIELDS = {"item_instruction", "stem", "fenced", "task_in_system", "delete_choices"}
+TableT = TypeVar("TableT", bound=BaseModel)
 
 
-def _variant(name: str, table: dict[str, Any], source: str) -> Variant:
-    unknown = set(table) - _VARIANT_FIELDS
-    if unknown:
+class SpecTable(BaseModel):
+    """The ``spec`` table: every key but ``name`` defaults to the forecast spec's."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    name: str
+    user_template: str | None = None
+    options: list[str] | None = None
+    """The declared answers; an empty list means the quoted item's own letters."""
+    stem: str | None = None
+    system_text: str | None = None
+    system_user_template: str | None = None
+    item_instruction: str | None = None
+    target: Literal["answer", "reader_correct"] | None = None
+
+
+class VariantTable(BaseModel):
+    """A ``variants.<name>`` table: the parts a user rung changes."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    item_instruction: str | None = None
+    """An empty string deletes the quoted item's instruction."""
+    stem: str | None = None
+    fenced: bool | None = None
+    task_in_system: bool | None = None
+    delete_choices: bool = False
+
+
+TEMPLATE_FIELDS = {
+    "user_template": {"note", "item"},
+    "system_user_template": {"note", "item"},
+    "item_instruction": {"letters"},
+}
+"""The only fields each template may name; anything else (``{note.__class__}``) is refused."""
+
+
+def check_template(text: str, allowed: set[str], *, source: str, field: str) -> None:
+    """Refuse a template naming other fields, attributes, indices, conversions or formats."""
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError as error:
+        raise InputError(f"malformed template ({error})", source=source, field=field) from None
+    for _, name, spec, conversion in parsed:
+        if name is None:
+            continue
+        if name not in allowed or spec or conversion:
+            shown = (
+                "{"
+                + name
+                + (f"!{conversion}" if conversion else "")
+                + (f":{spec}" if spec else "")
+                + "}"
+            )
+            raise InputError(
+                f"template field {shown} is not allowed; use only "
+                + ", ".join("{" + a + "}" for a in sorted(allowed))
+                + " (write {{ and }} for literal braces)",
+                source=source,
+                field=field,
+            )
+
+
+def _validated(model: type[TableT], raw: Any, *, source: str, field: str) -> TableT:
+    if not isinstance(raw, dict):
         raise InputError(
-            f"unknown key(s) {sorted(unknown)}; expected some of {sorted(_VARIANT_FIELDS)}",
-            source=source,
-            field=f"variants.{name}",
+            f"must be a table of keys, got {type(raw).__name__}", source=source, field=field
         )
-    changes = {k: v for k, v in table.items() if k != "delete_choices"}
+    try:
+        return model.model_validate(raw)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join([field, *(str(p) for p in first["loc"])])
+        message = first["msg"]
+        if first["type"] == "extra_forbidden":
+            allowed = sorted(model.model_fields)
+            message = f"unknown key; expected some of {allowed}"
+        raise InputError(message, source=source, field=where) from None
+
+
+def _variant(table: VariantTable) -> Variant:
+    changes = table.model_dump(exclude={"delete_choices"}, exclude_none=True)
     if changes.get("item_instruction") == "":
         changes["item_instruction"] = None
-    clear = bool(table.get("delete_choices"))
+    clear = table.delete_choices
 
     def transform(parts: Parts, spec: PromptSpec) -> Parts:
         updated = replace(parts, **changes)
@@ -64,26 +138,49 @@ def load_spec_file(path: str | Path) -> tuple[PromptSpec, dict[str, Variant]]:
 
     Missing spec keys default to the forecast spec's. A variant sets any of ``item_instruction``
     (empty string deletes it), ``stem``, ``fenced``, ``task_in_system`` and ``delete_choices``.
+    Every key is type-checked (``options: "yes"`` is an error, not three letters) and every
+    template may name only its own fields.
     """
     path = Path(path)
+    source = str(path)
     data = _read_tables(path)
-    table = data.get("spec")
-    if not isinstance(table, dict) or "name" not in table:
-        raise InputError("needs a [spec] table with a name", source=str(path), field="spec")
-    unknown = set(table) - _SPEC_FIELDS
+    if "spec" not in data:
+        raise InputError("needs a [spec] table with a name", source=source, field="spec")
+    unknown = set(data) - {"spec", "variants"}
     if unknown:
-        raise InputError(f"unknown key(s) {sorted(unknown)}", source=str(path), field="spec")
-    if "options" in table:
-        table["options"] = tuple(table["options"]) if table["options"] else None
-    spec = replace(FORECAST, **table)
-    variants = {
-        name: _variant(name, body, str(path)) for name, body in data.get("variants", {}).items()
-    }
+        raise InputError(
+            f"unknown top-level key(s) {sorted(unknown)}; expected spec and variants",
+            source=source,
+        )
+    table = _validated(SpecTable, data["spec"], source=source, field="spec")
+    values = table.model_dump(exclude_none=True)
+    if "options" in values:
+        values["options"] = tuple(values["options"]) or None
+    spec = replace(FORECAST, **values)
+    for name, allowed in TEMPLATE_FIELDS.items():
+        check_template(getattr(spec, name), allowed, source=source, field=f"spec.{name}")
+    raw_variants = data.get("variants", {})
+    if not isinstance(raw_variants, dict):
+        raise InputError(
+            "must be a table of named variants (variants.<name>), not a "
+            f"{type(raw_variants).__name__}",
+            source=source,
+            field="variants",
+        )
+    variants = {}
+    for name, body in raw_variants.items():
+        variant = _validated(VariantTable, body, source=source, field=f"variants.{name}")
+        if variant.item_instruction:
+            check_template(
+                variant.item_instruction,
+                TEMPLATE_FIELDS["item_instruction"],
+                source=source,
+                field=f"variants.{name}.item_instruction",
+            )
+        variants[name] = _variant(variant)
     clash = set(variants) & set(LADDER)
     if clash:
         raise InputError(
-            f"variant name(s) {sorted(clash)} are built-in rungs",
-            source=str(path),
-            field="variants",
+            f"variant name(s) {sorted(clash)} are built-in rungs", source=source, field="variants"
         )
     return spec, variants
