@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from readout_audit import read_run
@@ -14,6 +15,7 @@ def write_items(path, rows):
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
 
 
+@pytest.mark.model
 def test_score_writes_a_run_and_prints_a_summary(tmp_path):
     items = tmp_path / "items.jsonl"
     write_items(
@@ -92,6 +94,7 @@ def test_unknown_model_and_bad_template_kwarg(tmp_path):
     assert result.exit_code == 2 and "expected KEY=VALUE" in result.output
 
 
+@pytest.mark.model
 def test_demo_command(tmp_path):
     result = CliRunner().invoke(
         main, ["demo", "--out", str(tmp_path / "demo"), "--greedy-tokens", "2", "--no-progress"]
@@ -101,6 +104,7 @@ def test_demo_command(tmp_path):
     assert len(read_run(tmp_path / "demo").records) == 10
 
 
+@pytest.mark.model
 def test_audit_options_command(tmp_path):
     items = tmp_path / "mc.jsonl"
     write_items(
@@ -161,6 +165,7 @@ def test_audit_options_command(tmp_path):
     assert bad.exit_code == 1 and "unknown variant(s) ['shout']" in bad.output
 
 
+@pytest.mark.model
 def test_audit_ptrue_command(tmp_path):
     items = tmp_path / "qa.jsonl"
     write_items(
@@ -189,6 +194,7 @@ def test_audit_ptrue_command(tmp_path):
     assert len(read_run(tmp_path / "run").records) == 10
 
 
+@pytest.mark.model
 def test_audit_yesno_command_on_a_pope_file(tmp_path):
     pope = tmp_path / "coco_pope_adversarial.json"
     pope.write_text(
@@ -213,3 +219,23 @@ def test_audit_yesno_command_on_a_pope_file(tmp_path):
         assert str(r.first_token_id) in result.output  # the emitted ids are shown
     bad = CliRunner().invoke(main, [*args, "--legacy-set", "1,2"])
     assert bad.exit_code == 1 and "expected YES_IDS:NO_IDS" in bad.output
+
+
+def test_out_problems_stop_before_the_model_loads(tmp_path):
+    items = tmp_path / "items.jsonl"
+    write_items(items, [{"id": "a", "prompt": "p", "options": [" x"]}])
+    a_file = tmp_path / "file"
+    a_file.write_text("")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "manifest.json").write_text(json.dumps({"kind": "yesno", "model": {}, "config": {}}))
+    cases = {
+        str(a_file): (2, "is a file"),
+        str(a_file / "run"): (1, f"cannot be created: {a_file} is a file"),
+        str(other): (1, "holds a yesno run and this command writes score runs"),
+    }
+    for out, (code, message) in cases.items():
+        result = CliRunner().invoke(main, ["score", "--items", str(items), "--out", out])
+        assert result.exit_code == code, result.output
+        assert message in result.output and "loading" not in result.output
+        assert "Traceback" not in result.output

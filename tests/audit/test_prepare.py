@@ -60,3 +60,18 @@ def test_batches_keep_jobs_with_one_context_together(model):
     assert [len(b) for b in batches(jobs, 1)] == [1, 2, 1]
     with pytest.raises(InputError, match="batch size must be at least 1"):
         batches(jobs, 0)
+
+
+def test_a_context_window_error_names_the_file_and_line(small_window, tmp_path):
+    from readout_audit import load_items
+
+    path = tmp_path / "items.jsonl"
+    path.write_text(
+        '{"id": "fits", "prompt": "one", "options": [" two"]}\n'
+        '{"id": "long", "prompt": "one two three four five six seven eight nine ten", '
+        '"options": [" a"]}\n'
+    )
+    fits, long = load_items(path)
+    prepare(fits, small_window, greedy_tokens=2)
+    with pytest.raises(InputError, match=rf"^{path}:2, item 'long', field 'prompt': context"):
+        prepare(long, small_window, greedy_tokens=4)

@@ -27,25 +27,28 @@ def saved_directory(model, tmp_path_factory):
     return directory
 
 
-def _same_next_token_distribution(a, b) -> None:
+def _same_next_token_distribution(a, b, budget) -> None:
     context = a.codec.encode("<|im_start|>user\nName a colour.<|im_end|>\n<|im_start|>assistant\n")
     assert b.codec.encode(a.codec.decode(context)) == context
     np.testing.assert_allclose(
         a.next_token_logprobs([context])[0].full,
         b.next_token_logprobs([context])[0].full,
-        atol=1e-5,
+        atol=budget(len(context)),
+        rtol=0,
     )
 
 
-def test_local_directory(model, saved_directory):
+def test_local_directory(model, saved_directory, float32_budget):
     local = load_model(f"hf:{saved_directory}")
     assert local.info.spec == f"hf:{saved_directory}"
     assert [f.path for f in local.info.files] == ["model.safetensors"]
     assert local.codec.chat_template_sha256 == model.codec.chat_template_sha256
-    _same_next_token_distribution(model, local)
+    _same_next_token_distribution(model, local, float32_budget)
 
 
-def test_hub_id_from_an_offline_cache(model, saved_directory, tmp_path, monkeypatch):
+def test_hub_id_from_an_offline_cache(
+    model, saved_directory, tmp_path, monkeypatch, float32_budget
+):
     repo = tmp_path / "hub" / "models--readout-audit--tiny-smollm2"
     snapshot = repo / "snapshots" / REVISION
     shutil.copytree(saved_directory, snapshot)
@@ -53,7 +56,7 @@ def test_hub_id_from_an_offline_cache(model, saved_directory, tmp_path, monkeypa
     (repo / "refs" / "main").write_text(REVISION)
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
     by_ref = load_model("hf:readout-audit/tiny-smollm2")
-    _same_next_token_distribution(model, by_ref)
+    _same_next_token_distribution(model, by_ref, float32_budget)
     pinned = load_model(f"hf:readout-audit/tiny-smollm2@{REVISION}")
     assert pinned.info.spec.endswith(f"@{REVISION}")
     with pytest.raises(ModelNotAvailableError, match="not available offline"):

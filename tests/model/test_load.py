@@ -44,3 +44,13 @@ def test_missing_gguf_file(tmp_path):
 def test_unknown_dtype():
     with pytest.raises(InputError, match="dtype"):
         load_model("smollm2-135m", dtype="int3")
+
+
+def test_a_truncated_gguf_file_is_named(tmp_path, monkeypatch):
+    from readout_audit.model._embedded import embedded_gguf_path
+
+    monkeypatch.setenv("READOUT_AUDIT_CACHE", "off")
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(embedded_gguf_path().read_bytes()[:4_000_000])
+    with pytest.raises(ModelNotAvailableError, match=r"cut.gguf is truncated or not a GGUF file"):
+        load_model(f"gguf:{cut}")

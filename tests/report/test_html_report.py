@@ -53,6 +53,7 @@ def test_report_is_self_contained(options_run):
     assert html.count("<svg") == 4 + both_classes
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("fixture", ["hostile_run", "options_run", "ptrue_run", "yesno_run"])
 def test_every_kind_has_its_sections(fixture, request):
     run = read_run(request.getfixturevalue(fixture))
@@ -94,6 +95,7 @@ def _chromium(user_data: str):
     return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("fixture", ["options_run", "yesno_run", "hostile_run"])
 def test_report_opens_in_headless_chromium(fixture, request, tmp_path):
     run = read_run(request.getfixturevalue(fixture))

@@ -15,6 +15,7 @@ from readout_audit.report._compare import compare_runs
 from readout_audit.stats import paired_bootstrap
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("fixture", ["hostile_run", "options_run", "ptrue_run", "yesno_run"])
 def test_plain_report_of_every_kind(fixture, request, tmp_path):
     run_dir = request.getfixturevalue(fixture)

@@ -134,7 +134,8 @@ def options_command(
         chosen = [v.strip() for v in variants.split(",") if v.strip()]
         if not chosen:
             raise InputError("no variants selected", field="variants")
-    check_out(out)
+    check_out(out, "options")
+    settings = run_options(options)  # bad --template-kwarg fails before loading
     model = load_cli_model(options)
     audit_options(
         model,
@@ -146,9 +147,9 @@ def options_command(
         greedy_tokens=options["greedy_tokens"],
         reader=reader,
         note_budget=note_budget,
-        **run_options(options),
+        **settings,
     )
-    finish(out)
+    finish(out, options["plain"])
 
 
 @click.command("ptrue")
@@ -166,15 +167,16 @@ def options_command(
 def ptrue_command(items_path: Path, out: Path, limit: int | None, **options: Any) -> None:
     """P(True) audit: lm-polygraph's PTrue and four repaired readouts, AUROC and PRR."""
     items = load_qa_items(items_path)[:limit]
-    check_out(out)
+    check_out(out, "ptrue")
+    settings = run_options(options)  # bad --template-kwarg fails before loading
     model = load_cli_model(options)
     audit_ptrue(
         model,
         items,
         out,
-        **run_options(options),
+        **settings,
     )
-    finish(out)
+    finish(out, options["plain"])
 
 
 def _ids(text: str, name: str) -> tuple[int, ...]:
@@ -303,7 +305,8 @@ def yesno_command(
         legacy_set=sets,
         instruction=instruction,
     )
-    check_out(out)
+    check_out(out, "yesno")
+    settings = run_options(options)  # bad --template-kwarg fails before loading
     model = load_cli_model(options)
     audit_yesno(
         model,
@@ -314,6 +317,6 @@ def yesno_command(
         diagnostic_sample=diagnostic_sample,
         seed=seed,
         greedy_tokens=options["greedy_tokens"],
-        **run_options(options),
+        **settings,
     )
-    finish(out)
+    finish(out, options["plain"])

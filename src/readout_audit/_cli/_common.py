@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-from readout_audit._exceptions import ReadoutError
+from readout_audit._exceptions import InputError, ReadoutError, RunDirectoryError
 from readout_audit.kind._progress import progress_mode
 from readout_audit.log._lock import RunLock
+from readout_audit.log._run import MANIFEST, read_manifest
 from readout_audit.model._device import DTYPES
 from readout_audit.model._embedded import EMBEDDED_SPEC
 
@@ -123,6 +125,7 @@ def model_options(command: F) -> F:
             type=click.IntRange(1),
             help="Scored positions per model call (one padded forward, one batched decode).",
         ),
+        click.option("--plain", is_flag=True, help="No colour, ASCII borders: for logs and pipes."),
         click.option(
             "--progress/--no-progress",
             default=None,
@@ -145,9 +148,23 @@ def run_options(options: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def check_out(out: Path) -> None:
-    """Stop before loading the model when another process is writing the run directory."""
+def check_out(out: Path, kind: str | None = None) -> None:
+    """Before the model loads: ``--out`` is a writable directory, unlocked, of the same kind."""
+    if out.exists() and not out.is_dir():
+        raise InputError("is a file, not a run directory", source=str(out), field="out")
+    existing = next(p for p in (out, *out.parents) if p.exists())
+    if not existing.is_dir():
+        raise InputError(f"cannot be created: {existing} is a file", source=str(out), field="out")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise InputError(f"{existing} is not writable", source=str(out), field="out")
     if out.is_dir():
         lock = RunLock(out)
         lock.acquire()
         lock.release()
+        if kind is not None and (out / MANIFEST).exists():
+            found = read_manifest(out).kind
+            if found != kind:
+                raise RunDirectoryError(
+                    f"{out} holds a {found} run and this command writes {kind} runs; "
+                    "choose another --out"
+                )

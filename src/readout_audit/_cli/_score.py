@@ -53,17 +53,18 @@ def load_cli_model(options: dict[str, Any]) -> ScoringModel:
         )
 
 
-def finish(out: Path) -> None:
+def finish(out: Path, plain: bool = False) -> None:
     """Print the finished run's report (the same one ``readout report`` prints) and its place."""
-    print_report(read_run(out))
+    print_report(read_run(out), plain=plain)
     click.echo(f"run written to {out}")
 
 
 def _run(items: Sequence[Item], out: Path, options: dict[str, Any]) -> None:
-    check_out(out)
+    check_out(out, "score")
+    settings = run_options(options)  # bad --template-kwarg fails before loading
     model = load_cli_model(options)
-    score(model, items, out, greedy_tokens=options["greedy_tokens"], **run_options(options))
-    finish(out)
+    score(model, items, out, greedy_tokens=options["greedy_tokens"], **settings)
+    finish(out, options["plain"])
 
 
 @click.command("score")
@@ -80,11 +81,12 @@ def _run(items: Sequence[Item], out: Path, options: dict[str, Any]) -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Run directory (resumed if it exists with the same configuration).",
 )
+@click.option("--limit", type=click.IntRange(1), help="Score only the first N items.")
 @model_options
 @user_errors
-def score_command(items_path: Path, out: Path, **options: Any) -> None:
+def score_command(items_path: Path, out: Path, limit: int | None, **options: Any) -> None:
     """Score every item's declared options at its scored position."""
-    _run(load_items(items_path), out, options)
+    _run(load_items(items_path)[:limit], out, options)
 
 
 @click.command("demo")

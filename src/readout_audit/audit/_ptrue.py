@@ -72,13 +72,14 @@ def readout_items(item: QAItem, answer: str) -> dict[str, Item]:
 
     def ptrue(question: str, options: tuple[str, ...], stem: str | None = None) -> Item:
         content = PTRUE_PROMPT.format(q=question, a=answer)
-        return Item(
+        built = Item(
             id=item.id,
             messages=(Message(role="user", content=content),),
             options=options,
             stem=stem,
             cluster=item.cluster_key,
         )
+        return item.derived(built)
 
     full, bare = item.quoted(), item.quoted(with_instruction=False)
     return {

@@ -75,9 +75,12 @@ def prepare(
     n_context = len(rendering.token_ids)
     longest = max(len(e.token_ids or ()) for e in encodings)
     if window is not None and n_context + max(longest, greedy_tokens) > window:
+        source, line = item.origin or (None, None)
         raise InputError(
             f"context ({n_context} tokens) plus the longest option ({longest}) or the greedy "
             f"continuation ({greedy_tokens}) exceeds the model's window of {window}",
+            source=source,
+            line=line,
             item_id=item.id,
             field="options" if longest > greedy_tokens else context_field(item),
         )

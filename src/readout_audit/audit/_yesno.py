@@ -112,7 +112,7 @@ def yesno_item(item: YesNoItem, setup: YesNoSetup, *, with_image: bool = False) 
     For a vision-language model the item's image leads the turn.
     """
     text = f"{item.question}\n{setup.instruction}" if setup.instruction else item.question
-    return Item(
+    built = Item(
         id=item.id,
         messages=(Message(role="user", content=text),),
         images=(item.image,) if with_image and item.image else (),
@@ -121,6 +121,7 @@ def yesno_item(item: YesNoItem, setup: YesNoSetup, *, with_image: bool = False) 
         cluster=item.cluster_key,
         metadata=item.metadata,
     )
+    return item.derived(built)
 
 
 def item_sets(job: PreparedItem, setup: YesNoSetup) -> TokenSets:

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
 
 
 def _as_number(text: str) -> float | None:
@@ -25,6 +32,9 @@ class Message(BaseModel):
     """The turn's text, used verbatim."""
 
 
+ItemT = TypeVar("ItemT", bound="IdentifiedItem")
+
+
 class IdentifiedItem(BaseModel):
     """Base of every input item: a unique id (integers are kept as text) and a cluster."""
 
@@ -36,6 +46,18 @@ class IdentifiedItem(BaseModel):
     """Resampling cluster (passage, paper, source); defaults to the item itself."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Free-form fields carried into the records."""
+    _origin: tuple[str, int] | None = PrivateAttr(default=None)
+    """(file, line) the item was read from, for errors found after loading."""
+
+    @property
+    def origin(self) -> tuple[str, int] | None:
+        """(file, line) the item was read from, if it came from a file."""
+        return self._origin
+
+    def derived(self, item: ItemT) -> ItemT:
+        """``item`` (built from this one) remembering this item's file and line."""
+        item._origin = self._origin
+        return item
 
     @field_validator("id", "cluster", mode="before")
     @classmethod

@@ -45,6 +45,7 @@ def parse_as(
         elif first["type"] == "literal_error" and field and field.endswith(".role"):
             message = f"unknown role {first['input']!r}; expected system, user or assistant"
         raise InputError(message, source=source, line=line, item_id=item_id, field=field) from None
+    item._origin = (source, line) if line is not None else None
     problem = item.input_problem()
     if problem is not None:
         raise InputError(problem[1], source=source, line=line, item_id=item.id, field=problem[0])

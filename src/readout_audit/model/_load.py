@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -180,7 +181,12 @@ def _load_transformers(
         else:
             tokenizer = AutoTokenizer.from_pretrained(str(source), **kwargs)
             model = AutoModelForCausalLM.from_pretrained(str(source), **weights_kwargs)
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, KeyError, IndexError, struct.error) as error:
+        if gguf_file is not None and cached is None:
+            raise ModelNotAvailableError(
+                f"cannot load {spec}: {directory / gguf_file} is truncated or not a GGUF file "
+                f"this version of transformers reads ({type(error).__name__}: {error})"
+            ) from error
         raise ModelNotAvailableError(f"cannot load {spec}: {error}") from error
     if gguf_file is not None and cached is None and place.dtype == "float32":
         store_converted(files[0].sha256, model, tokenizer, directory / gguf_file)

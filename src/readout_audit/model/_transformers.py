@@ -21,6 +21,10 @@ from readout_audit.model._distribution import TokenDistribution
 
 MAX_PACKED_POSITIONS = 2048
 """Rows × packed width per continuation forward; bounds its logits (× vocabulary floats)."""
+SEGMENT_POSITIONS = 256
+"""Widest segment a row with more continuations is cut into: packed tokens attend to each
+other under the mask, so a row's attention costs its width squared; segments side by side as
+rows keep that cost linear in the number of options."""
 
 
 def _row_groups(lengths: Sequence[int], budget: int) -> list[list[int]]:
@@ -192,23 +196,56 @@ class TransformersModel(ScoringModel):
         if not any(lengths):
             return results
         if mask.shape[0] * max(lengths) <= MAX_PACKED_POSITIONS:
-            logprobs = self._packed_logprobs(cache, mask, packed, max(lengths))
-        else:  # too many logits for one forward: groups of rows, each on a copy of its cache
-            logprobs = np.zeros((mask.shape[0], max(lengths)), dtype=np.float32)
-            for group in _row_groups(lengths, MAX_PACKED_POSITIONS):
-                index = torch.tensor(group, device=self._device)
-                width = max(lengths[row] for row in group)
-                part = self._packed_logprobs(
-                    _selected_rows(cache, index), mask[index], [packed[r] for r in group], width
-                )
-                logprobs[group, :width] = part
+            table = self._packed_logprobs(cache, mask, packed, max(lengths))
+            found = {
+                (row, c): table[row, start : start + len(c) - 1]
+                for row in range(mask.shape[0])
+                for c, start in packed[row].items()
+            }
+        else:  # too many logits for one forward: segments of rows on copies of their cache
+            found = self._segmented_logprobs(cache, mask, packed)
         for i, (request, row) in enumerate(zip(requests, rows, strict=True)):
             for j, c in enumerate(request.continuations):
                 if len(c) > 1:
-                    start = packed[row][tuple(c)]
-                    rest = logprobs[row, start : start + len(c) - 1]
+                    rest = found[(row, tuple(c))]
                     results[i][j] = np.concatenate([results[i][j], rest]).astype(np.float32)
         return results
+
+    def _segmented_logprobs(
+        self, cache: Any, mask: torch.Tensor, packed: list[dict[tuple[int, ...], int]]
+    ) -> dict[tuple[int, tuple[int, ...]], np.ndarray]:
+        """Packed continuations scored within ``MAX_PACKED_POSITIONS`` logits per forward.
+
+        A row whose continuations alone exceed the budget (thousands of options) is cut into
+        segments that each re-use its cache row, so memory stays bounded however many options
+        an item declares.
+        """
+        segments: list[tuple[int, dict[tuple[int, ...], int], int]] = []
+        limit = min(SEGMENT_POSITIONS, MAX_PACKED_POSITIONS)
+        for row, continuations in enumerate(packed):
+            current: dict[tuple[int, ...], int] = {}
+            size = 0
+            for c in sorted(continuations, key=continuations.__getitem__):
+                if current and size + len(c) - 1 > limit:
+                    segments.append((row, current, size))
+                    current, size = {}, 0
+                current[c] = size
+                size += len(c) - 1
+            if current:
+                segments.append((row, current, size))
+        found: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
+        for group in _row_groups([size for _, _, size in segments], MAX_PACKED_POSITIONS):
+            rows = [segments[k][0] for k in group]
+            index = torch.tensor(rows, device=self._device)
+            width = max(segments[k][2] for k in group)
+            part = self._packed_logprobs(
+                _selected_rows(cache, index), mask[index], [segments[k][1] for k in group], width
+            )
+            for line, k in enumerate(group):
+                row, offsets, _ = segments[k]
+                for c, start in offsets.items():
+                    found[(row, c)] = part[line, start : start + len(c) - 1]
+        return found
 
     def _packed_logprobs(
         self, cache: Any, mask: torch.Tensor, packed: list[dict[tuple[int, ...], int]], width: int

@@ -123,14 +123,16 @@ def build_item(
         target = item.metadata.get("reader_correct")
     else:  # the gold letter, where it is one of the declared options (else nothing to score)
         target = item.answer if item.answer in options else None
-    return Item(
-        id=item.id,
-        messages=tuple(messages),
-        options=options,
-        stem=parts.stem,
-        target=target,
-        cluster=item.cluster_key,
-        metadata={**item.metadata, "variant": variant, "letters": list(item.letters)},
+    return item.derived(
+        Item(
+            id=item.id,
+            messages=tuple(messages),
+            options=options,
+            stem=parts.stem,
+            target=target,
+            cluster=item.cluster_key,
+            metadata={**item.metadata, "variant": variant, "letters": list(item.letters)},
+        )
     )
 
 
