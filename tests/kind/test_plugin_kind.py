@@ -29,7 +29,6 @@ from readout_audit import (
     Interval,
     Item,
     Job,
-    LocalExecutor,
     ScoreRecord,
     Summary,
     read_run,
@@ -106,32 +105,40 @@ def toy_sections(run: Any, summary: ToySummary) -> list[Section]:
     ]
 
 
-@click.command("toy")
-@click.option("--items", "items_path", required=True, type=click.Path(path_type=Path))
-@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
-@click.option("--batch-size", default=1, type=int)
-def toy_command(items_path: Path, out: Path, batch_size: int) -> None:
-    """Run the toy kind."""
-    from readout_audit._cli._common import check_out
-    from readout_audit._cli._score import finish
-    from readout_audit.model import load_model
+def _toy_command() -> click.Command:
+    """``readout audit toy``, with every shared model option, built with the CLI's helpers."""
+    from readout_audit._cli._common import model_options, user_errors
+    from readout_audit._cli._score import run_with_model
 
-    items = load_items(items_path)
-    check_out(out)
-    model = load_model()
-    prepared = [prepare(item, model.codec, {}, 4) for item in items]
-    jobs = [
-        Job(p.key, position_request(p.rendering, p.encodings, 4), ToyPayload(p)) for p in prepared
-    ]
-    run_kind(
-        TOY,
-        model,
-        out,
-        config=scoring_config(items, 3, 4, {}),
-        plan=lambda _: jobs,
-        executor=LocalExecutor(model, batch_size),
-    )
-    finish(out)
+    @click.command("toy")
+    @click.option("--items", "items_path", required=True, type=click.Path(path_type=Path))
+    @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
+    @model_options
+    @user_errors
+    def toy(items_path: Path, out: Path, **options: Any) -> None:
+        """Run the toy kind."""
+        items = load_items(items_path)
+
+        def run(model: Any, settings: dict[str, Any]) -> None:
+            prepared = [prepare(item, model.codec, {}, 4) for item in items]
+            jobs = [
+                Job(p.key, position_request(p.rendering, p.encodings, 4), ToyPayload(p))
+                for p in prepared
+            ]
+            config = scoring_config(items, 3, 4, {})
+            run_kind(
+                TOY,
+                model,
+                out,
+                config,
+                lambda _: jobs,
+                batch_size=settings["batch_size"],
+                progress=settings["progress"],
+            )
+
+        run_with_model("toy", out, options, run)
+
+    return toy
 
 
 TOY: AuditKind[ToyRecord, ToySummary] = AuditKind(
@@ -144,7 +151,7 @@ TOY: AuditKind[ToyRecord, ToySummary] = AuditKind(
     sections=toy_sections,
     checks=toy_checks,
     item_type=Item,
-    command=lambda: toy_command,
+    command=_toy_command,
 )
 register_kind(TOY)
 

@@ -8,12 +8,10 @@ from typing import Any
 import click
 
 from readout_audit._cli._common import (
-    check_out,
     model_options,
-    run_options,
     user_errors,
 )
-from readout_audit._cli._score import finish, load_cli_model
+from readout_audit._cli._score import run_with_model
 from readout_audit._exceptions import InputError
 from readout_audit._util._jsonl import split_lines
 from readout_audit.audit._options import audit_options
@@ -134,22 +132,23 @@ def options_command(
         chosen = [v.strip() for v in variants.split(",") if v.strip()]
         if not chosen:
             raise InputError("no variants selected", field="variants")
-    check_out(out, "options")
-    settings = run_options(options)  # bad --template-kwarg fails before loading
-    model = load_cli_model(options)
-    audit_options(
-        model,
-        items,
-        spec,
+    run_with_model(
+        "options",
         out,
-        variants=chosen,
-        extra_variants=extra,
-        greedy_tokens=options["greedy_tokens"],
-        reader=reader,
-        note_budget=note_budget,
-        **settings,
+        options,
+        lambda model, settings: audit_options(
+            model,
+            items,
+            spec,
+            out,
+            variants=chosen,
+            extra_variants=extra,
+            greedy_tokens=options["greedy_tokens"],
+            reader=reader,
+            note_budget=note_budget,
+            **settings,
+        ),
     )
-    finish(out, options["plain"])
 
 
 @click.command("ptrue")
@@ -167,16 +166,7 @@ def options_command(
 def ptrue_command(items_path: Path, out: Path, limit: int | None, **options: Any) -> None:
     """P(True) audit: lm-polygraph's PTrue and four repaired readouts, AUROC and PRR."""
     items = load_qa_items(items_path)[:limit]
-    check_out(out, "ptrue")
-    settings = run_options(options)  # bad --template-kwarg fails before loading
-    model = load_cli_model(options)
-    audit_ptrue(
-        model,
-        items,
-        out,
-        **settings,
-    )
-    finish(out, options["plain"])
+    run_with_model("ptrue", out, options, lambda m, s: audit_ptrue(m, items, out, **s))
 
 
 def _ids(text: str, name: str) -> tuple[int, ...]:
@@ -305,18 +295,19 @@ def yesno_command(
         legacy_set=sets,
         instruction=instruction,
     )
-    check_out(out, "yesno")
-    settings = run_options(options)  # bad --template-kwarg fails before loading
-    model = load_cli_model(options)
-    audit_yesno(
-        model,
-        items,
+    run_with_model(
+        "yesno",
         out,
-        setup=setup,
-        extend_sets=extend_sets,
-        diagnostic_sample=diagnostic_sample,
-        seed=seed,
-        greedy_tokens=options["greedy_tokens"],
-        **settings,
+        options,
+        lambda model, settings: audit_yesno(
+            model,
+            items,
+            out,
+            setup=setup,
+            extend_sets=extend_sets,
+            diagnostic_sample=diagnostic_sample,
+            seed=seed,
+            greedy_tokens=options["greedy_tokens"],
+            **settings,
+        ),
     )
-    finish(out, options["plain"])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,12 +59,27 @@ def finish(out: Path, plain: bool = False) -> None:
     click.echo(f"run written to {out}")
 
 
-def _run(items: Sequence[Item], out: Path, options: dict[str, Any]) -> None:
-    check_out(out, "score")
-    settings = run_options(options)  # bad --template-kwarg fails before loading
-    model = load_cli_model(options)
-    score(model, items, out, greedy_tokens=options["greedy_tokens"], **settings)
+def run_with_model(
+    kind: str,
+    out: Path,
+    options: dict[str, Any],
+    audit: Callable[[ScoringModel, dict[str, Any]], object],
+) -> None:
+    """Check ``--out`` and the settings, load the model, run ``audit(model, settings)``, report.
+
+    Everything that needs no model is checked first, so a mistake costs a second.
+    """
+    check_out(out, kind)
+    settings = run_options(options)
+    audit(load_cli_model(options), settings)
     finish(out, options["plain"])
+
+
+def _run(items: Sequence[Item], out: Path, options: dict[str, Any]) -> None:
+    greedy = options["greedy_tokens"]
+    run_with_model(
+        "score", out, options, lambda m, s: score(m, items, out, greedy_tokens=greedy, **s)
+    )
 
 
 @click.command("score")
