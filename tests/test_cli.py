@@ -239,3 +239,30 @@ def test_out_problems_stop_before_the_model_loads(tmp_path):
         assert result.exit_code == code, result.output
         assert message in result.output and "loading" not in result.output
         assert "Traceback" not in result.output
+
+
+@pytest.mark.model
+def test_an_item_longer_than_the_window_stops_before_the_weights_load(tmp_path, monkeypatch):
+    import transformers
+
+    def no_weights(*args, **kwargs):
+        raise AssertionError("the weights were loaded before the items were checked")
+
+    monkeypatch.setattr(transformers.AutoModelForCausalLM, "from_pretrained", no_weights)
+    items = tmp_path / "items.jsonl"
+    write_items(
+        items,
+        [
+            {"id": "short", "prompt": "Two plus two is", "options": [" four"]},
+            {"id": "long", "prompt": "word " * 9000, "options": [" x"]},
+        ],
+    )
+    result = CliRunner().invoke(
+        main, ["score", "--items", str(items), "--out", str(tmp_path / "run")]
+    )
+    assert result.exit_code == 1, result.output
+    assert f"{items}:2, item 'long', field 'prompt': context is 9001 tokens, beyond the " in (
+        result.output
+    )
+    assert "model's window of 8192" in result.output
+    assert not (tmp_path / "run").exists()

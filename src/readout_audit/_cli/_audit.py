@@ -11,12 +11,12 @@ from readout_audit._cli._common import (
     model_options,
     user_errors,
 )
-from readout_audit._cli._score import run_with_model
+from readout_audit._cli._score import prepare_all, run_with_model
 from readout_audit._exceptions import InputError
 from readout_audit._util._jsonl import split_lines
-from readout_audit.audit._options import audit_options
-from readout_audit.audit._ptrue import audit_ptrue
-from readout_audit.audit._yesno import DIAGNOSTIC_SAMPLE, YesNoSetup, audit_yesno
+from readout_audit.audit._options import audit_options, ladder_items
+from readout_audit.audit._ptrue import audit_ptrue, readout_items
+from readout_audit.audit._yesno import DIAGNOSTIC_SAMPLE, YesNoSetup, audit_yesno, yesno_item
 from readout_audit.data._jsonl import read_text
 from readout_audit.data._mc import MCItem, load_mc_items, load_mmlu_csv, load_mmlu_hf
 from readout_audit.data._qa import load_qa_items
@@ -148,6 +148,9 @@ def options_command(
             note_budget=note_budget,
             **settings,
         ),
+        prepare_all(
+            [item for item, _ in ladder_items(spec, items, chosen, extra)], options["greedy_tokens"]
+        ),
     )
 
 
@@ -166,7 +169,15 @@ def options_command(
 def ptrue_command(items_path: Path, out: Path, limit: int | None, **options: Any) -> None:
     """P(True) audit: lm-polygraph's PTrue and four repaired readouts, AUROC and PRR."""
     items = load_qa_items(items_path)[:limit]
-    run_with_model("ptrue", out, options, lambda m, s: audit_ptrue(m, items, out, **s))
+    answered = [i for i in items if i.answer is not None]  # others are generated: unknown yet
+    readouts = [item for i in answered for item in readout_items(i, i.answer or "").values()]
+    run_with_model(
+        "ptrue",
+        out,
+        options,
+        lambda m, s: audit_ptrue(m, items, out, **s),
+        prepare_all(readouts, 1),
+    )
 
 
 def _ids(text: str, name: str) -> tuple[int, ...]:
@@ -310,4 +321,5 @@ def yesno_command(
             greedy_tokens=options["greedy_tokens"],
             **settings,
         ),
+        prepare_all([yesno_item(i, setup) for i in items], options["greedy_tokens"]),
     )

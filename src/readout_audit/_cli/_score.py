@@ -16,12 +16,13 @@ from readout_audit._cli._common import (
     run_options,
     user_errors,
 )
-from readout_audit.audit._score import score
+from readout_audit.audit._score import prepare, score
 from readout_audit.data._demo import demo_items
 from readout_audit.data._item import Item
 from readout_audit.data._jsonl import load_items
 from readout_audit.log._run import read_run
 from readout_audit.model._backend import ScoringModel
+from readout_audit.model._codec import TextCodec
 from readout_audit.model._device import resolve_device
 from readout_audit.model._load import load_model
 from readout_audit.report._report import print_report
@@ -35,7 +36,9 @@ def _quiet_loading() -> None:
     transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
 
 
-def load_cli_model(options: dict[str, Any]) -> ScoringModel:
+def load_cli_model(
+    options: dict[str, Any], preflight: Callable[[TextCodec], None] | None = None
+) -> ScoringModel:
     """Load the model named by the common options, with one status line instead of bars."""
     resolve_device(options["device"])  # a device this machine lacks fails before loading
     _quiet_loading()
@@ -50,6 +53,7 @@ def load_cli_model(options: dict[str, Any]) -> ScoringModel:
             device=options["device"],
             device_map=options["device_map"],
             trust_remote_code=options["trust_remote_code"],
+            preflight=preflight,
         )
 
 
@@ -59,26 +63,47 @@ def finish(out: Path, plain: bool = False) -> None:
     click.echo(f"run written to {out}")
 
 
+Preflight = Callable[[TextCodec, dict[str, Any]], None]
+"""Checks with the tokenizer alone (codec, run settings), before the weights load."""
+
+
 def run_with_model(
     kind: str,
     out: Path,
     options: dict[str, Any],
     audit: Callable[[ScoringModel, dict[str, Any]], object],
+    preflight: Preflight | None = None,
 ) -> None:
     """Check ``--out`` and the settings, load the model, run ``audit(model, settings)``, report.
 
-    Everything that needs no model is checked first, so a mistake costs a second.
+    Everything that needs no model is checked first, and ``preflight`` (items rendered and
+    checked against the context window) once the tokenizer is loaded, before the weights.
     """
     check_out(out, kind)
     settings = run_options(options)
-    audit(load_cli_model(options), settings)
+    check = None if preflight is None else (lambda codec: preflight(codec, settings))
+    audit(load_cli_model(options, check), settings)
     finish(out, options["plain"])
+
+
+def prepare_all(items: Sequence[Item], greedy_tokens: int) -> Preflight:
+    """A preflight that renders every item and checks it against the context window."""
+
+    def check(codec: TextCodec, settings: dict[str, Any]) -> None:
+        for item in items:
+            prepare(item, codec, settings["template_kwargs"], greedy_tokens)
+
+    return check
 
 
 def _run(items: Sequence[Item], out: Path, options: dict[str, Any]) -> None:
     greedy = options["greedy_tokens"]
     run_with_model(
-        "score", out, options, lambda m, s: score(m, items, out, greedy_tokens=greedy, **s)
+        "score",
+        out,
+        options,
+        lambda m, s: score(m, items, out, greedy_tokens=greedy, **s),
+        prepare_all(items, greedy),
     )
 
 

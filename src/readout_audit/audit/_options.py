@@ -191,6 +191,30 @@ def _options_command() -> click.Command:
     return options_command
 
 
+def _rungs(
+    variants: Sequence[str] | None, extra_variants: Mapping[str, Variant] | None
+) -> list[tuple[str, Mapping[str, Variant]]]:
+    ladder = {**LADDER, **(extra_variants or {})}
+    chosen = list(variants or ladder)
+    unknown = [v for v in chosen if v not in ladder]
+    if unknown:
+        raise InputError(
+            f"unknown variant(s) {unknown}; expected some of {', '.join(ladder)}", field="variants"
+        )
+    return [(v, ladder) for v in chosen]
+
+
+def ladder_items(
+    spec: PromptSpec,
+    items: Sequence[MCItem],
+    variants: Sequence[str] | None = None,
+    extra_variants: Mapping[str, Variant] | None = None,
+) -> list[tuple[Item, str]]:
+    """Every item under every selected rung of the ladder (all rungs by default)."""
+    rungs = _rungs(variants, extra_variants)
+    return [(build_item(spec, item, v, ladder), v) for item in items for v, ladder in rungs]
+
+
 def audit_options(
     model: ScoringModel,
     items: Sequence[MCItem],
@@ -215,13 +239,7 @@ def audit_options(
     every item has a gold letter and a note or passage), writing notes from passages where
     items have none. Without the reader, a missing note is rendered empty.
     """
-    ladder = {**LADDER, **(extra_variants or {})}
-    chosen = list(variants or ladder)
-    unknown = [v for v in chosen if v not in ladder]
-    if unknown:
-        raise InputError(
-            f"unknown variant(s) {unknown}; expected some of {', '.join(ladder)}", field="variants"
-        )
+    chosen = [v for v, _ in _rungs(variants, extra_variants)]
     kwargs = dict(template_kwargs or {})
     if reader is None:
         reader = spec.target == "reader_correct" and all(
@@ -229,7 +247,7 @@ def audit_options(
         )
 
     def build(sources: Sequence[MCItem]) -> list[tuple[Item, str]]:
-        return [(build_item(spec, item, v, ladder), v) for item in sources for v in chosen]
+        return ladder_items(spec, sources, variants, extra_variants)
 
     def plan(run_dir: RunDirectory) -> list[Job[Any]]:
         sources = (

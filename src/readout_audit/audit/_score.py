@@ -12,7 +12,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from readout_audit._exceptions import InputError
 from readout_audit.audit._summary import ScoreSummary, summarise_score_run
 from readout_audit.data._item import Item
 from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
@@ -75,14 +74,10 @@ def prepare(
     n_context = len(rendering.token_ids)
     longest = max(len(e.token_ids or ()) for e in encodings)
     if window is not None and n_context + max(longest, greedy_tokens) > window:
-        source, line = item.origin or (None, None)
-        raise InputError(
+        raise item.error(
             f"context ({n_context} tokens) plus the longest option ({longest}) or the greedy "
             f"continuation ({greedy_tokens}) exceeds the model's window of {window}",
-            source=source,
-            line=line,
-            item_id=item.id,
-            field="options" if longest > greedy_tokens else context_field(item),
+            "options" if longest > greedy_tokens else context_field(item),
         )
     return PreparedItem(item, rendering, encodings, variant or variant_name(item))
 

@@ -13,6 +13,8 @@ from pydantic import (
     model_validator,
 )
 
+from readout_audit._exceptions import InputError
+
 
 def _as_number(text: str) -> float | None:
     try:
@@ -53,6 +55,11 @@ class IdentifiedItem(BaseModel):
     def origin(self) -> tuple[str, int] | None:
         """(file, line) the item was read from, if it came from a file."""
         return self._origin
+
+    def error(self, message: str, field: str | None = None) -> InputError:
+        """An ``InputError`` about this item, naming its file and line when it came from one."""
+        source, line = self._origin or (None, None)
+        return InputError(message, source=source, line=line, item_id=self.id, field=field)
 
     def derived(self, item: ItemT) -> ItemT:
         """``item`` (built from this one) remembering this item's file and line."""

@@ -3,17 +3,25 @@
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from readout_audit._exceptions import InputError, ModelNotAvailableError
 from readout_audit.model._backend import ModelFile, ModelInfo, ScoringModel
 from readout_audit.model._cache import converted, sha256_file, store_converted
 from readout_audit.model._device import resolve_device, resolve_dtype
+
+if TYPE_CHECKING:
+    from readout_audit.model._codec import TextCodec
 from readout_audit.model._embedded import EMBEDDED_SPEC, embedded_gguf_path
 
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt")
+_UNREADABLE = (OSError, ValueError, KeyError, IndexError, struct.error)
+"""What transformers raises on files it cannot read (a truncated GGUF file, a missing config)."""
+Preflight = Callable[["TextCodec"], None]
+"""Checks that need the tokenizer but not the weights (items against the context window)."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +109,7 @@ def load_model(
     device: str = "auto",
     device_map: str | None = None,
     trust_remote_code: bool = False,
+    preflight: Preflight | None = None,
 ) -> ScoringModel:
     """Load a model spec as a scoring backend (local files only unless ``allow_download``).
 
@@ -108,6 +117,8 @@ def load_model(
     ``dtype``: auto (bfloat16 on a GPU, float32 otherwise) or a torch dtype name;
     ``device_map="auto"`` spreads a model too large for one GPU (accelerate's placement).
     ``trust_remote_code`` runs a checkpoint's own modelling code (off unless asked).
+    ``preflight(codec)`` runs once the tokenizer is loaded and before the weights are, so a
+    check that needs only the tokenizer (items against the context window) fails early.
     """
     parsed = parse_model_spec(spec)
     if device_map not in (None, "auto"):
@@ -116,42 +127,35 @@ def load_model(
     place = Placement(resolved, resolve_dtype(dtype, resolved), device_map, trust_remote_code)
     if parsed.kind == "embedded":
         gguf = embedded_gguf_path()
-        return _load_transformers(str(parsed), gguf.parent, gguf.name, [gguf], place)
+        return _load_transformers(str(parsed), gguf.parent, gguf.name, [gguf], place, preflight)
     if parsed.kind == "gguf":
         gguf = Path(parsed.location).expanduser()
         if not gguf.is_file():
             raise ModelNotAvailableError(f"{spec}: no such GGUF file")
-        return _load_transformers(str(parsed), gguf.parent, gguf.name, [gguf], place)
+        return _load_transformers(str(parsed), gguf.parent, gguf.name, [gguf], place, preflight)
     directory = _resolve_hf_directory(parsed, allow_download)
     weights = [p for p in directory.iterdir() if p.suffix in _WEIGHT_SUFFIXES and p.is_file()]
-    return _load_transformers(str(parsed), directory, None, weights, place)
-
-
-def is_vision_language(directory: Path, gguf_file: str | None, trust_remote_code: bool) -> bool:
-    """Whether the checkpoint is an image-text-to-text model (a processor and pixel inputs)."""
-    if gguf_file is not None:
-        return False
-    from transformers import AutoConfig
-    from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
-
-    try:
-        config = AutoConfig.from_pretrained(
-            str(directory), local_files_only=True, trust_remote_code=trust_remote_code
-        )
-    except (OSError, ValueError):
-        return False
-    return config.model_type in MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
+    return _load_transformers(str(parsed), directory, None, weights, place, preflight)
 
 
 def _load_transformers(
-    spec: str, directory: Path, gguf_file: str | None, weights: list[Path], place: Placement
+    spec: str,
+    directory: Path,
+    gguf_file: str | None,
+    weights: list[Path],
+    place: Placement,
+    preflight: Preflight | None = None,
 ) -> ScoringModel:
     import torch
     from transformers import (
+        AutoConfig,
         AutoModelForCausalLM,
         AutoModelForImageTextToText,
         AutoProcessor,
         AutoTokenizer,
+    )
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES as IMAGE_TEXT_TO_TEXT,
     )
 
     from readout_audit.model._codec import TextCodec
@@ -163,31 +167,46 @@ def _load_transformers(
         "trust_remote_code": place.trust_remote_code,
     }
     files = _model_files(weights)
-    source = directory
     cached = converted(files[0].sha256) if gguf_file is not None else None
-    if cached is not None:
-        source = cached  # this GGUF file converted at an earlier start: seconds, not a minute
-    elif gguf_file is not None:
+    source = cached or directory  # a GGUF file converted at an earlier start loads in seconds
+    if gguf_file is not None and cached is None:
         kwargs["gguf_file"] = gguf_file
-    weights_kwargs: dict[str, Any] = {"dtype": getattr(torch, place.dtype), **kwargs}
-    if place.device_map is not None:
-        weights_kwargs["device_map"] = place.device_map
-    vision = is_vision_language(directory, gguf_file, place.trust_remote_code)
-    try:
-        if vision:
-            processor = AutoProcessor.from_pretrained(str(directory), **kwargs)  # type: ignore[no-untyped-call]
-            tokenizer = processor.tokenizer
-            model = AutoModelForImageTextToText.from_pretrained(str(directory), **weights_kwargs)
-        else:
-            tokenizer = AutoTokenizer.from_pretrained(str(source), **kwargs)
-            model = AutoModelForCausalLM.from_pretrained(str(source), **weights_kwargs)
-    except (OSError, ValueError, KeyError, IndexError, struct.error) as error:
+
+    def unreadable(error: Exception) -> ModelNotAvailableError:
         if gguf_file is not None and cached is None:
-            raise ModelNotAvailableError(
+            return ModelNotAvailableError(
                 f"cannot load {spec}: {directory / gguf_file} is truncated or not a GGUF file "
                 f"this version of transformers reads ({type(error).__name__}: {error})"
-            ) from error
-        raise ModelNotAvailableError(f"cannot load {spec}: {error}") from error
+            )
+        return ModelNotAvailableError(f"cannot load {spec}: {error}")
+
+    # the tokenizer and configuration first: the caller's checks run before the weights load
+    try:
+        config = AutoConfig.from_pretrained(str(source), **kwargs)
+        vision = gguf_file is None and config.model_type in IMAGE_TEXT_TO_TEXT
+        window = getattr(config.get_text_config(), "max_position_embeddings", None)
+        if vision:
+            processor = AutoProcessor.from_pretrained(str(source), **kwargs)  # type: ignore[no-untyped-call]
+            tokenizer = processor.tokenizer
+        else:
+            tokenizer = AutoTokenizer.from_pretrained(str(source), **kwargs)
+    except _UNREADABLE as error:
+        raise unreadable(error) from error
+    codec = (
+        VisionCodec(processor, name=type(processor).__name__, context_window=window)
+        if vision
+        else TextCodec(tokenizer, name=type(tokenizer).__name__, context_window=window)
+    )
+    if preflight is not None:
+        preflight(codec)
+    auto = AutoModelForImageTextToText if vision else AutoModelForCausalLM
+    extra = {"device_map": place.device_map} if place.device_map is not None else {}
+    try:
+        model = auto.from_pretrained(
+            str(source), config=config, dtype=getattr(torch, place.dtype), **kwargs, **extra
+        )
+    except _UNREADABLE as error:
+        raise unreadable(error) from error
     if gguf_file is not None and cached is None and place.dtype == "float32":
         store_converted(files[0].sha256, model, tokenizer, directory / gguf_file)
     placement = getattr(model, "hf_device_map", None)
@@ -195,17 +214,7 @@ def _load_transformers(
         placement = {"": str(next(model.parameters()).device)}
     if place.device_map is None and place.device != "cpu":
         model.to(torch.device(place.device))  # type: ignore[arg-type]
-    window = getattr(model.config.get_text_config(), "max_position_embeddings", None)
-    name = (
-        directory.name
-        if cached is not None
-        else str(getattr(model.config, "_name_or_path", "") or directory.name)
-    )
-    codec = (
-        VisionCodec(processor, name=type(processor).__name__, context_window=window)
-        if vision
-        else TextCodec(tokenizer, name=type(tokenizer).__name__, context_window=window)
-    )
+    name = str(getattr(config, "_name_or_path", "") or directory.name)
     info = ModelInfo(
         spec=spec,
         name=gguf_file or name,

@@ -9,7 +9,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from readout_audit._exceptions import InputError
 from readout_audit.data._item import Item
 from readout_audit.model._codec import TextCodec
 
@@ -117,20 +116,17 @@ def _chat_text(
     try:
         return codec.render_chat(messages, template_kwargs or {})
     except Exception as error:
-        raise InputError(
-            f"chat template failed: {error}", item_id=item.id, field="messages"
-        ) from None
+        raise item.error(f"chat template failed: {error}", "messages") from None
 
 
 def _check_length(item: Item, codec: TextCodec, ids: tuple[int, ...]) -> None:
     if not ids:
-        raise InputError("renders to an empty context", item_id=item.id, field=context_field(item))
+        raise item.error("renders to an empty context", context_field(item))
     window = codec.context_window
     if window is not None and len(ids) >= window:
-        raise InputError(
+        raise item.error(
             f"context is {len(ids)} tokens, beyond the model's window of {window}",
-            item_id=item.id,
-            field=context_field(item),
+            context_field(item),
         )
 
 
@@ -143,9 +139,7 @@ def _render_with_images(
     """
     expand = getattr(codec, "image_inputs", None)
     if expand is None:
-        raise InputError(
-            f"the model ({codec.name}) takes no images", item_id=item.id, field="images"
-        )
+        raise item.error(f"the model ({codec.name}) takes no images", "images")
     assert item.messages is not None  # the item validates images go with messages
     messages: list[dict[str, Any]] = []
     for message in item.messages:
