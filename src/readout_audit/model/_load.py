@@ -147,13 +147,7 @@ def _load_transformers(
     preflight: Preflight | None = None,
 ) -> ScoringModel:
     import torch
-    from transformers import (
-        AutoConfig,
-        AutoModelForCausalLM,
-        AutoModelForImageTextToText,
-        AutoProcessor,
-        AutoTokenizer,
-    )
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
     from transformers.models.auto.modeling_auto import (
         MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES as IMAGE_TEXT_TO_TEXT,
     )
@@ -185,7 +179,9 @@ def _load_transformers(
         config = AutoConfig.from_pretrained(str(source), **kwargs)
         vision = gguf_file is None and config.model_type in IMAGE_TEXT_TO_TEXT
         window = getattr(config.get_text_config(), "max_position_embeddings", None)
-        if vision:
+        if vision:  # the processor module imports every image processor: only when needed
+            from transformers import AutoProcessor
+
             processor = AutoProcessor.from_pretrained(str(source), **kwargs)  # type: ignore[no-untyped-call]
             tokenizer = processor.tokenizer
         else:
@@ -199,7 +195,11 @@ def _load_transformers(
     )
     if preflight is not None:
         preflight(codec)
-    auto = AutoModelForImageTextToText if vision else AutoModelForCausalLM
+    auto: Any = AutoModelForCausalLM
+    if vision:
+        from transformers import AutoModelForImageTextToText
+
+        auto = AutoModelForImageTextToText
     extra = {"device_map": place.device_map} if place.device_map is not None else {}
     try:
         model = auto.from_pretrained(
@@ -213,7 +213,7 @@ def _load_transformers(
     if place.device_map is not None and not placement:  # accelerate kept it on one device
         placement = {"": str(next(model.parameters()).device)}
     if place.device_map is None and place.device != "cpu":
-        model.to(torch.device(place.device))  # type: ignore[arg-type]
+        model.to(torch.device(place.device))
     name = str(getattr(config, "_name_or_path", "") or directory.name)
     info = ModelInfo(
         spec=spec,

@@ -7,8 +7,10 @@ Tables, checks and text appear in both; figures and the item browser only in HTM
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from functools import cached_property
+from typing import Any, Literal
 
 from readout_audit.log._record import ScoreRecord
 from readout_audit.log._summary import Check, Interval
@@ -33,12 +35,33 @@ class TableBlock:
 
 @dataclass(frozen=True)
 class FigureBlock:
-    """An inline SVG plot drawn by this package, with its caption."""
+    """An inline SVG plot drawn by this package, with its caption.
+
+    Drawn only when a renderer asks for ``svg`` (the HTML report), so a terminal report never
+    imports matplotlib.
+    """
 
     title: str
-    svg: str
+    draw: Callable[[], str]
     caption: str = ""
     kind: Literal["figure"] = "figure"
+
+    @cached_property
+    def svg(self) -> str:
+        """The plot as inline SVG text."""
+        return self.draw()
+
+
+def plot(name: str, *args: Any, **kwargs: Any) -> Callable[[], str]:
+    """A deferred call of one of ``_plots``' drawing functions."""
+
+    def draw() -> str:
+        from readout_audit.report import _plots
+
+        svg: str = getattr(_plots, name)(*args, **kwargs)
+        return svg
+
+    return draw
 
 
 @dataclass(frozen=True)

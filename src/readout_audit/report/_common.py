@@ -17,6 +17,7 @@ from readout_audit.report._blocks import (
     Section,
     TableBlock,
     TextBlock,
+    plot,
     worst_items,
 )
 
@@ -56,8 +57,6 @@ def checks_section(summary: Summary) -> Section | None:
 
 def mass_figure(records: Sequence[ScoreRecord], key: Callable[[Any], str], what: str) -> Block:
     """Every record's option mass, grouped by ``key``, against the floor."""
-    from readout_audit.report import _plots  # matplotlib only when drawing
-
     groups: dict[str, list[float]] = {}
     for r in records:
         masses = groups.setdefault(key(r), [])
@@ -67,7 +66,7 @@ def mass_figure(records: Sequence[ScoreRecord], key: Callable[[Any], str], what:
         return TextBlock(f"No option mass was measurable for any {what}.")
     return FigureBlock(
         f"Option mass by {what}",
-        _plots.mass_distribution(groups, f"Option mass per {what}"),
+        plot("mass_distribution", groups, f"Option mass per {what}"),
         f"Each point is one item; the dashed line is the {MASS_FLOOR} floor below which the "
         "declared options do not hold the scored position.",
     )
@@ -75,11 +74,9 @@ def mass_figure(records: Sequence[ScoreRecord], key: Callable[[Any], str], what:
 
 def class_figure(classes: Mapping[str, Mapping[str, int]], what: str) -> Block:
     """The summary's argmax class counts per group as bars."""
-    from readout_audit.report import _plots  # matplotlib only when drawing
-
     return FigureBlock(
         "Unrestricted argmax classes",
-        _plots.class_bars(classes, f"Argmax token class per {what}"),
+        plot("class_bars", classes, f"Argmax token class per {what}"),
         "What the most probable next token is: a declared option's first token, an answer "
         "letter of a quoted item, whitespace, a digit, prose or other.",
     )
@@ -94,9 +91,7 @@ def browser(records: Sequence[ScoreRecord]) -> Section:
 
 def forest(differences: Mapping[str, Interval], title: str) -> Block:
     """Paired differences with their intervals, against zero."""
-    from readout_audit.report import _plots  # matplotlib only when drawing
-
     rows = {k: (v.estimate, v.low, v.high) for k, v in differences.items()}
     return FigureBlock(
-        title, _plots.intervals(rows, title, zero=True), "95% paired bootstrap intervals."
+        title, plot("intervals", rows, title, zero=True), "95% paired bootstrap intervals."
     )

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from readout_audit.log._run import Run
 from readout_audit.report import _blocks as cell
-from readout_audit.report._blocks import Block, FigureBlock, Section, TableBlock
+from readout_audit.report._blocks import Block, FigureBlock, Section, TableBlock, plot
 from readout_audit.report._common import browser, class_figure, forest, mass_figure
 
 if TYPE_CHECKING:
@@ -90,8 +90,6 @@ def _accuracy_row(name: str, accuracy: RungAccuracy) -> list[str]:
 
 def downstream_section(down: Downstream) -> Section:
     """Forecast AUC and Brier at both positions with intervals, ROC, reliability, differences."""
-    from readout_audit.report import _plots  # matplotlib only when drawing
-
     rows = [
         [metric.upper(), name, cell.estimate(v), cell.interval(v)]
         for metric, values in (("auc", down.auc), ("brier", down.brier))
@@ -112,13 +110,13 @@ def downstream_section(down: Downstream) -> Section:
     if 0 < sum(forecasts.labels) < len(forecasts.labels):
         blocks.append(
             FigureBlock(
-                "ROC", _plots.roc_curves(forecasts.scores, forecasts.labels, "Forecast ROC")
+                "ROC", plot("roc_curves", forecasts.scores, forecasts.labels, "Forecast ROC")
             )
         )
     blocks.append(
         FigureBlock(
             "Reliability",
-            _plots.reliability(forecasts.scores, forecasts.labels, "Forecast reliability"),
+            plot("reliability", forecasts.scores, forecasts.labels, "Forecast reliability"),
         )
     )
     differences = {

@@ -16,6 +16,7 @@ from readout_audit.report._blocks import (
     estimate,
     fmt,
     interval,
+    plot,
 )
 from readout_audit.report._common import browser, class_figure, forest, mass_figure
 
@@ -28,8 +29,6 @@ LOG_SCORED = ("library", "deleted")
 
 def ptrue_sections(run: Run, summary: PTrueSummary) -> list[Section]:
     """Each readout's AUROC, PRR, declared-set mass and argmax classes, with curves."""
-    from readout_audit.report import _plots  # matplotlib only when drawing
-
     typed = [r for r in run.records if isinstance(r, PTrueRecord)]
     rows = [
         [
@@ -61,12 +60,12 @@ def ptrue_sections(run: Run, summary: PTrueSummary) -> list[Section]:
             for name, values in joined.scores.items()
         }
         blocks.append(
-            FigureBlock("ROC", _plots.roc_curves(joined.scores, joined.labels, "P(True) ROC"))
+            FigureBlock("ROC", plot("roc_curves", joined.scores, joined.labels, "P(True) ROC"))
         )
         blocks.append(
             FigureBlock(
                 "Reliability",
-                _plots.reliability(probabilities, joined.labels, "P(True) reliability"),
+                plot("reliability", probabilities, joined.labels, "P(True) reliability"),
                 "Library and Deleted read log P(True); it is shown here as a probability.",
             )
         )

@@ -15,11 +15,14 @@ from readout_audit.report._blocks import (
     estimate,
     fmt,
     interval,
+    plot,
 )
 from readout_audit.report._common import browser, mass_figure
 
 if TYPE_CHECKING:
     from readout_audit.audit._yesno_summary import YesNoSummary
+
+MARGIN_TITLE = "max ℓ over yes − max ℓ over no"
 
 
 def _tokens_section(summary: YesNoSummary) -> Section:
@@ -71,8 +74,6 @@ def _tokens_section(summary: YesNoSummary) -> Section:
 
 
 def _metrics_section(summary: YesNoSummary) -> Section:
-    from readout_audit.report import _plots  # matplotlib only when drawing
-
     groups = (
         {"all": summary.overall, **summary.splits} if len(summary.splits) > 1 else summary.splits
     )
@@ -111,7 +112,7 @@ def _metrics_section(summary: YesNoSummary) -> Section:
     if forest:
         blocks.append(
             FigureBlock(
-                "F1 by readout", _plots.intervals(forest, "F1 with 95% intervals", zero=False)
+                "F1 by readout", plot("intervals", forest, "F1 with 95% intervals", zero=False)
             )
         )
     margins = summary.margins
@@ -119,7 +120,9 @@ def _metrics_section(summary: YesNoSummary) -> Section:
         blocks.append(
             FigureBlock(
                 "ROC of the logit margins",
-                _plots.roc_curves(margins.scores, margins.labels, "max ℓ over yes − max ℓ over no"),
+                plot(
+                    "roc_curves", margins.scores, margins.labels, "max ℓ over yes − max ℓ over no"
+                ),
                 "Each logit readout's margin as a score against the label; the decision is "
                 "its sign.",
             )
