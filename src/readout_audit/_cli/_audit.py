@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import click
 
@@ -19,7 +19,7 @@ from readout_audit.audit._ptrue import audit_ptrue, readout_items
 from readout_audit.audit._yesno import DIAGNOSTIC_SAMPLE, YesNoSetup, audit_yesno, yesno_item
 from readout_audit.data._jsonl import read_text
 from readout_audit.data._mc import MCItem, load_mc_items, load_mmlu_csv, load_mmlu_hf
-from readout_audit.data._qa import load_qa_items
+from readout_audit.data._qa import Correctness, load_qa_items
 from readout_audit.data._yesno import YesNoItem, demo_yesno_items, load_pope, load_yesno_items
 from readout_audit.kind._registry import UnknownKindError, audit_kinds, get_kind
 from readout_audit.prompt._spec import BUILTIN_SPECS, Variant
@@ -164,9 +164,19 @@ def options_command(
 )
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--limit", type=click.IntRange(1), help="Audit only the first N items.")
+@click.option(
+    "--correctness",
+    type=click.Choice(["paper", "anywhere"]),
+    default="paper",
+    show_default=True,
+    help="paper: the first letter of the item's own set (A-D), or the answer's first line equal "
+    "to an alias; anywhere: any capital letter, or an alias anywhere in the answer.",
+)
 @model_options
 @user_errors
-def ptrue_command(items_path: Path, out: Path, limit: int | None, **options: Any) -> None:
+def ptrue_command(
+    items_path: Path, out: Path, limit: int | None, correctness: str, **options: Any
+) -> None:
     """P(True) audit: lm-polygraph's PTrue and four repaired readouts, AUROC and PRR."""
     items = load_qa_items(items_path)[:limit]
     answered = [i for i in items if i.answer is not None]  # others are generated: unknown yet
@@ -175,7 +185,7 @@ def ptrue_command(items_path: Path, out: Path, limit: int | None, **options: Any
         "ptrue",
         out,
         options,
-        lambda m, s: audit_ptrue(m, items, out, **s),
+        lambda m, s: audit_ptrue(m, items, out, correctness=cast(Correctness, correctness), **s),
         prepare_all(readouts, 1),
     )
 

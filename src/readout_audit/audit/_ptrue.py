@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from readout_audit.audit._score import PreparedItem, prepare, score_item, scoring_config
 from readout_audit.audit._summary import argmax_classes
 from readout_audit.data._item import Item, Message
-from readout_audit.data._qa import QAItem, is_correct
+from readout_audit.data._qa import Correctness, QAItem, is_correct
 from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
 from readout_audit.kind._kind import AuditKind
 from readout_audit.kind._registry import register_kind
@@ -219,10 +219,14 @@ def audit_ptrue(
     *,
     top_k: int = DEFAULT_TOP_K,
     template_kwargs: Mapping[str, Any] | None = None,
+    correctness: Correctness = "paper",
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool = False,
 ) -> ScoreResult:
     """Score five P(True) readouts of each (question, answer) pair against its correctness.
+
+    ``correctness`` is the paper's rule (the first letter of the item's own set; the first line
+    equal to an alias) or ``anywhere`` (any capital letter; an alias anywhere in the answer).
 
     Answers the items do not supply are generated first (greedy, at most 32 tokens) and kept
     in the run directory (``artifacts/answers.json``), so a resumed run judges the same ones.
@@ -240,7 +244,7 @@ def audit_ptrue(
         jobs = []
         for source in items:
             answer = source.answer if source.answer is not None else generated[source.id]
-            correct = is_correct(source, answer)
+            correct = is_correct(source, answer, correctness)
             for name, item in readout_items(source, answer).items():
                 prepared = prepare(item, model.codec, kwargs, 1, variant=name)
                 request = position_request(prepared.rendering, prepared.encodings, 1)
@@ -252,6 +256,7 @@ def audit_ptrue(
 
     config = scoring_config(items, top_k, 1, kwargs)
     config["answers_generated"] = sum(i.answer is None for i in items)
+    config["correctness"] = correctness
     return run_kind(PTRUE, model, out, config, plan, batch_size=batch_size, progress=progress)
 
 
