@@ -191,7 +191,24 @@ def test_audit_ptrue_command(tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert "Readouts (2 items, accuracy 0.500)" in result.output
-    assert len(read_run(tmp_path / "run").records) == 10
+    run = read_run(tmp_path / "run")
+    assert len(run.records) == 10 and run.manifest.config["correctness"] == "paper"
+    refused = CliRunner().invoke(
+        main,
+        [
+            "audit",
+            "ptrue",
+            "--items",
+            str(items),
+            "--out",
+            str(tmp_path / "x"),
+            "--greedy-tokens",
+            "4",
+        ],
+    )
+    assert refused.exit_code == 2 and "--greedy-tokens does not apply to audit ptrue" in (
+        refused.output
+    )
 
 
 @pytest.mark.model
@@ -211,7 +228,10 @@ def test_audit_yesno_command_on_a_pope_file(tmp_path):
         main, [*args, "--instruction", "Answer yes or no.", "--legacy-ids", "10407,5230"]
     )
     assert result.exit_code == 0, result.output
-    records = read_run(out).records
+    run = read_run(out)
+    records = run.records
+    assert run.manifest.config["greedy_tokens"] == 6  # the paper's string parse, as the API
+    assert all(len(r.greedy.token_ids) <= 6 for r in records)
     assert [r.split for r in records] == ["adversarial", "adversarial"]
     assert records[0].legacy_pair == [10407, 5230]
     assert "First generated tokens" in result.output and "legacy_pair" in result.output

@@ -7,16 +7,19 @@ from typing import Any, cast
 
 import click
 
-from readout_audit._cli._common import (
-    model_options,
-    user_errors,
-)
+from readout_audit._cli._common import greedy_tokens, model_options, user_errors
 from readout_audit._cli._score import prepare_all, run_with_model
 from readout_audit._exceptions import InputError
 from readout_audit._util._jsonl import split_lines
 from readout_audit.audit._options import audit_options, ladder_items
 from readout_audit.audit._ptrue import audit_ptrue, readout_items
-from readout_audit.audit._yesno import DIAGNOSTIC_SAMPLE, YesNoSetup, audit_yesno, yesno_item
+from readout_audit.audit._yesno import (
+    DIAGNOSTIC_SAMPLE,
+    PARSE_TOKENS,
+    YesNoSetup,
+    audit_yesno,
+    yesno_item,
+)
 from readout_audit.data._jsonl import read_text
 from readout_audit.data._mc import MCItem, load_mc_items, load_mmlu_csv, load_mmlu_hf
 from readout_audit.data._qa import Correctness, load_qa_items
@@ -143,13 +146,13 @@ def options_command(
             out,
             variants=chosen,
             extra_variants=extra,
-            greedy_tokens=options["greedy_tokens"],
+            greedy_tokens=greedy_tokens(options),
             reader=reader,
             note_budget=note_budget,
             **settings,
         ),
         prepare_all(
-            [item for item, _ in ladder_items(spec, items, chosen, extra)], options["greedy_tokens"]
+            [item for item, _ in ladder_items(spec, items, chosen, extra)], greedy_tokens(options)
         ),
     )
 
@@ -179,6 +182,11 @@ def ptrue_command(
 ) -> None:
     """P(True) audit: lm-polygraph's PTrue and four repaired readouts, AUROC and PRR."""
     items = load_qa_items(items_path)[:limit]
+    if options["greedy_tokens"] is not None:
+        raise click.UsageError(
+            "--greedy-tokens does not apply to audit ptrue: each readout reads one token at its "
+            "position and generated answers are at most 32 tokens"
+        )
     answered = [i for i in items if i.answer is not None]  # others are generated: unknown yet
     readouts = [item for i in answered for item in readout_items(i, i.answer or "").values()]
     run_with_model(
@@ -328,8 +336,8 @@ def yesno_command(
             extend_sets=extend_sets,
             diagnostic_sample=diagnostic_sample,
             seed=seed,
-            greedy_tokens=options["greedy_tokens"],
+            greedy_tokens=greedy_tokens(options, PARSE_TOKENS),
             **settings,
         ),
-        prepare_all([yesno_item(i, setup) for i in items], options["greedy_tokens"]),
+        prepare_all([yesno_item(i, setup) for i in items], greedy_tokens(options, PARSE_TOKENS)),
     )

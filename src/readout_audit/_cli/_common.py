@@ -17,6 +17,7 @@ from readout_audit.log._lock import RunLock
 from readout_audit.log._run import MANIFEST, read_manifest
 from readout_audit.model._device import DTYPES
 from readout_audit.model._embedded import EMBEDDED_SPEC
+from readout_audit.readout._position import DEFAULT_GREEDY_TOKENS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -113,10 +114,10 @@ def model_options(command: F) -> F:
         click.option("--top-k", default=10, show_default=True, type=click.IntRange(1)),
         click.option(
             "--greedy-tokens",
-            default=16,
-            show_default=True,
+            default=None,
             type=click.IntRange(0),
-            help="Length of the greedy continuation read at each scored position.",
+            help="Length of the greedy continuation read at each scored position "
+            "(default 16; the yes/no audit's string parse reads 6, as in its paper).",
         ),
         click.option(
             "--batch-size",
@@ -136,6 +137,12 @@ def model_options(command: F) -> F:
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def greedy_tokens(options: Mapping[str, Any], default: int = DEFAULT_GREEDY_TOKENS) -> int:
+    """``--greedy-tokens``, or the command's own default when not given."""
+    given: int | None = options["greedy_tokens"]
+    return default if given is None else given
 
 
 def run_options(options: Mapping[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from readout_audit._cli._common import (
     check_out,
+    greedy_tokens,
     model_options,
     run_options,
     user_errors,
@@ -97,7 +98,7 @@ def prepare_all(items: Sequence[Item], greedy_tokens: int) -> Preflight:
 
 
 def _run(items: Sequence[Item], out: Path, options: dict[str, Any]) -> None:
-    greedy = options["greedy_tokens"]
+    greedy = greedy_tokens(options)
     run_with_model(
         "score",
         out,
