@@ -196,3 +196,20 @@ def test_answer_spec_reports_accuracy_per_rung_in_summary_terminal_and_html(tmp_
         assert row in result.output and row in html
     assert "Accuracy against the gold answers" in result.output
     assert "(n=5<30)" in result.output and "(n=5&lt;30)" in html  # the caution, escaped
+
+
+@pytest.mark.parametrize(
+    ("base", "spaced", "lifted"),
+    [
+        (0.03, 0.38, True),  # the paper's falcon: material, though below the floor
+        (0.40, 0.60, True),  # across the floor
+        (0.30, 0.36, False),  # a small rise
+        (0.20, 0.35, False),  # +0.15 but not doubled
+        (0.01, 0.05, False),  # doubled but under +0.1
+        (0.60, 0.95, False),  # already above the floor
+    ],
+)
+def test_a_material_lift_from_a_space_marks_an_omitted_separator(base, spaced, lifted):
+    from readout_audit.audit._checks import separator_lift
+
+    assert separator_lift(base, spaced) is lifted
