@@ -50,3 +50,26 @@ def test_letters_that_are_the_declared_options_are_options():
 )
 def test_continuation_class(text, expected):
     assert continuation_class(text, ["10", "30", "50", "70", "90"], LETTERS) == expected
+
+
+@pytest.mark.parametrize(
+    ("surface", "expected"),
+    [
+        ("True", "option"),  # the readout's own declared token (id 7 below)
+        (" False", "true_false"),  # True/False where the readout does not declare it
+        ("(A", "label"),
+        ("(", "label"),  # the opening of the prompt's (A)/(B) labels
+        ("C", "item_letter"),  # an answer to the quoted item, not a judgement
+        (" D", "item_letter"),
+        ("E", "prose"),  # not one of the item's letters
+        ("\n", "whitespace"),
+        ("42", "digit"),
+        ("The", "prose"),
+        (".", "other"),
+    ],
+)
+def test_ptrue_classes_name_what_takes_the_library_position(surface, expected):
+    from readout_audit.readout._classes import ptrue_token_class
+
+    token_id = 7 if surface == "True" else 99
+    assert ptrue_token_class(token_id, surface, [7], ("A", "B", "C", "D")) == expected

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -12,7 +13,6 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from readout_audit.audit._score import PreparedItem, prepare, score_item, scoring_config
-from readout_audit.audit._summary import argmax_classes
 from readout_audit.data._item import Item, Message
 from readout_audit.data._qa import Correctness, QAItem, is_correct
 from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
@@ -24,6 +24,7 @@ from readout_audit.log._run import RunDirectory
 from readout_audit.log._summary import Interval, PairedScores, Summary
 from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
 from readout_audit.prompt._render import render
+from readout_audit.readout._classes import ptrue_token_class
 from readout_audit.readout._position import DEFAULT_TOP_K, position_request
 from readout_audit.report._compare import ptrue_paired_metrics
 from readout_audit.report._ptrue import ptrue_sections
@@ -105,6 +106,7 @@ def ptrue_record(
     answer: str,
     correct: bool,
     top_k: int,
+    letters: Sequence[str] = ("A", "B", "C", "D"),
     scores: PositionScores | None = None,
 ) -> PTrueRecord:
     """Read one readout's position; the greedy continuation is its first token only."""
@@ -115,6 +117,21 @@ def ptrue_record(
         answer=answer,
         correct=correct,
         confidence=_confidence(job.variant, base),
+        item_letters=list(letters),
+        argmax_class=ptrue_token_class(
+            base.argmax_id, base.argmax_token, base.option_first_ids, letters
+        ),
+    )
+
+
+def ptrue_classes(records: Sequence[PTrueRecord]) -> dict[str, int]:
+    """How often each class holds the readout's position (records of older runs classed now)."""
+    return dict(
+        Counter(
+            r.argmax_class
+            or ptrue_token_class(r.argmax_id, r.argmax_token, r.option_first_ids, r.item_letters)
+            for r in records
+        )
     )
 
 
@@ -189,7 +206,7 @@ def summarise_ptrue(
             else None,
             prr=prr(scores[n], y.astype(float)) if both else None,
             median_mass=float(np.median(masses)) if masses else None,
-            argmax_classes=argmax_classes(group),
+            argmax_classes=ptrue_classes(group),
         )
     return PTrueSummary(
         n_records=len(typed),
@@ -249,7 +266,12 @@ def audit_ptrue(
                 prepared = prepare(item, model.codec, kwargs, 1, variant=name)
                 request = position_request(prepared.rendering, prepared.encodings, 1)
                 record = partial(
-                    ptrue_record, job=prepared, answer=answer, correct=correct, top_k=top_k
+                    ptrue_record,
+                    job=prepared,
+                    answer=answer,
+                    correct=correct,
+                    top_k=top_k,
+                    letters=source.letters,
                 )
                 jobs.append(Job(prepared.key, request, record))
         return jobs

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field
 
 from readout_audit.prompt._render import RenderedContext
-from readout_audit.readout._classes import ContinuationClass, TokenClass
+from readout_audit.readout._classes import ContinuationClass, PTrueClass, TokenClass
 from readout_audit.readout._position import PositionReadout
 
 RECORD_SCHEMA_VERSION = 1
@@ -99,6 +99,10 @@ class PTrueRecord(ScoreRecord):
     confidence: float | None
     """The readout's confidence: log P(True) for library and deleted, else a renormalised
     probability of True (or of its label A)."""
+    item_letters: list[str] = Field(default_factory=lambda: ["A", "B", "C", "D"])
+    """The quoted item's own letters (for the argmax class)."""
+    argmax_class: PTrueClass | None = None
+    """What holds the position: the readout's option, True/False, a label, an item letter, …"""
 
 
 class YesNoRecord(ScoreRecord):

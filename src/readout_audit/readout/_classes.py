@@ -7,6 +7,11 @@ from collections.abc import Sequence
 from typing import Literal
 
 TokenClass = Literal["option", "answer_letter", "whitespace", "digit", "prose", "other"]
+PTrueClass = Literal[
+    "option", "true_false", "label", "item_letter", "whitespace", "digit", "prose", "other"
+]
+_TRUE_FALSE = {"True", "False", "true", "false", "TRUE", "FALSE"}
+_LABELS = {"(", "(A", "(B", "(A)", "(B)"}
 ContinuationClass = Literal["answers_item", "recites_options", "gives_option", "other"]
 
 _WORD = re.compile(r"[A-Za-z]")
@@ -30,6 +35,11 @@ def token_class(
     stripped = surface.strip().lstrip("▁Ġ")
     if stripped and stripped in item_letters:
         return "answer_letter"
+    return _surface_class(surface)
+
+
+def _surface_class(surface: str) -> Literal["whitespace", "digit", "prose", "other"]:
+    stripped = surface.strip().lstrip("▁Ġ")
     if not surface.strip():
         return "whitespace"
     if stripped[:1].isdigit():
@@ -37,6 +47,31 @@ def token_class(
     if _WORD.match(stripped):
         return "prose"
     return "other"
+
+
+def ptrue_token_class(
+    token_id: int,
+    surface: str,
+    option_first_ids: Sequence[int | None],
+    item_letters: Sequence[str] = ("A", "B", "C", "D"),
+) -> PTrueClass:
+    """Class of the next token at a P(True) position, naming what can take the library's place.
+
+    ``option``: one of the readout's own declared tokens; ``true_false``: True or False when the
+    readout does not declare it; ``label``: the prompt's ``(A``/``(B`` labels (or their opening
+    parenthesis); ``item_letter``: one of the quoted item's own letters, an answer to the item
+    rather than a judgement; then whitespace, digit, prose and other as for any position.
+    """
+    if token_id in option_first_ids:
+        return "option"
+    stripped = surface.strip().lstrip("▁Ġ")
+    if stripped in _TRUE_FALSE:
+        return "true_false"
+    if stripped in _LABELS:
+        return "label"
+    if stripped and stripped in item_letters:
+        return "item_letter"
+    return _surface_class(surface)
 
 
 def continuation_class(
