@@ -82,9 +82,18 @@ def test_correctness_answers_and_summary(ptrue_run):
     for name, block in summary.readouts.items():
         scores = np.array([by[(i.id, name)].confidence for i in ITEMS])
         assert block.auroc.estimate == pytest.approx(roc_auc_score(y, scores))
-        assert block.prr == pytest.approx(prr(scores, y.astype(float)))
+        # PRR at the paper's maximum rejection of 0.5, with its interval
+        assert block.prr.estimate == pytest.approx(prr(scores, y.astype(float), 0.5))
         assert block.auroc.low <= block.auroc.estimate <= block.auroc.high
-        assert block.auroc.n == len(ITEMS)
+        assert block.prr.low <= block.prr.high
+        assert block.auroc.n == len(ITEMS) and "10000 replicates" in block.auroc.method
+    names = list(summary.readouts)
+    pairs = [f"{b} - {a}" for i, a in enumerate(names) for b in names[i + 1 :]]
+    assert list(summary.differences) == pairs and list(summary.prr_differences) == pairs
+    for pair, gain in summary.prr_differences.items():
+        b, a = pair.split(" - ")
+        expected = summary.readouts[b].prr.estimate - summary.readouts[a].prr.estimate
+        assert gain.estimate == pytest.approx(expected, abs=1e-12)
     assert set(summary.readouts) == {
         "library",
         "renormalised",

@@ -28,6 +28,7 @@ from readout_audit.readout._classes import ptrue_token_class
 from readout_audit.readout._position import DEFAULT_TOP_K, position_request
 from readout_audit.report._compare import ptrue_paired_metrics
 from readout_audit.report._ptrue import ptrue_sections
+from readout_audit.stats._bootstrap import Interval as BootstrapInterval
 from readout_audit.stats._bootstrap import paired_bootstrap
 from readout_audit.stats._metrics import auc
 from readout_audit.stats._rejection import prr
@@ -142,7 +143,8 @@ class PTrueReadout(BaseModel):
 
     auroc: Interval | None
     """AUROC against correctness with its paired bootstrap interval; None with one class."""
-    prr: float | None
+    prr: Interval | None
+    """Prediction–rejection ratio at the paper's maximum rejection (0.5), with its interval."""
     median_mass: float | None
     argmax_classes: dict[str, int]
 
@@ -156,14 +158,37 @@ class PTrueSummary(Summary):
     n_clusters: int | None = None
     readouts: dict[str, PTrueReadout]
     differences: dict[str, Interval] = Field(default_factory=dict)
+    """AUROC of every readout minus every earlier one, on the same resamples."""
+    prr_differences: dict[str, Interval] = Field(default_factory=dict)
+    """PRR gains of every readout over every earlier one, on the same resamples."""
     confidences: PairedScores | None = None
     """Each readout's confidence on the items every readout scored, with correctness."""
 
 
+PRR_MAX_REJECTION = 0.5
+"""The paper's maximum rejection rate for PRR."""
+N_BOOT = 10_000
+"""Bootstrap replicates, as the paper's P(True) tables (B = 10,000)."""
+
+
+def prr_at_half(confidence: np.ndarray, quality: np.ndarray) -> float:
+    """PRR at the paper's maximum rejection rate."""
+    return prr(confidence, quality, PRR_MAX_REJECTION)
+
+
+def _intervals(
+    found: Mapping[str, BootstrapInterval], clusters: Sequence[str], n_boot: int
+) -> dict[str, Interval]:
+    return {
+        k: Interval.from_bootstrap(v, clusters, n_boot=n_boot, paired=True)
+        for k, v in found.items()
+    }
+
+
 def summarise_ptrue(
-    records: Sequence[ScoreRecord], *, n_boot: int = 20_000, seed: int = 0
+    records: Sequence[ScoreRecord], *, n_boot: int = N_BOOT, seed: int = 0
 ) -> PTrueSummary:
-    """AUROC with paired bootstrap intervals, PRR, declared-set mass and argmax classes."""
+    """AUROC and PRR with paired bootstrap intervals and gains, mass and argmax classes."""
     typed = [r for r in records if isinstance(r, PTrueRecord)]
     names = [n for n in READOUTS if any(r.readout == n for r in typed)]
     by = {n: {r.item_id: r for r in typed if r.readout == n} for n in names}
@@ -182,17 +207,20 @@ def summarise_ptrue(
     clusters = [by[names[0]][i].cluster for i in shared]
     scores = {n: np.array([by[n][i].confidence for i in shared], dtype=float) for n in names}
     both = bool(y.any() and not y.all())
-    boot = (
-        paired_bootstrap(
-            scores,
-            y,
-            statistic="auc",
-            n_boot=n_boot,
-            seed=seed,
-            clusters=resampling_clusters(clusters),
+    boot, gains = (
+        (
+            paired_bootstrap(
+                scores,
+                y,
+                statistic=statistic,
+                n_boot=n_boot,
+                seed=seed,
+                clusters=resampling_clusters(clusters),
+            )
+            for statistic in ("auc", prr_at_half)
         )
         if both
-        else None
+        else (None, None)
     )
     readouts = {}
     for n in names:
@@ -204,7 +232,9 @@ def summarise_ptrue(
             )
             if boot
             else None,
-            prr=prr(scores[n], y.astype(float)) if both else None,
+            prr=Interval.from_bootstrap(gains.readouts[n], clusters, n_boot=n_boot, paired=True)
+            if gains
+            else None,
             median_mass=float(np.median(masses)) if masses else None,
             argmax_classes=ptrue_classes(group),
         )
@@ -214,13 +244,8 @@ def summarise_ptrue(
         accuracy=float(y.mean()),
         n_clusters=len(set(clusters)),
         readouts=readouts,
-        differences={
-            k: Interval.from_bootstrap(v, clusters, n_boot=n_boot, paired=True)
-            for k, v in boot.differences.items()
-            if k.endswith(" - library")
-        }
-        if boot
-        else {},
+        differences=_intervals(boot.differences, clusters, n_boot) if boot else {},
+        prr_differences=_intervals(gains.differences, clusters, n_boot) if gains else {},
         confidences=PairedScores(
             ids=shared,
             labels=[bool(v) for v in y],

@@ -23,6 +23,8 @@ from readout_audit.report._common import browser, class_figure, forest, mass_fig
 if TYPE_CHECKING:
     from readout_audit.audit._ptrue import PTrueSummary
 
+READOUT_COLUMNS = ["readout", "AUROC", "95% interval", "PRR", "95% interval", "median mass"]
+READOUT_COLUMNS.append("argmax classes")
 LOG_SCORED = ("library", "deleted")
 """Readouts whose confidence is log P(True) rather than a probability."""
 
@@ -35,7 +37,8 @@ def ptrue_sections(run: Run, summary: PTrueSummary) -> list[Section]:
             name,
             estimate(r.auroc, 3),
             interval(r.auroc, 3),
-            fmt(r.prr, 3),
+            estimate(r.prr, 3),
+            interval(r.prr, 3),
             fmt(r.median_mass),
             counts(r.argmax_classes),
         ]
@@ -44,11 +47,12 @@ def ptrue_sections(run: Run, summary: PTrueSummary) -> list[Section]:
     blocks: list[Block] = [
         TableBlock(
             f"Readouts ({summary.n_items} items, accuracy {fmt(summary.accuracy, 3)})",
-            ["readout", "AUROC", "95% interval", "PRR", "median mass", "argmax classes"],
+            READOUT_COLUMNS,
             rows,
             "AUROC: how well the confidence ranks correct answers above wrong ones (0.5 is "
-            "chance); PRR: prediction-rejection ratio; median mass: share of the next-token "
-            "probability the readout's two labels hold.",
+            "chance); PRR: prediction-rejection ratio at maximum rejection 0.5 (0 is random "
+            "rejection, 1 the oracle); median mass: share of the next-token probability the "
+            "readout's two labels hold.",
         ),
         mass_figure(typed, lambda r: r.readout, "readout"),
         class_figure({k: v.argmax_classes for k, v in summary.readouts.items()}, "readout"),
@@ -69,13 +73,14 @@ def ptrue_sections(run: Run, summary: PTrueSummary) -> list[Section]:
                 "Library and Deleted read log P(True); it is shown here as a probability.",
             )
         )
-    if summary.differences:
-        blocks.append(
-            TableBlock(
-                "AUROC differences against library (paired bootstrap)",
-                ["difference", "estimate", "95% interval"],
-                [[k, fmt(v.estimate, 3), interval(v, 3)] for k, v in summary.differences.items()],
+    for name, found in (("AUROC", summary.differences), ("PRR", summary.prr_differences)):
+        if found:
+            blocks.append(
+                TableBlock(
+                    f"{name} differences between readouts (paired bootstrap)",
+                    ["difference", "estimate", "95% interval"],
+                    [[k, fmt(v.estimate, 3), interval(v, 3)] for k, v in found.items()],
+                )
             )
-        )
-        blocks.append(forest(summary.differences, "AUROC differences against Library"))
+            blocks.append(forest(found, f"{name} differences between readouts"))
     return [Section("P(True) readouts", blocks), browser(typed)]
