@@ -173,3 +173,41 @@ def test_an_interrupted_run_is_summarised_and_resumed_like_an_uninterrupted_one(
     assert a is not None and b is not None and a.ids == b.ids and a.labels == b.labels
     for name, values in a.scores.items():
         assert np.allclose(values, b.scores[name], atol=1e-4, rtol=0)
+
+
+def _first_token_record(token_id, token, in_sets, pair):
+    """A yes/no record holding only what the label-free checks read."""
+    from readout_audit.log import YesNoRecord
+
+    return YesNoRecord.model_construct(
+        first_token_id=token_id,
+        first_token=token,
+        first_token_in_sets=in_sets,
+        decisions={"legacy_pair": "yes", "dynamic": "yes", "string_parse": "yes"},
+        legacy_pair=list(pair),
+        legacy_set=None,
+        parsed_answer="yes",
+        parse_in_first_token=True,
+    )
+
+
+@pytest.mark.parametrize(
+    ("pair", "verdict", "missed"),
+    [
+        ((5230, 10539), "pass", {}),  # both forms the model writes
+        ((5230, 999), "fail", {"10539": {"token": "Yes", "count": 2}}),  # misses "Yes"
+        (
+            (998, 999),
+            "fail",
+            {"5230": {"token": "No", "count": 3}, "10539": {"token": "Yes", "count": 2}},
+        ),
+    ],
+)
+def test_a_legacy_set_fails_when_it_misses_an_emitted_form(pair, verdict, missed):
+    from readout_audit.audit._yesno_summary import yesno_checks
+
+    records = [_first_token_record(5230, "No", True, pair) for _ in range(3)]
+    records += [_first_token_record(10539, "Yes", True, pair) for _ in range(2)]
+    records.append(_first_token_record(504, "The", False, pair))  # not a yes/no form
+    check = next(c for c in yesno_checks(records) if c.name == "legacy_pair_emitted")
+    assert check.verdict == verdict and check.evidence["missed"] == missed

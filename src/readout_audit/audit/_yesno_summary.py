@@ -226,24 +226,39 @@ def yesno_checks(records: Sequence[YesNoRecord]) -> list[Check]:
             "sets hold what the model actually writes first",
         )
     )
+    forms = _emitted_forms(records)
     for readout in ("legacy_pair", "legacy_set"):
         legacy = [r for r in records if readout in r.decisions]
         if not legacy:
             continue
         ids = _legacy_ids(legacy[0], readout)
         hits = sum(emitted[i] for i in ids)
+        missed = {t: v for t, v in forms.items() if t not in ids}
+        if not hits:
+            finding = (
+                f"no {readout} id is ever the first generated token: the readout compares "
+                "candidates the decoder excludes"
+            )
+        elif missed:
+            finding = f"the {readout} ids miss yes/no forms the model writes first: " + ", ".join(
+                f"{v['token']!r} ({t}) ×{v['count']}" for t, v in missed.items()
+            )
+        else:
+            finding = f"the {readout} ids hold every yes/no form the model writes first"
         checks.append(
             Check(
                 name=f"{readout}_emitted",
-                verdict="pass" if hits else "fail",
-                finding=(
-                    f"the {readout} ids are the first generated token on {hits} questions"
-                    if hits
-                    else f"no {readout} id is ever the first generated token: the readout "
-                    "compares candidates the decoder excludes"
-                ),
-                evidence={"ids": ids, "n_emitted": hits, "n": len(records)},
-                repair=None if hits else "derive the sets from this model's tokenizer (dynamic)",
+                verdict="pass" if hits and not missed else "fail",
+                finding=finding,
+                evidence={
+                    "ids": ids,
+                    "n_emitted": hits,
+                    "missed": {str(t): v for t, v in missed.items()},
+                    "n": len(records),
+                },
+                repair=None
+                if hits and not missed
+                else "derive the sets from this model's tokenizer (dynamic)",
             )
         )
     late = [r for r in records if r.parsed_answer is not None and not r.parse_in_first_token]
@@ -265,6 +280,17 @@ def yesno_checks(records: Sequence[YesNoRecord]) -> list[Check]:
         )
     )
     return checks
+
+
+def _emitted_forms(records: Sequence[YesNoRecord]) -> dict[int, dict[str, Any]]:
+    """First generated tokens that are yes/no forms (in the item's sets, or a yes/no word)."""
+    found: dict[int, dict[str, Any]] = {}
+    for r in records:
+        word = r.first_token.strip().lower() in ("yes", "no")
+        if r.first_token_in_sets or word:
+            entry = found.setdefault(r.first_token_id, {"token": r.first_token, "count": 0})
+            entry["count"] += 1
+    return found
 
 
 def _legacy_ids(record: YesNoRecord, readout: str) -> list[int]:
