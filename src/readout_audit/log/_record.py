@@ -32,11 +32,6 @@ class ScoreRecord(RenderedContext, PositionReadout):
     """Resampling cluster (the item id when the item names none)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
 
-    @property
-    def key(self) -> tuple[str, str]:
-        """Identity of the record within a run: (item id, variant)."""
-        return (self.item_id, self.variant)
-
     def predicted_option(self) -> str | None:
         """The option with the highest full-option log-likelihood, or None if any is unscored."""
         if any(lp is None for lp in self.option_logprobs):
