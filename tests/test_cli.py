@@ -192,7 +192,8 @@ def test_audit_ptrue_command(tmp_path):
     assert result.exit_code == 0, result.output
     assert "Readouts (2 items, accuracy 0.500)" in result.output
     run = read_run(tmp_path / "run")
-    assert len(run.records) == 10 and run.manifest.config["correctness"] == "paper"
+    assert len(run.records) == 12 and run.manifest.config["correctness"] == "paper"
+    assert run.manifest.config["answers"]["mode"] == "library"
     refused = CliRunner().invoke(
         main,
         [
@@ -209,6 +210,34 @@ def test_audit_ptrue_command(tmp_path):
     assert refused.exit_code == 2 and "--greedy-tokens does not apply to audit ptrue" in (
         refused.output
     )
+
+
+@pytest.mark.model
+def test_audit_ptrue_on_mmlu_csv_in_the_library_layout(tmp_path):
+    for split, rows in (("test", 2), ("dev", 5)):
+        (tmp_path / split).mkdir()
+        lines = [f"{split} q{n},w,x,y,z,{'ABCD'[n % 4]}" for n in range(rows)]
+        (tmp_path / split / f"astronomy_{split}.csv").write_text("\n".join(lines) + "\n")
+    common = ["audit", "ptrue", "--items", str(tmp_path / "test"), "--limit", "1"]
+    missing = CliRunner().invoke(main, [*common, "--out", str(tmp_path / "x")])
+    assert missing.exit_code == 2 and "--shots-from" in missing.output
+    result = CliRunner().invoke(
+        main,
+        [
+            *common,
+            *("--shots-from", str(tmp_path / "dev"), "--answers", "sample", "--seed", "3"),
+            *("--out", str(tmp_path / "run"), "--no-progress"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    run = read_run(tmp_path / "run")
+    config = run.manifest.config
+    assert config["answers"]["mode"] == "sample" and config["answers"]["do_sample"] is True
+    assert config["answers"]["seed"] == 3 and config["answers"]["min_new_tokens"] == 2
+    assert {r.item_id for r in run.records} == {"astronomy/1"}
+    deleted = next(r for r in run.records if r.readout == "deleted")
+    library = next(r for r in run.records if r.readout == "library")
+    assert deleted.n_tokens < library.n_tokens  # the instruction is gone, the examples stay
 
 
 @pytest.mark.model

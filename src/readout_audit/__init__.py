@@ -22,6 +22,7 @@ from readout_audit.audit import (
     audit_options,
     audit_ptrue,
     audit_yesno,
+    generate_answers,
     score,
     score_item,
     summarise,
@@ -42,6 +43,7 @@ from readout_audit.data import (
     load_qa_items,
     load_yesno_items,
     parse_items,
+    polygraph_mmlu_items,
 )
 from readout_audit.kind import (
     AuditKind,
@@ -67,6 +69,7 @@ from readout_audit.log import (
 from readout_audit.model import (
     EMBEDDED_SPEC,
     Capabilities,
+    GenerationSettings,
     PositionRequest,
     PositionScores,
     ScoringModel,
@@ -85,6 +88,7 @@ from readout_audit.prompt import (
 from readout_audit.readout import (
     PositionReadout,
     encode_in_context,
+    first_step_logprob,
     option_mass,
     read_position,
 )
@@ -99,6 +103,7 @@ __all__ = [
     "EMBEDDED_SPEC",
     "Executor",
     "FORECAST",
+    "GenerationSettings",
     "InputError",
     "Interval",
     "Item",
@@ -144,6 +149,8 @@ __all__ = [
     "demo_yesno_items",
     "encode_in_context",
     "ending_class",
+    "first_step_logprob",
+    "generate_answers",
     "get_kind",
     "load_items",
     "load_mc_items",
@@ -156,6 +163,7 @@ __all__ = [
     "load_yesno_items",
     "option_mass",
     "parse_items",
+    "polygraph_mmlu_items",
     "read_position",
     "read_run",
     "register_kind",

@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 import torch
 from sklearn.metrics import roc_auc_score
+from transformers import LogitsProcessorList
 
 from readout_audit import read_run
 from readout_audit.audit._ptrue import PTRUE_PROMPT, audit_ptrue, summarise_ptrue
+from readout_audit.audit._ptrue_answers import LIBRARY_SEED, generate_answers, item_seed
 from readout_audit.data._qa import QAItem
 from readout_audit.stats import prr
 
@@ -51,6 +53,34 @@ def _last_logprobs(model, torch_model, content, stem=""):
         return torch_model(input_ids=torch.tensor([ids])).logits[0, -1].double().log_softmax(-1)
 
 
+def _library_scores(torch_model, ids):
+    """lm-polygraph's PromptCalculator step: generate one token with min_new_tokens=1 and its
+    WhiteboxModel's two processors (sanitize -inf to the row minimum, keep the log-softmax)."""
+    kept = []
+
+    def sanitize(input_ids, scores):
+        finite = torch.isfinite(scores)
+        low = torch.where(finite, scores, torch.full_like(scores, float("inf"))).amin(-1, True)
+        return torch.where(torch.isneginf(scores), low, scores)
+
+    def keep(input_ids, scores):
+        kept.append(scores.log_softmax(-1))
+        return scores
+
+    batch = torch.tensor([ids])
+    with torch.inference_mode():
+        torch_model.generate(
+            input_ids=batch,
+            attention_mask=torch.ones_like(batch),
+            min_new_tokens=1,
+            max_new_tokens=1,
+            num_beams=1,
+            do_sample=False,
+            logits_processor=LogitsProcessorList([sanitize, keep]),
+        )
+    return kept[0][0]
+
+
 def test_library_and_repairs_equal_a_plain_forward(model, hf_tokenizer, torch_model, ptrue_run):
     by = {(r.item_id, r.readout): r for r in ptrue_run.records}
     (true_id,) = hf_tokenizer(["True"], add_special_tokens=False)["input_ids"][0]
@@ -59,15 +89,27 @@ def test_library_and_repairs_equal_a_plain_forward(model, hf_tokenizer, torch_mo
     prompt = PTRUE_PROMPT.format(q=item.quoted(), a="B")
     assert "Possible answer:B\n Is the possible answer:" in prompt
     lp = _last_logprobs(model, torch_model, prompt)
-    assert by[("mars", "library")].confidence == pytest.approx(lp[true_id].item(), abs=1e-4)
+    assert by[("mars", "plain")].confidence == pytest.approx(lp[true_id].item(), abs=1e-4)
+    text = model.codec.render_chat([{"role": "user", "content": prompt}], {})
+    library = _library_scores(torch_model, model.codec.encode(text))[true_id].item()
+    assert by[("mars", "library")].confidence == pytest.approx(library, abs=1e-4)
+    # the end-of-sequence mass the library renormalises away (6.6e-4 nats here) is beyond the
+    # float32 budget, so reading the plain value instead would fail the comparison above
+    removed = by[("mars", "library")].removed_mass
+    assert removed == pytest.approx(math.exp(lp[model.codec.eos_token_id]), rel=1e-3)
+    assert library - lp[true_id].item() == pytest.approx(-math.log1p(-removed), abs=1e-4)
+    assert library - lp[true_id].item() > 5e-4
     renorm = math.exp(lp[true_id]) / (math.exp(lp[true_id]) + math.exp(lp[false_id]))
     assert by[("mars", "renormalised")].confidence == pytest.approx(renorm, abs=1e-4)
     moved = _last_logprobs(model, torch_model, prompt, "The possible answer is (")
     a_id, b_id = (model.codec.encode("The possible answer is (" + x)[-1] for x in "AB")
     expected = math.exp(moved[a_id]) / (math.exp(moved[a_id]) + math.exp(moved[b_id]))
     assert by[("mars", "moved")].confidence == pytest.approx(expected, abs=1e-4)
-    deleted = _last_logprobs(model, torch_model, PTRUE_PROMPT.format(q=item.question, a="B"))
-    assert by[("mars", "deleted")].confidence == pytest.approx(deleted[true_id].item(), abs=1e-4)
+    bare = PTRUE_PROMPT.format(q=item.question, a="B")
+    assert item.quoted() == f"Reply with the letter only.\n\n{item.question}"
+    text = model.codec.render_chat([{"role": "user", "content": bare}], {})
+    deleted = _library_scores(torch_model, model.codec.encode(text))[true_id].item()
+    assert by[("mars", "deleted")].confidence == pytest.approx(deleted, abs=1e-4)
 
 
 def test_correctness_answers_and_summary(ptrue_run):
@@ -96,6 +138,7 @@ def test_correctness_answers_and_summary(ptrue_run):
         assert gain.estimate == pytest.approx(expected, abs=1e-12)
     assert set(summary.readouts) == {
         "library",
+        "plain",
         "renormalised",
         "labels_in_place",
         "moved",
@@ -106,3 +149,61 @@ def test_correctness_answers_and_summary(ptrue_run):
     assert again.model_dump(mode="json", exclude={"this_invocation"}) == stored
     on_disk = json.loads((ptrue_run.directory / "summary.json").read_text())
     assert {k: v for k, v in on_disk.items() if k != "this_invocation"} == stored
+
+
+def _hf_answer(model, torch_model, hf_tokenizer, item, **settings):
+    text = model.codec.render_chat([{"role": "user", "content": item.quoted()}], {})
+    batch = torch.tensor([model.codec.encode(text)])
+    with torch.random.fork_rng(devices=[]), torch.inference_mode():
+        torch.manual_seed(item_seed(LIBRARY_SEED, item.id))
+        out = torch_model.generate(
+            input_ids=batch,
+            attention_mask=torch.ones_like(batch),
+            num_beams=1,
+            min_new_tokens=2,
+            stop_strings=["\n"],
+            tokenizer=hf_tokenizer,
+            **settings,
+        )
+    tokens = out[0, batch.shape[1] :].tolist()
+    eos = hf_tokenizer.eos_token_id
+    return hf_tokenizer.decode(tokens[: tokens.index(eos)] if eos in tokens else tokens)
+
+
+def test_answer_steps_are_the_library_settings(model, torch_model, hf_tokenizer):
+    mars, paris = ITEMS[0], ITEMS[2]
+    # the embedded checkpoint's generation config does not sample: the library's step is greedy,
+    # at least 2 and at most 3 tokens for a letter question, 20 for a short answer
+    library = generate_answers(model, [mars, paris], {}, mode="library")
+    assert library == [
+        _hf_answer(model, torch_model, hf_tokenizer, mars, do_sample=False, max_new_tokens=3),
+        _hf_answer(model, torch_model, hf_tokenizer, paris, do_sample=False, max_new_tokens=20),
+    ]
+    sampled = generate_answers(model, [mars, paris], {}, mode="sample")
+    expected = _hf_answer(
+        model, torch_model, hf_tokenizer, paris, do_sample=True, top_k=50, max_new_tokens=20
+    )
+    assert sampled[1] == expected
+    assert generate_answers(model, [mars, paris], {}, mode="sample") == sampled  # seeded
+    others = generate_answers(model, [paris], {}, mode="sample", seed=2)
+    assert others != sampled[1:]  # another seed draws another answer
+    greedy = generate_answers(model, [paris], {}, mode="greedy")
+    assert greedy[0] == greedy[0].strip() and "<|" not in greedy[0]
+
+
+def test_raw_prompt_mode_is_the_library_default_tokenisation(
+    model, torch_model, hf_tokenizer, tmp_path
+):
+    item = ITEMS[0]
+    audit_ptrue(model, [item], tmp_path / "raw", prompt_mode="raw")
+    run = read_run(tmp_path / "raw")
+    assert run.manifest.config["prompt_mode"] == "raw"
+    by = {r.readout: r for r in run.records}
+    prompt = PTRUE_PROMPT.format(q=item.quoted(), a="B")
+    (true_id,) = hf_tokenizer(["True"], add_special_tokens=False)["input_ids"][0]
+    ids = hf_tokenizer(prompt, add_special_tokens=True)["input_ids"]
+    assert by["library"].rendered_tail == prompt[-60:]
+    assert by["library"].confidence == pytest.approx(
+        _library_scores(torch_model, ids)[true_id].item(), abs=1e-4
+    )
+    assert by["moved"].rendered_tail.endswith("(B) False\n The possible answer is (")

@@ -83,4 +83,4 @@ def test_qa_item_validation():
     (item,) = parse_lines(
         QAItem, ['{"id": 3, "question": "q", "instruction": "Be brief.", "gold": "A"}']
     )
-    assert item.quoted() == "q\nBe brief." and item.quoted(with_instruction=False) == "q"
+    assert item.quoted() == "Be brief.\n\nq" and item.quoted(with_instruction=False) == "q"

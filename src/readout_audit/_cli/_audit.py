@@ -13,6 +13,7 @@ from readout_audit._exceptions import InputError
 from readout_audit._util._jsonl import split_lines
 from readout_audit.audit._options import audit_options, ladder_items
 from readout_audit.audit._ptrue import audit_ptrue, readout_items
+from readout_audit.audit._ptrue_answers import LIBRARY_SEED, AnswerMode, PromptMode
 from readout_audit.audit._yesno import (
     DIAGNOSTIC_SAMPLE,
     PARSE_TOKENS,
@@ -22,7 +23,8 @@ from readout_audit.audit._yesno import (
 )
 from readout_audit.data._jsonl import read_text
 from readout_audit.data._mc import MCItem, load_mc_items, load_mmlu_csv, load_mmlu_hf
-from readout_audit.data._qa import Correctness, load_qa_items
+from readout_audit.data._polygraph import LIBRARY_SHOTS, polygraph_mmlu_items
+from readout_audit.data._qa import Correctness, QAItem, load_qa_items
 from readout_audit.data._yesno import YesNoItem, demo_yesno_items, load_pope, load_yesno_items
 from readout_audit.kind._registry import UnknownKindError, audit_kinds, get_kind
 from readout_audit.prompt._spec import BUILTIN_SPECS, Variant
@@ -160,10 +162,24 @@ def options_command(
 @click.command("ptrue")
 @click.option(
     "--items",
-    "items_path",
+    "items_source",
     required=True,
-    type=click.Path(path_type=Path),
-    help="JSONL: id, question, optional instruction, optional answer, gold (letter or aliases).",
+    help="JSONL (id, question, optional instruction, optional answer, gold letter or aliases), "
+    "or MMLU (CSV file or folder, or hf:<dataset>[@revision]) quoted as lm-polygraph's "
+    "simple_instruct configuration quotes it.",
+)
+@click.option(
+    "--shots-from",
+    default=None,
+    help="MMLU dev rows for the examples (CSV file or folder, or hf:...; an hf: --items reads "
+    "its own dev split).",
+)
+@click.option(
+    "--shots",
+    default=LIBRARY_SHOTS,
+    show_default=True,
+    type=click.IntRange(0),
+    help="Examples per MMLU subject (lm-polygraph's 5).",
 )
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--limit", type=click.IntRange(1), help="Audit only the first N items.")
@@ -175,27 +191,86 @@ def options_command(
     help="paper: the first letter of the item's own set (A-D), or the answer's first line equal "
     "to an alias; anywhere: any capital letter, or an alias anywhere in the answer.",
 )
+@click.option(
+    "--answers",
+    type=click.Choice(["library", "sample", "greedy"]),
+    default="library",
+    show_default=True,
+    help="Answer step for items without an answer: lm-polygraph's (the checkpoint's generation "
+    "config, at least 2 and at most 3 (letter) or 20 new tokens, stop at a newline), the same "
+    "with sampling forced on, or greedy up to 32 tokens.",
+)
+@click.option(
+    "--prompt-mode",
+    type=click.Choice(["chat", "raw"]),
+    default="chat",
+    show_default=True,
+    help="chat: one user message through the chat template (lm-polygraph's instruct mode, the "
+    "paper's runs); raw: the text alone (the library's default).",
+)
+@click.option(
+    "--seed",
+    default=LIBRARY_SEED,
+    show_default=True,
+    type=int,
+    help="Seed of sampled answers (each item's seed derives from it and the item id).",
+)
 @model_options
 @user_errors
 def ptrue_command(
-    items_path: Path, out: Path, limit: int | None, correctness: str, **options: Any
+    items_source: str,
+    shots_from: str | None,
+    shots: int,
+    out: Path,
+    limit: int | None,
+    correctness: str,
+    answers: str,
+    prompt_mode: str,
+    seed: int,
+    **options: Any,
 ) -> None:
-    """P(True) audit: lm-polygraph's PTrue and four repaired readouts, AUROC and PRR."""
-    items = load_qa_items(items_path)[:limit]
+    """P(True) audit: lm-polygraph's PTrue and five other readouts, AUROC and PRR."""
     if options["greedy_tokens"] is not None:
         raise click.UsageError(
             "--greedy-tokens does not apply to audit ptrue: each readout reads one token at its "
-            "position and generated answers are at most 32 tokens"
+            "position and --answers sets the answer step"
         )
+    allow = options["allow_download"]
+    items = _load_qa(items_source, shots_from, shots, allow)[:limit]
+    mode = cast(PromptMode, prompt_mode)
     answered = [i for i in items if i.answer is not None]  # others are generated: unknown yet
-    readouts = [item for i in answered for item in readout_items(i, i.answer or "").values()]
+    readouts = [item for i in answered for item in readout_items(i, i.answer or "", mode).values()]
     run_with_model(
         "ptrue",
         out,
         options,
-        lambda m, s: audit_ptrue(m, items, out, correctness=cast(Correctness, correctness), **s),
+        lambda m, s: audit_ptrue(
+            m,
+            items,
+            out,
+            correctness=cast(Correctness, correctness),
+            answers=cast(AnswerMode, answers),
+            prompt_mode=mode,
+            seed=seed,
+            **s,
+        ),
         prepare_all(readouts, 1),
     )
+
+
+def _load_qa(source: str, shots_from: str | None, shots: int, allow: bool) -> list[QAItem]:
+    """QA JSONL as given, or MMLU in lm-polygraph's layout with examples from its dev rows."""
+    if not (source.startswith("hf:") or Path(source).is_dir() or source.endswith(".csv")):
+        return load_qa_items(Path(source))
+    examples: list[MCItem] = []
+    if shots > 0:
+        if shots_from is None and not source.startswith("hf:"):
+            raise click.UsageError(
+                "MMLU CSV items need --shots-from (the dev rows) for lm-polygraph's examples, "
+                "or --shots 0"
+            )
+        examples = _load_mc(shots_from or source, "all", "dev", allow)
+    return polygraph_mmlu_items(_load_mc(source, "all", "test", allow), examples, n_shot=shots)
 
 
 def _ids(text: str, name: str) -> tuple[int, ...]:

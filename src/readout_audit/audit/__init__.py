@@ -15,6 +15,7 @@ from readout_audit.audit._ptrue import (
     audit_ptrue,
     summarise_ptrue,
 )
+from readout_audit.audit._ptrue_answers import generate_answers
 from readout_audit.audit._score import (
     SCORE,
     PreparedItem,
@@ -64,6 +65,7 @@ __all__ = [
     "audit_ptrue",
     "audit_yesno",
     "diagnose",
+    "generate_answers",
     "items_sha256",
     "prepare",
     "score",

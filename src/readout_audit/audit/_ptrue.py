@@ -12,8 +12,17 @@ import click
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from readout_audit._exceptions import InputError
+from readout_audit.audit._ptrue_answers import (
+    LIBRARY_SEED,
+    AnswerMode,
+    PromptMode,
+    answer_config,
+    generate_answers,
+    question_item,
+)
 from readout_audit.audit._score import PreparedItem, prepare, score_item, scoring_config
-from readout_audit.data._item import Item, Message
+from readout_audit.data._item import Item
 from readout_audit.data._qa import Correctness, QAItem, is_correct
 from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
 from readout_audit.kind._kind import AuditKind
@@ -23,8 +32,8 @@ from readout_audit.log._record import PTrueRecord, ScoreRecord
 from readout_audit.log._run import RunDirectory
 from readout_audit.log._summary import Interval, PairedScores, Summary
 from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
-from readout_audit.prompt._render import render
 from readout_audit.readout._classes import ptrue_token_class
+from readout_audit.readout._first_step import first_step_logprob
 from readout_audit.readout._position import DEFAULT_TOP_K, position_request
 from readout_audit.report._compare import ptrue_paired_metrics
 from readout_audit.report._ptrue import ptrue_sections
@@ -40,64 +49,46 @@ PTRUE_PROMPT = (
 )
 """lm-polygraph's PromptCalculator prompt, verbatim (no space after "Possible answer:")."""
 MOVED_STEM = "The possible answer is ("
-READOUTS = ("library", "renormalised", "labels_in_place", "moved", "deleted")
-ANSWER_TOKENS = 32
+READOUTS = ("library", "plain", "renormalised", "labels_in_place", "moved", "deleted")
+LIBRARY_TOKEN = "True"
+"""The string whose token lm-polygraph reads, encoded alone."""
 
 
-def generate_answers(
-    model: ScoringModel,
-    items: Sequence[QAItem],
-    template_kwargs: Mapping[str, Any],
-    batch_size: int = DEFAULT_BATCH_SIZE,
-) -> list[str]:
-    """The model's own answers: greedy, at most 32 new tokens, up to its end-of-turn token."""
-    requests = [
-        PositionRequest(
-            context=render(
-                Item(id=i.id, messages=(Message(role="user", content=i.quoted()),), options=("x",)),
-                model.codec,
-                template_kwargs,
-            ).token_ids,
-            greedy_tokens=ANSWER_TOKENS,
-        )
-        for i in items
-    ]
-    answers = []
-    for start in range(0, len(requests), batch_size):
-        for scores in model.score_positions(requests[start : start + batch_size]):
-            answers.append(model.codec.decode(scores.greedy, skip_special_tokens=True).strip())
-    return answers
+def readout_items(item: QAItem, answer: str, prompt_mode: PromptMode = "chat") -> dict[str, Item]:
+    """The scoring item behind each readout; all but moved and deleted share one context.
 
+    In the raw prompt mode there is no assistant turn: moved ends the prompt itself with
+    ``The possible answer is (`` instead of prefilling a reply.
+    """
 
-def readout_items(item: QAItem, answer: str) -> dict[str, Item]:
-    """The scoring item behind each readout; all but moved and deleted share one context."""
-
-    def ptrue(question: str, options: tuple[str, ...], stem: str | None = None) -> Item:
+    def ptrue(question: str, options: tuple[str, ...], moved: bool = False) -> Item:
         content = PTRUE_PROMPT.format(q=question, a=answer)
-        built = Item(
-            id=item.id,
-            messages=(Message(role="user", content=content),),
-            options=options,
-            stem=stem,
-            cluster=item.cluster_key,
-        )
-        return item.derived(built)
+        if moved and prompt_mode == "raw":
+            return question_item(item, content.removesuffix(":"), prompt_mode, options, " (")
+        stem = MOVED_STEM if moved else None
+        return question_item(item, content, prompt_mode, options, stem)
 
     full, bare = item.quoted(), item.quoted(with_instruction=False)
     return {
         "library": ptrue(full, ("True", "False")),
+        "plain": ptrue(full, ("True", "False")),
         "renormalised": ptrue(full, ("True", "False")),
         "labels_in_place": ptrue(full, ("(A", "(B")),
-        "moved": ptrue(full, ("A", "B"), MOVED_STEM),
+        "moved": ptrue(full, ("A", "B"), moved=True),
         "deleted": ptrue(bare, ("True", "False")),
     }
 
 
-def _confidence(readout: str, record: ScoreRecord) -> float | None:
-    if readout in ("library", "deleted"):
-        tokens = record.option_token_logprobs[0]
-        return tokens[0] if tokens is not None and len(tokens) == 1 else None
-    return record.option_probs[0] if record.option_probs is not None else None
+def library_reading(model: ScoringModel) -> tuple[int, list[int]]:
+    """(the token lm-polygraph reads, the end-of-sequence ids its first step suppresses)."""
+    ids = model.codec.encode_with_specials(LIBRARY_TOKEN)
+    if len(ids) != 1:
+        raise InputError(
+            f"{LIBRARY_TOKEN!r} is {len(ids)} tokens for {model.codec.name}; lm-polygraph "
+            "requires one",
+            field="model",
+        )
+    return ids[0], list(model.generation_defaults()["eos_token_ids"])
 
 
 def ptrue_record(
@@ -110,19 +101,40 @@ def ptrue_record(
     letters: Sequence[str] = ("A", "B", "C", "D"),
     scores: PositionScores | None = None,
 ) -> PTrueRecord:
-    """Read one readout's position; the greedy continuation is its first token only."""
+    """Read one readout's position; the greedy continuation is its first token only.
+
+    library and deleted are lm-polygraph's first-step log P(True) (end of sequence suppressed,
+    :func:`first_step_logprob`); plain is the same token's log-probability in the plain
+    distribution; the others renormalise their declared options.
+    """
+    true_id, suppressed = library_reading(model)
+    if scores is None:
+        scores = model.score_positions([ptrue_request(job, true_id, suppressed)])[0]
     base = score_item(model, job, top_k=top_k, greedy_tokens=1, scores=scores)
+    removed = None
+    if job.variant in ("library", "deleted"):
+        confidence, removed = first_step_logprob(scores.distribution, true_id, suppressed)
+    elif job.variant == "plain":
+        confidence = scores.distribution.logprob(true_id)
+    else:
+        confidence = base.option_probs[0] if base.option_probs is not None else None
     return PTrueRecord(
         **base.model_dump(),
         readout=job.variant,
         answer=answer,
         correct=correct,
-        confidence=_confidence(job.variant, base),
+        confidence=confidence,
+        removed_mass=removed,
         item_letters=list(letters),
         argmax_class=ptrue_token_class(
             base.argmax_id, base.argmax_token, base.option_first_ids, letters
         ),
     )
+
+
+def ptrue_request(job: PreparedItem, true_id: int, suppressed: Sequence[int]) -> PositionRequest:
+    """The job's position request, also asking for the library's token and suppressed ids."""
+    return position_request(job.rendering, job.encodings, 1, [true_id, *suppressed])
 
 
 def ptrue_classes(records: Sequence[PTrueRecord]) -> dict[str, int]:
@@ -150,7 +162,7 @@ class PTrueReadout(BaseModel):
 
 
 class PTrueSummary(Summary):
-    """The P(True) family: each readout's AUROC and PRR, and their differences from library."""
+    """The P(True) family: each readout's AUROC and PRR, and the differences between them."""
 
     kind: str = "ptrue"
     accuracy: float | None = None
@@ -262,34 +274,47 @@ def audit_ptrue(
     top_k: int = DEFAULT_TOP_K,
     template_kwargs: Mapping[str, Any] | None = None,
     correctness: Correctness = "paper",
+    answers: AnswerMode = "library",
+    prompt_mode: PromptMode = "chat",
+    seed: int = LIBRARY_SEED,
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool = False,
 ) -> ScoreResult:
-    """Score five P(True) readouts of each (question, answer) pair against its correctness.
+    """Score six P(True) readouts of each (question, answer) pair against its correctness.
 
     ``correctness`` is the paper's rule (the first letter of the item's own set; the first line
     equal to an alias) or ``anywhere`` (any capital letter; an alias anywhere in the answer).
-
-    Answers the items do not supply are generated first (greedy, at most 32 tokens) and kept
-    in the run directory (``artifacts/answers.json``), so a resumed run judges the same ones.
+    ``prompt_mode`` is lm-polygraph's: ``chat`` (its ``instruct`` mode, the paper's runs) or
+    ``raw`` (its default). Answers the items do not supply come from the answer step
+    ``answers`` (see :func:`generate_answers`; ``seed`` seeds each item's sampling) and are
+    kept in the run directory (``artifacts/answers.json``), so a resumed run judges the same
+    ones.
     """
     kwargs = dict(template_kwargs or {})
+    true_id, suppressed = library_reading(model)
 
     def plan(run_dir: RunDirectory) -> list[Job[Any]]:
         unanswered = [i for i in items if i.answer is None]
         generated: dict[str, str] = run_dir.artifact("answers") or {}
         missing = [i for i in unanswered if i.id not in generated]
         if missing:
-            new = generate_answers(model, missing, kwargs, batch_size)
+            new = generate_answers(
+                model,
+                missing,
+                kwargs,
+                mode=answers,
+                prompt_mode=prompt_mode,
+                seed=seed,
+                batch_size=batch_size,
+            )
             generated.update(zip([i.id for i in missing], new, strict=True))
             run_dir.write_artifact("answers", generated)
         jobs = []
         for source in items:
             answer = source.answer if source.answer is not None else generated[source.id]
             correct = is_correct(source, answer, correctness)
-            for name, item in readout_items(source, answer).items():
+            for name, item in readout_items(source, answer, prompt_mode).items():
                 prepared = prepare(item, model.codec, kwargs, 1, variant=name)
-                request = position_request(prepared.rendering, prepared.encodings, 1)
                 record = partial(
                     ptrue_record,
                     job=prepared,
@@ -298,12 +323,15 @@ def audit_ptrue(
                     top_k=top_k,
                     letters=source.letters,
                 )
-                jobs.append(Job(prepared.key, request, record))
+                jobs.append(Job(prepared.key, ptrue_request(prepared, true_id, suppressed), record))
         return jobs
 
     config = scoring_config(items, top_k, 1, kwargs)
     config["answers_generated"] = sum(i.answer is None for i in items)
+    config["answers"] = answer_config(model, answers, seed)
+    config["prompt_mode"] = prompt_mode
     config["correctness"] = correctness
+    config["library_token"] = {"id": true_id, "suppressed_ids": suppressed}
     return run_kind(PTRUE, model, out, config, plan, batch_size=batch_size, progress=progress)
 
 

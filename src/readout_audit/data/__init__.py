@@ -4,6 +4,7 @@ from readout_audit.data._demo import demo_items, demo_items_path
 from readout_audit.data._item import Item, Message
 from readout_audit.data._jsonl import load_items, parse_item, parse_items
 from readout_audit.data._mc import MMLU_HUB_ID, MCItem, load_mc_items, load_mmlu_csv, load_mmlu_hf
+from readout_audit.data._polygraph import polygraph_mmlu_items
 from readout_audit.data._qa import QAItem, is_correct, load_qa_items
 from readout_audit.data._yesno import (
     YesNoItem,
@@ -34,4 +35,5 @@ __all__ = [
     "load_yesno_items",
     "parse_item",
     "parse_items",
+    "polygraph_mmlu_items",
 ]

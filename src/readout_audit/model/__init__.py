@@ -11,11 +11,13 @@ from readout_audit.model._backend import (
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._embedded import EMBEDDED_SPEC, embedded_gguf_path
+from readout_audit.model._generation import GenerationSettings
 from readout_audit.model._load import ModelSpec, load_model, parse_model_spec
 
 __all__ = [
     "Capabilities",
     "EMBEDDED_SPEC",
+    "GenerationSettings",
     "ModelFile",
     "ModelInfo",
     "ModelSpec",

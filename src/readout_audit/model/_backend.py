@@ -12,6 +12,7 @@ import numpy as np
 from readout_audit._exceptions import CapabilityError
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._distribution import TokenDistribution
+from readout_audit.model._generation import GENERATION_DEFAULTS, GenerationSettings
 
 
 @dataclass(frozen=True)
@@ -135,3 +136,15 @@ class ScoringModel(ABC):
     def hidden_states(self, context: Sequence[int], position: int = -1) -> np.ndarray:
         """Hidden states of every layer at ``position`` of the context, shape (layers+1, dim)."""
         raise CapabilityError(f"{self.info.spec} does not expose hidden states")
+
+    def generation_defaults(self) -> dict[str, Any]:
+        """The checkpoint's own generation settings (sampling, warpers, end-of-sequence ids).
+
+        Keys are those of :data:`GENERATION_DEFAULTS` plus ``eos_token_ids``; a backend that
+        cannot see the checkpoint's generation config returns the defaults and no ids.
+        """
+        return {**GENERATION_DEFAULTS, "eos_token_ids": []}
+
+    def generate(self, context: Sequence[int], settings: GenerationSettings) -> list[int]:
+        """Generate after the context with ``settings`` (sampled where they say so, seeded)."""
+        raise CapabilityError(f"{self.info.spec} does not generate with sampling settings")

@@ -54,6 +54,26 @@ class TextCodec:
         """Token ids of ``text`` with no special tokens added."""
         return list(self._tok(text, add_special_tokens=False)["input_ids"])
 
+    @property
+    def eos_token_id(self) -> int | None:
+        """The tokenizer's end-of-sequence id, where a library cuts generated text."""
+        eos = self._tok.eos_token_id
+        return eos if isinstance(eos, int) else None
+
+    def encode_with_specials(self, text: str) -> list[int]:
+        """Token ids of ``text`` encoded alone with special tokens added, less BOS and EOS.
+
+        This is how lm-polygraph encodes the token it reads (``"True"``) and its raw prompts.
+        """
+        ids = self._tok(text, add_special_tokens=True)["input_ids"]
+        drop = {self._tok.bos_token_id, self._tok.eos_token_id} - {None}
+        return [i for i in ids if i not in drop]
+
+    @property
+    def tokenizer(self) -> Any:
+        """The underlying tokenizer (for generation stop strings)."""
+        return self._tok
+
     def decode(self, ids: Sequence[int], *, skip_special_tokens: bool = False) -> str:
         """Text of a token sequence (special tokens kept unless asked otherwise)."""
         return str(self._tok.decode(list(ids), skip_special_tokens=skip_special_tokens))

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from transformers import DynamicCache
+from transformers import DynamicCache, StoppingCriteriaList, StopStringCriteria
 
 from readout_audit.model._backend import (
     Capabilities,
@@ -18,6 +18,7 @@ from readout_audit.model._backend import (
 )
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._distribution import TokenDistribution
+from readout_audit.model._generation import GENERATION_DEFAULTS, GenerationSettings
 
 MAX_PACKED_POSITIONS = 2048
 """Rows × packed width per continuation forward; bounds its logits (× vocabulary floats)."""
@@ -333,6 +334,48 @@ class TransformersModel(ScoringModel):
         return self.score_positions([PositionRequest(context, greedy_tokens=max_new_tokens)])[
             0
         ].greedy
+
+    def generation_defaults(self) -> dict[str, Any]:
+        """The checkpoint's generation config, with lm-polygraph's defaults where it is silent."""
+        config = self._model.generation_config
+        values = {
+            key: getattr(config, key, None) if getattr(config, key, None) is not None else default
+            for key, default in GENERATION_DEFAULTS.items()
+        }
+        eos = config.eos_token_id
+        ids = [] if eos is None else [eos] if isinstance(eos, int) else list(eos)
+        return {**values, "eos_token_ids": ids}
+
+    def generate(self, context: Sequence[int], settings: GenerationSettings) -> list[int]:
+        """``transformers`` generate with these settings, seeded without touching global state."""
+        warpers = (
+            {"temperature": settings.temperature, "top_k": settings.top_k, "top_p": settings.top_p}
+            if settings.do_sample
+            else {}
+        )
+        stops = (
+            StoppingCriteriaList(
+                [StopStringCriteria(self.codec.tokenizer, list(settings.stop_strings))]
+            )
+            if settings.stop_strings
+            else None
+        )
+        ids = self._ids([context])
+        devices = [self._device] if self._device.type == "cuda" else []
+        with torch.random.fork_rng(devices=devices), torch.inference_mode():
+            torch.manual_seed(settings.seed)
+            out = self._model.generate(
+                input_ids=ids,
+                attention_mask=torch.ones_like(ids),
+                do_sample=settings.do_sample,
+                num_beams=1,
+                min_new_tokens=settings.min_new_tokens,
+                max_new_tokens=settings.max_new_tokens,
+                repetition_penalty=settings.repetition_penalty,
+                stopping_criteria=stops,
+                **warpers,
+            )
+        return [int(t) for t in out[0, len(context) :].tolist()]
 
     def hidden_states(self, context: Sequence[int], position: int = -1) -> np.ndarray:
         """Every layer's hidden state (embeddings first) at ``position`` of the context."""

@@ -1,5 +1,6 @@
 """Readouts and diagnostics at a scored position: options in context, mass, argmax, greedy text."""
 
+from readout_audit.readout._first_step import first_step_logprob
 from readout_audit.readout._options import (
     OptionEncoding,
     distinct_first_tokens,
@@ -44,6 +45,7 @@ __all__ = [
     "TopToken",
     "distinct_first_tokens",
     "encode_in_context",
+    "first_step_logprob",
     "max_logit_decision",
     "numeric_values",
     "option_mass",

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 READOUT_COLUMNS = ["readout", "AUROC", "95% interval", "PRR", "95% interval", "median mass"]
 READOUT_COLUMNS.append("argmax classes")
-LOG_SCORED = ("library", "deleted")
+LOG_SCORED = ("library", "plain", "deleted")
 """Readouts whose confidence is log P(True) rather than a probability."""
 
 
