@@ -26,6 +26,7 @@ from readout_audit.data._item import Item
 from readout_audit.data._qa import Correctness, QAItem, is_correct
 from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
 from readout_audit.kind._kind import AuditKind
+from readout_audit.kind._progress import progress_mode, reporter
 from readout_audit.kind._registry import register_kind
 from readout_audit.kind._runner import Job, ScoreResult, run_kind
 from readout_audit.log._record import PTrueRecord, ScoreRecord
@@ -292,23 +293,27 @@ def audit_ptrue(
     """
     kwargs = dict(template_kwargs or {})
     true_id, suppressed = library_reading(model)
+    stage_mode = progress_mode(None if progress else False)
 
     def plan(run_dir: RunDirectory) -> list[Job[Any]]:
-        unanswered = [i for i in items if i.answer is None]
         generated: dict[str, str] = run_dir.artifact("answers") or {}
-        missing = [i for i in unanswered if i.id not in generated]
-        if missing:
-            new = generate_answers(
-                model,
-                missing,
-                kwargs,
-                mode=answers,
-                prompt_mode=prompt_mode,
-                seed=seed,
-                batch_size=batch_size,
-            )
-            generated.update(zip([i.id for i in missing], new, strict=True))
-            run_dir.write_artifact("answers", generated)
+        missing = [i for i in items if i.answer is None and i.id not in generated]
+        with reporter(stage_mode, len(missing), label="answers", unit="answers to generate") as r:
+            for start in range(0, len(missing), batch_size):
+                chunk = missing[start : start + batch_size]
+                new = generate_answers(
+                    model,
+                    chunk,
+                    kwargs,
+                    mode=answers,
+                    prompt_mode=prompt_mode,
+                    seed=seed,
+                    batch_size=batch_size,
+                )
+                generated.update(zip([i.id for i in chunk], new, strict=True))
+                run_dir.write_artifact("answers", generated)  # kept if interrupted
+                for _ in chunk:
+                    r.advance()
         jobs = []
         for source in items:
             answer = source.answer if source.answer is not None else generated[source.id]

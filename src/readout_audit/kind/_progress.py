@@ -66,8 +66,8 @@ class LineReporter:
 
 
 class _BarReporter:
-    def __init__(self, bar: Progress, total: int) -> None:
-        self.bar, self.task = bar, bar.add_task("scoring", total=total)
+    def __init__(self, bar: Progress, total: int, label: str) -> None:
+        self.bar, self.task = bar, bar.add_task(label, total=total)
 
     def advance(self) -> None:
         self.bar.advance(self.task)
@@ -79,15 +79,22 @@ class _Silent:
 
 
 @contextmanager
-def reporter(mode: ProgressMode, total: int, stream: TextIO | None = None) -> Iterator[Reporter]:
-    """A progress reporter for ``total`` records in the given mode (stderr by default)."""
+def reporter(
+    mode: ProgressMode,
+    total: int,
+    stream: TextIO | None = None,
+    *,
+    label: str = "scoring",
+    unit: str = "records to write",
+) -> Iterator[Reporter]:
+    """A progress reporter for ``total`` steps of a stage (stderr by default)."""
     stream = stream or sys.stderr
     if mode == "off" or total == 0:
         yield _Silent()
     elif mode == "lines":
-        print(f"scoring: {total} records to write", file=stream, flush=True)
-        yield LineReporter(total, stream)
+        print(f"{label}: {total} {unit}", file=stream, flush=True)
+        yield LineReporter(total, stream, label=label)
     else:
-        columns = (TextColumn("[bold]scoring"), BarColumn(), MofNCompleteColumn())
+        columns = (TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn())
         with Progress(*columns, TimeRemainingColumn(), transient=False) as bar:
-            yield _BarReporter(bar, total)
+            yield _BarReporter(bar, total, label)
