@@ -40,6 +40,7 @@ from readout_audit.data import (
     load_mmlu_hf,
     load_pope,
     load_qa_items,
+    load_race,
     load_yesno_items,
     parse_items,
 )
@@ -152,6 +153,7 @@ __all__ = [
     "load_model",
     "load_pope",
     "load_qa_items",
+    "load_race",
     "load_spec_file",
     "load_yesno_items",
     "option_mass",
