@@ -82,3 +82,14 @@ def test_missing_dataset_offline_names_the_dataset(tmp_path):
 def test_missing_subset_is_an_input_error(hub_copy):
     with pytest.raises(InputError, match="subset 'botany'"):
         load_mmlu_hf(str(hub_copy), "botany")
+
+
+def test_cli_hf_source_defaults_to_the_all_subset_and_the_test_split(hub_copy):
+    from readout_audit._cli._audit import _load_mc
+
+    assert [i.id for i in _load_mc(f"hf:{hub_copy}", None, None, False)] == [
+        "geography/1",
+        "geography/2",
+        "astronomy/1",
+    ]
+    assert len(_load_mc(f"hf:{hub_copy}", "geography", "test", False)) == 2

@@ -25,6 +25,7 @@ from readout_audit.data._jsonl import read_text
 from readout_audit.data._mc import MCItem, load_mc_items, load_mmlu_csv, load_mmlu_hf
 from readout_audit.data._polygraph import LIBRARY_SHOTS, polygraph_mmlu_items
 from readout_audit.data._qa import Correctness, QAItem, load_qa_items
+from readout_audit.data._race import RACE_REVISION, load_race
 from readout_audit.data._yesno import YesNoItem, demo_yesno_items, load_pope, load_yesno_items
 from readout_audit.kind._registry import UnknownKindError, audit_kinds, get_kind
 from readout_audit.prompt._spec import BUILTIN_SPECS, Variant
@@ -32,12 +33,31 @@ from readout_audit.prompt._spec_file import SPEC_SUFFIXES, load_spec_file
 from readout_audit.readout._yesno import LLAMA_PAIR, LLAMA_SET, NO_FORMS, YES_FORMS
 
 
-def _load_mc(source: str, subset: str, split: str, allow_download: bool) -> list[MCItem]:
-    """JSONL items, MMLU's CSV layout (a file or folder), or ``hf:<dataset>[@revision]``."""
-    if source.startswith("hf:"):
-        dataset, _, revision = source[3:].partition("@")
+def _load_mc(
+    source: str, subset: str | None, split: str | None, allow_download: bool
+) -> list[MCItem]:
+    """JSONL items, MMLU's CSV layout (a file or folder), ``hf:`` MMLU or ``race:`` RACE."""
+    prefix, _, rest = source.partition(":")
+    dataset, _, revision = rest.partition("@")
+    if prefix == "race":
+        if split is not None:
+            raise InputError(
+                "does not apply to race:, which reads test, validation and train in turn",
+                field="split",
+            )
+        return load_race(
+            dataset,
+            subset or "high",
+            revision=revision or RACE_REVISION,
+            allow_download=allow_download,
+        )
+    if prefix == "hf":
         return load_mmlu_hf(
-            dataset, subset, split=split, revision=revision or None, allow_download=allow_download
+            dataset,
+            subset or "all",
+            split=split or "test",
+            revision=revision or None,
+            allow_download=allow_download,
         )
     path = Path(source)
     if path.is_dir() or path.suffix == ".csv":
@@ -70,15 +90,16 @@ def audit_group() -> None:
     "items_source",
     required=True,
     help="Multiple-choice items: JSONL (id, question, choices, answer, note, ...), MMLU CSV "
-    "files, or MMLU as hf:<dataset-id-or-dir>[@revision] (e.g. hf:cais/mmlu@<commit>).",
+    "files, MMLU as hf:<dataset-id-or-dir>[@revision] (e.g. hf:cais/mmlu@<commit>), or the "
+    "paper's shuffled RACE-H list as race:<dataset-id-or-dir>[@revision] (e.g. race:ehovy/race; "
+    "the paper's revision unless given).",
 )
 @click.option(
     "--subset",
-    default="all",
-    show_default=True,
-    help="Subset (config) of an hf: dataset, e.g. high_school_geography.",
+    help="Subset (config) of an hf: or race: dataset [hf: all, race: high], e.g. "
+    "high_school_geography.",
 )
-@click.option("--split", default="test", show_default=True, help="Split of an hf: dataset.")
+@click.option("--split", help="Split of an hf: dataset [test]; race: reads all three in turn.")
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
 @click.option(
     "--spec",
@@ -110,8 +131,8 @@ def audit_group() -> None:
 @user_errors
 def options_command(
     items_source: str,
-    subset: str,
-    split: str,
+    subset: str | None,
+    split: str | None,
     out: Path,
     spec_name: str,
     variants: str | None,

@@ -1,4 +1,4 @@
-"""Items and their loaders: JSONL input, multiple-choice and QA sets, the built-in demo set."""
+"""Items and their loaders: JSONL input, multiple-choice (MMLU, RACE-H) and QA sets, demo sets."""
 
 from readout_audit.data._demo import demo_items, demo_items_path
 from readout_audit.data._item import Item, Message
@@ -6,6 +6,7 @@ from readout_audit.data._jsonl import load_items, parse_item, parse_items
 from readout_audit.data._mc import MMLU_HUB_ID, MCItem, load_mc_items, load_mmlu_csv, load_mmlu_hf
 from readout_audit.data._polygraph import polygraph_mmlu_items
 from readout_audit.data._qa import QAItem, is_correct, load_qa_items
+from readout_audit.data._race import RACE_HUB_ID, RACE_REVISION, load_race
 from readout_audit.data._yesno import (
     YesNoItem,
     demo_yesno_items,
@@ -20,6 +21,8 @@ __all__ = [
     "MCItem",
     "Message",
     "QAItem",
+    "RACE_HUB_ID",
+    "RACE_REVISION",
     "YesNoItem",
     "demo_items",
     "demo_items_path",
@@ -32,6 +35,7 @@ __all__ = [
     "load_mmlu_hf",
     "load_pope",
     "load_qa_items",
+    "load_race",
     "load_yesno_items",
     "parse_item",
     "parse_items",
