@@ -299,8 +299,9 @@ def audit_ptrue(
         generated: dict[str, str] = run_dir.artifact("answers") or {}
         missing = [i for i in items if i.answer is None and i.id not in generated]
         with reporter(stage_mode, len(missing), label="answers", unit="answers to generate") as r:
-            for start in range(0, len(missing), batch_size):
-                chunk = missing[start : start + batch_size]
+            step = batch_size if answers == "greedy" else 1  # sampled answers go one by one
+            for start in range(0, len(missing), step):
+                chunk = missing[start : start + step]
                 new = generate_answers(
                     model,
                     chunk,
@@ -336,7 +337,13 @@ def audit_ptrue(
     config["answers"] = answer_config(model, answers, seed)
     config["prompt_mode"] = prompt_mode
     config["correctness"] = correctness
-    config["library_token"] = {"id": true_id, "suppressed_ids": suppressed}
+    config["library_token"] = {
+        "id": true_id,
+        "suppressed_ids": suppressed,
+        # lm-polygraph's first step also applies a generation-config repetition penalty, which
+        # log-probabilities cannot undo: the library value is exact where this is 1.0
+        "repetition_penalty": model.generation_defaults()["repetition_penalty"],
+    }
     return run_kind(PTRUE, model, out, config, plan, batch_size=batch_size, progress=progress)
 
 
