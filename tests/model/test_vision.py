@@ -183,6 +183,38 @@ def test_yesno_audit_runs_on_the_vision_model(vlm, images, tmp_path):
     assert result.summary.overall.readouts["dynamic"].n == 2
 
 
+def test_raw_prompt_places_the_image_at_its_placeholder(vlm, images):
+    """LLaVA-1.5's own template as a raw prompt: the placeholder expands, the end is scored."""
+    prompt = "USER: <image>\nIs there a cat? ASSISTANT:"
+    item = Item(id="q", prompt=prompt, images=(str(images / "a.png"),), options=("yes", " Yes"))
+    rendering = render(item, vlm.codec)
+    assert rendering.text == "USER: <image>\nIs there a cat? ASSISTANT:"
+    assert rendering.source == "prompt" and rendering.prefix_ids == ()
+    image_id = vlm.codec._tok.convert_tokens_to_ids("<image>")
+    text_ids = vlm.codec._tok(prompt, add_special_tokens=False)["input_ids"]
+    at = text_ids.index(image_id)
+    expected = [*text_ids[:at], *[image_id] * IMAGE_TOKENS, *text_ids[at + 1 :]]
+    assert rendering.token_ids == tuple(expected)  # scored after the prompt's final ':'
+    assert rendering.boundary_ids == tuple(text_ids)
+    record = score_item(vlm, item, greedy_tokens=1)
+    assert record.rendered_from == "prompt" and record.rendered_tail == prompt
+    assert record.last_token_id == text_ids[-1] and record.n_tokens == len(expected)
+
+
+def test_raw_prompt_without_the_image_placeholder_is_named(vlm, images):
+    item = Item(
+        id="q",
+        prompt="USER: Is there a cat? ASSISTANT:",
+        images=(str(images / "a.png"),),
+        options=("yes",),
+    )
+    with pytest.raises(
+        InputError, match=r"0 image placeholder\(s\) '<image>' for 1 image"
+    ) as caught:
+        render(item, vlm.codec)
+    assert (caught.value.item_id, caught.value.field) == ("q", "prompt")
+
+
 def test_text_model_refuses_images(model, images):
     with pytest.raises(InputError, match="takes no images") as caught:
         render(_item(images / "a.png"), model.codec)
