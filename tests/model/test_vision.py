@@ -167,18 +167,23 @@ def test_the_image_reaches_the_model(vlm, images):
 
 def test_yesno_audit_runs_on_the_vision_model(vlm, images, tmp_path):
     path = tmp_path / "yn.jsonl"
+    raw = {"prompt": "USER: <image>\nIs there a cat? ASSISTANT:"}  # LLaVA-1.5's own template
     path.write_text(
         "".join(
-            json.dumps({"id": i, "question": "Is there a cat?", "label": label, "image": name})
+            json.dumps(
+                {"id": i, "question": "Is there a cat?", "label": label, "image": name, **extra}
+            )
             + "\n"
-            for i, (label, name) in enumerate([("yes", "a.png"), ("no", "b.png")])
+            for i, (label, name, extra) in enumerate([("yes", "a.png", {}), ("no", "b.png", raw)])
         )
     )
     items = load_yesno_items(path, images)
     setup = YesNoSetup(legacy_pair=(3582, 1217), legacy_set=None)
     result = audit_yesno(vlm, items, tmp_path / "run", setup=setup, diagnostic_sample=2)
-    records = read_run(tmp_path / "run").records
+    records = sorted(read_run(tmp_path / "run").records, key=lambda r: r.item_id)
     assert [r.image for r in records] == [str(images / "a.png"), str(images / "b.png")]
+    assert [r.rendered_from for r in records] == ["messages", "prompt"]
+    assert records[1].rendered_tail == raw["prompt"]
     assert all(r.first_token_id == r.greedy.token_ids[0] for r in records)
     assert result.summary.overall.readouts["dynamic"].n == 2
 

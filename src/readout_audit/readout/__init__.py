@@ -21,12 +21,17 @@ from readout_audit.readout._yesno import (
     LLAMA_PAIR,
     LLAMA_SET,
     NO_FORMS,
+    UPPER_NO_FORMS,
+    UPPER_YES_FORMS,
     YES_FORMS,
     ParsedAnswer,
     TokenSets,
+    algorithm1_diagnostic,
+    listing1_sets,
     max_logit_decision,
     parse_yes_no,
     sets_from_encodings,
+    yes_no_form,
 )
 
 __all__ = [
@@ -35,6 +40,8 @@ __all__ = [
     "LLAMA_PAIR",
     "LLAMA_SET",
     "NO_FORMS",
+    "UPPER_NO_FORMS",
+    "UPPER_YES_FORMS",
     "YES_FORMS",
     "Greedy",
     "OptionEncoding",
@@ -42,8 +49,10 @@ __all__ = [
     "PositionReadout",
     "TokenSets",
     "TopToken",
+    "algorithm1_diagnostic",
     "distinct_first_tokens",
     "encode_in_context",
+    "listing1_sets",
     "max_logit_decision",
     "numeric_values",
     "option_mass",
@@ -52,4 +61,5 @@ __all__ = [
     "read_position",
     "renormalise",
     "sets_from_encodings",
+    "yes_no_form",
 ]
