@@ -203,6 +203,7 @@ def _token_sets(records: Sequence[YesNoRecord]) -> list[dict[str, Any]]:
     tokens: dict[int, str] = {}
     for r in records:
         tokens.update(r.set_tokens)
+        tokens.setdefault(r.first_token_id, r.first_token)  # records before set_tokens
         for name, (yes, no) in r.logit_sets().items():
             multi: tuple[str, ...] = ()
             if name == "dynamic":

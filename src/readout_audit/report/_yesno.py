@@ -29,6 +29,13 @@ def _listed(entries: dict[str, dict[str, Any]]) -> str:
     return ", ".join(f"{t} {v['token']!r} ×{v['count']}" for t, v in entries.items()) or "none"
 
 
+def _ids(entries: list[dict[str, Any]]) -> str:
+    """Ids with their tokens (records written before tokens were logged give only the id)."""
+    return ", ".join(
+        f"{e['id']} {e['token']!r}" if e["token"] is not None else str(e["id"]) for e in entries
+    )
+
+
 def _diagnostic_text(diagnostic: dict[str, Any]) -> str:
     """Algorithm 1's diagnostic in one paragraph: what it read, what was missing, what it added."""
     head = (
@@ -51,8 +58,8 @@ def _tokens_section(summary: YesNoSummary) -> Section:
     sets = [
         [
             s["readout"],
-            ", ".join(f"{e['id']} {e['token']!r}" for e in s["yes"]),
-            ", ".join(f"{e['id']} {e['token']!r}" for e in s["no"]),
+            _ids(s["yes"]),
+            _ids(s["no"]),
             ", ".join(repr(f) for f in s["multi_token_forms"]) or "none",
             str(s["n_items"]),
         ]
