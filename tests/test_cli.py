@@ -253,13 +253,25 @@ def test_audit_yesno_command_on_a_pope_file(tmp_path):
     )
     out = tmp_path / "run"
     args = ["audit", "yesno", "--items", str(pope), "--out", str(out), "--no-progress"]
+    flags = ["--in-context-sets", "--no-extend-sets"]
     result = CliRunner().invoke(
-        main, [*args, "--instruction", "Answer yes or no.", "--legacy-ids", "10407,5230"]
+        main,
+        [*args, "--instruction", "Answer yes or no.", "--legacy-ids", "10407,5230", *flags],
     )
     assert result.exit_code == 0, result.output
     run = read_run(out)
     records = run.records
     assert run.manifest.config["greedy_tokens"] == 6  # the paper's string parse, as the API
+    assert run.manifest.config["in_context_sets"] is True
+    assert run.manifest.config["extend_sets"] is False
+    assert set(records[0].decisions) == {
+        "legacy_pair",
+        "legacy_set",
+        "dynamic",
+        "dynamic_in_context",
+        "string_parse",
+    }
+    assert "dynamic_in_context − dynamic" in result.output  # the paired comparison
     assert all(len(r.greedy.token_ids) <= 6 for r in records)
     assert [r.split for r in records] == ["adversarial", "adversarial"]
     assert records[0].legacy_pair == [10407, 5230]

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from readout_audit import Item, RunDirectoryError, read_run, score
 from readout_audit.audit import SCORE
-from readout_audit.log import RunDirectory
+from readout_audit.log import SUMMARY_SCHEMA_VERSION, RunDirectory
 from readout_audit.report import print_report
 
 HOLD = """
@@ -93,7 +93,8 @@ def test_corrupt_manifest_and_summary_give_clear_errors(model, separator_run):
     summary.write_text('{"schema_version": 2, "kind": "score", "n_rec')
     with pytest.raises(RunDirectoryError, match=r"summary.json is corrupt \(not JSON"):
         read_run(out)
-    summary.write_text(json.dumps({"schema_version": 2, "kind": "score", "n_records": "many"}))
+    invalid = {"schema_version": SUMMARY_SCHEMA_VERSION, "kind": "score", "n_records": "many"}
+    summary.write_text(json.dumps(invalid))
     with pytest.raises(RunDirectoryError, match=r"summary.json is not a valid score summary"):
         read_run(out)
     summary.unlink()
@@ -111,3 +112,5 @@ def test_an_older_summary_is_recomputed_not_trusted(tmp_path):
     path = tmp_path / "summary.json"
     path.write_text(json.dumps({"n_records": 3, "variants": {}}))  # version 1: untyped
     assert _read_summary(path, SCORE) is None
+    path.write_text(json.dumps({"schema_version": 2, "kind": "yesno", "token_sets": []}))
+    assert _read_summary(path, SCORE) is None  # version 2: yes/no token sets without readouts

@@ -167,20 +167,57 @@ def test_the_image_reaches_the_model(vlm, images):
 
 def test_yesno_audit_runs_on_the_vision_model(vlm, images, tmp_path):
     path = tmp_path / "yn.jsonl"
+    raw = {"prompt": "USER: <image>\nIs there a cat? ASSISTANT:"}  # LLaVA-1.5's own template
     path.write_text(
         "".join(
-            json.dumps({"id": i, "question": "Is there a cat?", "label": label, "image": name})
+            json.dumps(
+                {"id": i, "question": "Is there a cat?", "label": label, "image": name, **extra}
+            )
             + "\n"
-            for i, (label, name) in enumerate([("yes", "a.png"), ("no", "b.png")])
+            for i, (label, name, extra) in enumerate([("yes", "a.png", {}), ("no", "b.png", raw)])
         )
     )
     items = load_yesno_items(path, images)
     setup = YesNoSetup(legacy_pair=(3582, 1217), legacy_set=None)
     result = audit_yesno(vlm, items, tmp_path / "run", setup=setup, diagnostic_sample=2)
-    records = read_run(tmp_path / "run").records
+    records = sorted(read_run(tmp_path / "run").records, key=lambda r: r.item_id)
     assert [r.image for r in records] == [str(images / "a.png"), str(images / "b.png")]
+    assert [r.rendered_from for r in records] == ["messages", "prompt"]
+    assert records[1].rendered_tail == raw["prompt"]
     assert all(r.first_token_id == r.greedy.token_ids[0] for r in records)
     assert result.summary.overall.readouts["dynamic"].n == 2
+
+
+def test_raw_prompt_places_the_image_at_its_placeholder(vlm, images):
+    """LLaVA-1.5's own template as a raw prompt: the placeholder expands, the end is scored."""
+    prompt = "USER: <image>\nIs there a cat? ASSISTANT:"
+    item = Item(id="q", prompt=prompt, images=(str(images / "a.png"),), options=("yes", " Yes"))
+    rendering = render(item, vlm.codec)
+    assert rendering.text == "USER: <image>\nIs there a cat? ASSISTANT:"
+    assert rendering.source == "prompt" and rendering.prefix_ids == ()
+    image_id = vlm.codec._tok.convert_tokens_to_ids("<image>")
+    text_ids = vlm.codec._tok(prompt, add_special_tokens=False)["input_ids"]
+    at = text_ids.index(image_id)
+    expected = [*text_ids[:at], *[image_id] * IMAGE_TOKENS, *text_ids[at + 1 :]]
+    assert rendering.token_ids == tuple(expected)  # scored after the prompt's final ':'
+    assert rendering.boundary_ids == tuple(text_ids)
+    record = score_item(vlm, item, greedy_tokens=1)
+    assert record.rendered_from == "prompt" and record.rendered_tail == prompt
+    assert record.last_token_id == text_ids[-1] and record.n_tokens == len(expected)
+
+
+def test_raw_prompt_without_the_image_placeholder_is_named(vlm, images):
+    item = Item(
+        id="q",
+        prompt="USER: Is there a cat? ASSISTANT:",
+        images=(str(images / "a.png"),),
+        options=("yes",),
+    )
+    with pytest.raises(
+        InputError, match=r"0 image placeholder\(s\) '<image>' for 1 image"
+    ) as caught:
+        render(item, vlm.codec)
+    assert (caught.value.item_id, caught.value.field) == ("q", "prompt")
 
 
 def test_text_model_refuses_images(model, images):

@@ -8,16 +8,78 @@ from readout_audit.readout._options import OptionEncoding
 from readout_audit.readout._yesno import (
     LLAMA_PAIR,
     LLAMA_SET,
+    NO_FORMS,
+    YES_FORMS,
     TokenSets,
+    algorithm1_diagnostic,
+    listing1_sets,
     max_logit_decision,
     parse_yes_no,
     sets_from_encodings,
+    yes_no_form,
 )
 
 
 def test_llama_ids_are_the_papers():
     assert LLAMA_PAIR == (3582, 1217)
     assert LLAMA_SET == ((3582, 8241, 4874, 3869), (1217, 3782, 694, 1939))
+
+
+def test_default_forms_are_the_papers_four_and_four():
+    assert YES_FORMS == ("yes", "Yes", " yes", " Yes")
+    assert NO_FORMS == ("no", "No", " no", " No")
+
+
+def test_listing1_sets_on_the_embedded_tokenizer(model):
+    """Each form encoded alone; SmolLM2 spells all eight as one token (ids checked by hand)."""
+    sets = listing1_sets(model.codec, YES_FORMS, NO_FORMS)
+    assert sets.yes == (10407, 10539, 9805, 9230)  # yes, Yes, Ġyes, ĠYes
+    assert sets.no == (4607, 5230, 787, 2838)  # no, No, Ġno, ĠNo
+    assert sets.multi_token == ()
+    upper = listing1_sets(model.codec, ("YES", " YES"), ("NO", " NO"))
+    assert upper.yes == () and upper.multi_token == (("YES", (73, 2097)), (" YES", (718, 2097)))
+    assert upper.no == (13465, 10921)  # NO, ĠNO
+
+
+@pytest.mark.parametrize(
+    ("surface", "form"),
+    [
+        ("Yes", "yes"),
+        (" yes", "yes"),
+        ("YES", "yes"),
+        ("\u2581Yes", "yes"),  # SentencePiece's word-boundary marker
+        ("\u0120No", "no"),  # byte-level BPE's
+        ("\nno ", "no"),
+        ("Yes,", None),
+        ("Nope", None),
+        ("yes no", None),
+        ("The", None),
+    ],
+)
+def test_yes_no_form(surface, form):
+    assert yes_no_form(surface) == form
+
+
+def test_algorithm1_on_a_hand_built_sample():
+    """Seven first tokens against LLaMA-2's Y and N: six are outside, four of them yes/no forms."""
+    first = [5230, 5230, 10539, 504, 9230, 2838, 3869, 5230]
+    surfaces = {5230: "No", 10539: "Yes", 504: "The", 9230: " Yes", 2838: "\u0120No", 3869: " Yes"}
+    fixed = TokenSets(yes=LLAMA_SET[0], no=LLAMA_SET[1])
+    found = algorithm1_diagnostic(first, surfaces, fixed)
+    assert found["Y"] == [3582, 8241, 4874, 3869] and found["N"] == [1217, 3782, 694, 1939]
+    assert list(found["missing"]) == ["5230", "10539", "504", "9230", "2838"]  # 3869 is in Y
+    assert found["missing"]["5230"] == {"token": "No", "form": "no", "count": 3}
+    assert found["missing"]["504"] == {"token": "The", "form": None, "count": 1}
+    assert found["proposed_yes"] == [9230, 10539] and found["proposed_no"] == [2838, 5230]
+    extended = fixed.extended(found["proposed_yes"], found["proposed_no"])
+    assert extended.yes == (3582, 8241, 4874, 3869, 9230, 10539)
+    assert extended.no == (1217, 3782, 694, 1939, 2838, 5230)
+    assert algorithm1_diagnostic(first, surfaces, extended)["missing"] == {
+        "504": {"token": "The", "form": None, "count": 1}
+    }
+    unchecked = algorithm1_diagnostic(first, surfaces, None)
+    assert unchecked["missing"] == {} and unchecked["proposed_yes"] == []
+    assert unchecked["emitted"]["5230"]["count"] == 3
 
 
 def test_sets_keep_single_token_forms_and_report_the_rest():

@@ -342,8 +342,9 @@ def _load_yesno(source: Path | None, images: Path | None) -> list[YesNoItem]:
     "--items",
     "items_path",
     type=click.Path(path_type=Path),
-    help="JSONL yes/no items (id, question, label, optional image, split) or a POPE question "
-    "file (question_id, image, text, label). Default: the built-in demo questions.",
+    help="JSONL yes/no items (id, question, label, optional prompt, image, split; a prompt is "
+    "used verbatim instead of the chat template) or a POPE question file (question_id, image, "
+    "text, label). Default: the built-in demo questions.",
 )
 @click.option(
     "--images",
@@ -367,9 +368,16 @@ def _load_yesno(source: Path | None, images: Path | None) -> list[YesNoItem]:
     "--yes-form",
     "yes_forms",
     multiple=True,
-    help="Extra yes surface form to derive from the tokenizer (repeatable; quote leading spaces).",
+    help="Extra yes surface form to derive from the tokenizer, beside Listing 1's yes, Yes, "
+    "' yes', ' Yes' (repeatable; quote leading spaces).",
 )
 @click.option("--no-form", "no_forms", multiple=True, help="Extra no surface form (repeatable).")
+@click.option(
+    "--in-context-sets",
+    is_flag=True,
+    help="Also read dynamic_in_context: the forms plus YES/NO variants encoded after the "
+    "rendered prompt, compared with Listing 1's sets in the summary.",
+)
 @click.option(
     "--instruction", help="Appended to each question on a new line, e.g. 'Answer yes or no.'"
 )
@@ -381,9 +389,11 @@ def _load_yesno(source: Path | None, images: Path | None) -> list[YesNoItem]:
     help="Questions the new-model diagnostic (Algorithm 1) reads first.",
 )
 @click.option(
-    "--extend-sets",
-    is_flag=True,
-    help="Add the diagnostic's emitted yes/no tokens that are outside the sets.",
+    "--extend-sets/--no-extend-sets",
+    default=True,
+    show_default=True,
+    help="Add the diagnostic's emitted yes/no tokens missing from the legacy Y and N "
+    "(Algorithm 1, line 8), read as the algorithm1 readout.",
 )
 @click.option(
     "--seed",
@@ -404,18 +414,20 @@ def yesno_command(
     legacy: bool,
     yes_forms: tuple[str, ...],
     no_forms: tuple[str, ...],
+    in_context_sets: bool,
     instruction: str | None,
     diagnostic_sample: int,
     extend_sets: bool,
     seed: int,
     **options: Any,
 ) -> None:
-    """Yes/no audit: tokenizer-derived sets, legacy ids, max-logit and string-parse readouts."""
+    """Yes/no audit: Listing 1's sets, legacy ids and Algorithm 1, max-logit and string parse."""
     items = _load_yesno(items_path, images)[:limit]
     pair, sets = _legacy(legacy_ids, legacy_set, legacy)
     setup = YesNoSetup(
         yes_forms=tuple(dict.fromkeys((*YES_FORMS, *yes_forms))),
         no_forms=tuple(dict.fromkeys((*NO_FORMS, *no_forms))),
+        in_context=in_context_sets,
         legacy_pair=pair,
         legacy_set=sets,
         instruction=instruction,

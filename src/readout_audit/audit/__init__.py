@@ -32,9 +32,11 @@ from readout_audit.audit._summary import (
     VariantScores,
     summarise,
 )
-from readout_audit.audit._yesno import YESNO, YesNoSetup, audit_yesno, diagnose
+from readout_audit.audit._yesno import YESNO, ModelSets, YesNoSetup, audit_yesno, diagnose
 from readout_audit.audit._yesno_summary import (
     ClosedForm,
+    IdDifference,
+    SetComparison,
     YesNoGroup,
     YesNoMetrics,
     YesNoSummary,
@@ -49,13 +51,16 @@ __all__ = [
     "YESNO",
     "ClosedForm",
     "Downstream",
+    "IdDifference",
     "LadderRung",
     "MassSummary",
+    "ModelSets",
     "OptionsSummary",
     "PTrueReadout",
     "PTrueSummary",
     "PreparedItem",
     "ScoreSummary",
+    "SetComparison",
     "VariantScores",
     "YesNoGroup",
     "YesNoMetrics",

@@ -1,10 +1,9 @@
-"""The yes/no readout audit (seed 002): four readouts of the same forward pass per question."""
+"""The yes/no readout audit (seed 002): every readout of the same forward pass per question."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -24,14 +23,19 @@ from readout_audit.kind._runner import Job, ScoreResult, run_kind
 from readout_audit.log._record import YesNoRecord
 from readout_audit.log._run import Run, RunDirectory
 from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
+from readout_audit.model._codec import TextCodec
 from readout_audit.readout._position import DEFAULT_TOP_K, position_request
 from readout_audit.readout._yesno import (
     LLAMA_PAIR,
     LLAMA_SET,
     NO_FORMS,
+    UPPER_NO_FORMS,
+    UPPER_YES_FORMS,
     YES_FORMS,
     Answer,
     TokenSets,
+    algorithm1_diagnostic,
+    listing1_sets,
     max_logit_decision,
     parse_yes_no,
     sets_from_encodings,
@@ -45,48 +49,61 @@ PARSE_TOKENS = 6
 """Greedy tokens string parsing reads, as in seed 002's harness."""
 
 
+def _unique(forms: Sequence[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(forms))
+
+
 @dataclass(frozen=True)
 class YesNoSetup:
-    """What the audit compares: the declared forms, the legacy ids and any diagnostic additions."""
+    """What the audit compares: the declared forms, the extension, and the legacy ids."""
 
     yes_forms: tuple[str, ...] = YES_FORMS
+    """Forms of the dynamic yes set, encoded alone as in Listing 1 (default: the paper's four)."""
     no_forms: tuple[str, ...] = NO_FORMS
+    in_context: bool = False
+    """Also read ``dynamic_in_context``: these forms and their upper-case variants encoded as
+    continuations of the rendered prompt (this project's extension of Listing 1)."""
     legacy_pair: tuple[int, int] | None = LLAMA_PAIR
     legacy_set: tuple[tuple[int, ...], tuple[int, ...]] | None = LLAMA_SET
-    added_yes: tuple[int, ...] = ()
-    added_no: tuple[int, ...] = ()
+    """Algorithm 1's fixed Y and N (the legacy eight-token sets), checked by its diagnostic."""
     instruction: str | None = None
     """Appended to each question on a new line (e.g. ``Answer yes or no.``); none by default."""
-    extra_ids: tuple[int, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        overlap = set(self.yes_forms) & set(self.no_forms)
+        yes, no = self.option_forms
+        overlap = set(yes) & set(no)
         if overlap:
             raise InputError(
                 f"form(s) {sorted(overlap)} declared as both yes and no", field="forms"
             )
         if not self.yes_forms or not self.no_forms:
             raise InputError("declare at least one yes form and one no form", field="forms")
-        legacy: list[int] = []
-        if self.legacy_pair is not None:
-            legacy += self.legacy_pair
         if self.legacy_set is not None:
             TokenSets(yes=self.legacy_set[0], no=self.legacy_set[1])  # rejects shared ids
-            legacy += [*self.legacy_set[0], *self.legacy_set[1]]
-        object.__setattr__(
-            self, "extra_ids", tuple(sorted({*legacy, *self.added_yes, *self.added_no}))
+
+    @property
+    def option_forms(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The yes and no forms each question scores in context (the extension's with it)."""
+        if not self.in_context:
+            return _unique(self.yes_forms), _unique(self.no_forms)
+        return (
+            _unique((*self.yes_forms, *UPPER_YES_FORMS)),
+            _unique((*self.no_forms, *UPPER_NO_FORMS)),
         )
 
     @property
     def answers(self) -> list[Answer]:
-        """The answer each declared form gives, in option order."""
-        yes: list[Answer] = ["yes"] * len(self.yes_forms)
-        no: list[Answer] = ["no"] * len(self.no_forms)
-        return yes + no
+        """The answer each form scored in context gives, in option order."""
+        yes, no = self.option_forms
+        answers: list[Answer] = ["yes"] * len(yes)
+        return answers + ["no"] * len(no)
 
     def check_vocabulary(self, size: int) -> None:
-        """Every legacy or added id must name a token of this model."""
-        bad = [i for i in self.extra_ids if not 0 <= i < size]
+        """Every legacy id must name a token of this model."""
+        legacy = [*(self.legacy_pair or ())]
+        if self.legacy_set is not None:
+            legacy += [*self.legacy_set[0], *self.legacy_set[1]]
+        bad = sorted({i for i in legacy if not 0 <= i < size})
         if bad:
             raise InputError(
                 f"token id(s) {bad} are outside this model's vocabulary of {size}",
@@ -98,25 +115,86 @@ class YesNoSetup:
         return {
             "yes_forms": list(self.yes_forms),
             "no_forms": list(self.no_forms),
+            "in_context_sets": self.in_context,
             "legacy_pair": list(self.legacy_pair) if self.legacy_pair else None,
             "legacy_set": [list(s) for s in self.legacy_set] if self.legacy_set else None,
-            "added_yes": list(self.added_yes),
-            "added_no": list(self.added_no),
             "instruction": self.instruction,
         }
 
 
-def yesno_item(item: YesNoItem, setup: YesNoSetup, *, with_image: bool = False) -> Item:
-    """The question as one user turn with the declared forms as its options.
+@dataclass(frozen=True)
+class ModelSets:
+    """The token sets every question of one model shares, by the readout that compares them."""
 
-    For a vision-language model the item's image leads the turn.
+    dynamic: TokenSets
+    """Listing 1's sets from this model's tokenizer."""
+    legacy_pair: TokenSets | None = None
+    legacy_set: TokenSets | None = None
+    algorithm1: TokenSets | None = None
+    """Algorithm 1's Y and N: the legacy set with the diagnostic's additions (line 8)."""
+
+    @classmethod
+    def derive(cls, codec: TextCodec, setup: YesNoSetup) -> ModelSets:
+        """Listing 1's sets from the codec, and the legacy ids as given."""
+        pair = setup.legacy_pair
+        fixed = setup.legacy_set
+        return cls(
+            dynamic=listing1_sets(codec, setup.yes_forms, setup.no_forms),
+            legacy_pair=TokenSets(yes=(pair[0],), no=(pair[1],)) if pair else None,
+            legacy_set=TokenSets(yes=fixed[0], no=fixed[1]) if fixed else None,
+        )
+
+    def extended(self, diagnostic: Mapping[str, Any]) -> ModelSets:
+        """These sets with Algorithm 1's: Y and N plus the diagnostic's proposed ids."""
+        if self.legacy_set is None:
+            return self
+        added = self.legacy_set.extended(diagnostic["proposed_yes"], diagnostic["proposed_no"])
+        return replace(self, algorithm1=added)
+
+    def by_readout(self) -> dict[str, TokenSets]:
+        """Each logit readout's sets, in the summary's order (those that run)."""
+        named = {
+            "legacy_pair": self.legacy_pair,
+            "legacy_set": self.legacy_set,
+            "algorithm1": self.algorithm1,
+            "dynamic": self.dynamic,
+        }
+        return {name: sets for name, sets in named.items() if sets is not None}
+
+    def as_config(self) -> dict[str, Any]:
+        """Listing 1's sets as the manifest records them."""
+        return {
+            "listing1_sets": {
+                "yes": list(self.dynamic.yes),
+                "no": list(self.dynamic.no),
+                "multi_token_forms": [form for form, _ in self.dynamic.multi_token],
+            }
+        }
+
+
+def yesno_item(item: YesNoItem, setup: YesNoSetup, *, with_image: bool = False) -> Item:
+    """The question as one user turn, or the item's own raw prompt, with the forms as options.
+
+    For a vision-language model the item's image leads the turn (or fills the raw prompt's
+    image placeholder). A raw prompt is used verbatim, so an instruction cannot be added to it.
     """
-    text = f"{item.question}\n{setup.instruction}" if setup.instruction else item.question
+    if item.prompt is not None and setup.instruction:
+        raise item.error(
+            "a raw prompt is used verbatim, so the instruction cannot be appended to it; "
+            "write the instruction into the prompt",
+            "prompt",
+        )
+    if item.prompt is not None:
+        context: dict[str, Any] = {"prompt": item.prompt}
+    else:
+        text = f"{item.question}\n{setup.instruction}" if setup.instruction else item.question
+        context = {"messages": (Message(role="user", content=text),)}
+    yes, no = setup.option_forms
     built = Item(
         id=item.id,
-        messages=(Message(role="user", content=text),),
+        **context,
         images=(item.image,) if with_image and item.image else (),
-        options=(*setup.yes_forms, *setup.no_forms),
+        options=(*yes, *no),
         target=item.label,
         cluster=item.cluster_key,
         metadata=item.metadata,
@@ -124,11 +202,8 @@ def yesno_item(item: YesNoItem, setup: YesNoSetup, *, with_image: bool = False) 
     return item.derived(built)
 
 
-def item_sets(job: PreparedItem, setup: YesNoSetup) -> TokenSets:
-    """The dynamic sets in this item's context, with the diagnostic's additions."""
-    return sets_from_encodings(job.encodings, setup.answers).extended(
-        setup.added_yes, setup.added_no
-    )
+def _pairs(sets: TokenSets | None) -> list[list[int]] | None:
+    return None if sets is None else [list(sets.yes), list(sets.no)]
 
 
 def yesno_record(
@@ -138,24 +213,22 @@ def yesno_record(
     *,
     source: YesNoItem,
     setup: YesNoSetup,
+    sets: ModelSets,
     top_k: int,
 ) -> YesNoRecord:
     """Every readout of one question from one forward pass, with its first generated token."""
     base = score_item(model, job, top_k=top_k, scores=scores)
-    sets = item_sets(job, setup)
-    wanted = {*sets.ids, *setup.extra_ids}
-    logprobs = {i: scores.distribution.logprob(i) for i in sorted(wanted)}
+    readouts = sets.by_readout()
+    if setup.in_context:
+        readouts["dynamic_in_context"] = sets_from_encodings(job.encodings, setup.answers)
+    wanted = sorted({i for s in readouts.values() for i in s.ids})
+    logprobs = {i: scores.distribution.logprob(i) for i in wanted}
     first = base.greedy.token_ids[0] if base.greedy.token_ids else base.argmax_id
     first_text = model.codec.decode([first])
     parsed = parse_yes_no(base.greedy.text, len(first_text))
-    decisions: dict[str, Answer | None] = {}
-    if setup.legacy_pair is not None:
-        pair = TokenSets(yes=(setup.legacy_pair[0],), no=(setup.legacy_pair[1],))
-        decisions["legacy_pair"] = max_logit_decision(logprobs, pair)
-    if setup.legacy_set is not None:
-        legacy = TokenSets(yes=setup.legacy_set[0], no=setup.legacy_set[1])
-        decisions["legacy_set"] = max_logit_decision(logprobs, legacy)
-    decisions["dynamic"] = max_logit_decision(logprobs, sets)
+    decisions: dict[str, Answer | None] = {
+        name: max_logit_decision(logprobs, s) for name, s in readouts.items()
+    }
     decisions["string_parse"] = parsed.decision
     return YesNoRecord(
         **base.model_dump(),
@@ -165,13 +238,16 @@ def yesno_record(
         form_answers=setup.answers,
         first_token_id=first,
         first_token=first_text,
-        yes_ids=list(sets.yes),
-        no_ids=list(sets.no),
-        multi_token_forms=[form for form, _ in sets.multi_token],
-        first_token_in_sets=first in sets.ids,
+        yes_ids=list(sets.dynamic.yes),
+        no_ids=list(sets.dynamic.no),
+        multi_token_forms=[form for form, _ in sets.dynamic.multi_token],
+        first_token_in_sets=first in sets.dynamic.ids,
         legacy_pair=list(setup.legacy_pair) if setup.legacy_pair else None,
-        legacy_set=[list(ids) for ids in setup.legacy_set] if setup.legacy_set else None,
+        legacy_set=_pairs(sets.legacy_set),
+        algorithm1_set=_pairs(sets.algorithm1),
+        in_context_set=_pairs(readouts.get("dynamic_in_context")),
         set_logprobs=logprobs,
+        set_tokens={i: model.codec.decode([i]) for i in wanted},
         decisions=decisions,
         parsed_answer=parsed.answer,
         parse_offset=parsed.offset,
@@ -182,21 +258,20 @@ def yesno_record(
 def diagnose(
     model: ScoringModel,
     jobs: Sequence[PreparedItem],
-    setup: YesNoSetup,
+    sets: ModelSets,
     *,
     sample: int = DIAGNOSTIC_SAMPLE,
     seed: int = 0,
     batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> dict[str, Any]:
-    """Seed 002's Algorithm 1: the first generated token on a seeded sample of questions.
+    """Seed 002's Algorithm 1, lines 1-9: the first tokens t_k of a sample against Y ∪ N.
 
-    Every argmax outside the item's yes ∪ no set is reported; those whose surface is a yes or
-    no word (any case or spacing) are proposed as additions, which the caller may apply.
+    Lines 2-6: a seeded sample of questions, t_k = argmax ℓ_k at each one's scored position;
+    lines 7-8 (:func:`algorithm1_diagnostic`) with the legacy set as Y and N.
     """
     rng = np.random.default_rng(seed)
     chosen = sorted(rng.choice(len(jobs), size=min(sample, len(jobs)), replace=False).tolist())
-    emitted: Counter[int] = Counter()
-    outside: Counter[int] = Counter()
+    first: list[int] = []
     for start in range(0, len(chosen), batch_size):
         batch = [jobs[i] for i in chosen[start : start + batch_size]]
         answers = model.score_positions(
@@ -205,21 +280,12 @@ def diagnose(
                 for job in batch
             ]
         )
-        for job, scores in zip(batch, answers, strict=True):
-            token = scores.distribution.argmax()[0]
-            emitted[token] += 1
-            if token not in item_sets(job, setup).ids:
-                outside[token] += 1
-    surface = {t: model.codec.token_surface(t) for t in emitted}
+        first += [scores.distribution.argmax()[0] for scores in answers]
+    surfaces = {t: model.codec.token_surface(t) for t in set(first)}
     return {
         "sample": len(chosen),
         "seed": seed,
-        "emitted": {str(t): {"token": surface[t], "count": c} for t, c in emitted.most_common()},
-        "outside_sets": {
-            str(t): {"token": surface[t], "count": c} for t, c in outside.most_common()
-        },
-        "proposed_yes": sorted(t for t in outside if surface[t].strip().lower() == "yes"),
-        "proposed_no": sorted(t for t in outside if surface[t].strip().lower() == "no"),
+        **algorithm1_diagnostic(first, surfaces, sets.legacy_set),
     }
 
 
@@ -229,7 +295,7 @@ def audit_yesno(
     out: str | Path,
     *,
     setup: YesNoSetup | None = None,
-    extend_sets: bool = False,
+    extend_sets: bool = True,
     diagnostic_sample: int = DIAGNOSTIC_SAMPLE,
     seed: int = 0,
     top_k: int = DEFAULT_TOP_K,
@@ -238,14 +304,16 @@ def audit_yesno(
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool = False,
 ) -> ScoreResult:
-    """Run the yes/no audit: the diagnostic on a sample, then every question's four readouts.
+    """Run the yes/no audit: Algorithm 1's diagnostic on a sample, then every question's readouts.
 
     A vision-language model sees each item's image before its question; a text model reads
-    the question alone (the image name is still recorded).
+    the question alone (the image name is still recorded). An item with its own raw ``prompt``
+    is scored at the end of that prompt instead of the chat template's.
 
-    With ``extend_sets``, the diagnostic's proposed yes/no ids join the dynamic sets before the
-    evaluation (Algorithm 1, line 8); either way its findings are kept in the run directory
-    (``artifacts/diagnostic.json``), reused when the run resumes, and reported in the summary.
+    With ``extend_sets`` (the default, Algorithm 1 line 8), the diagnostic's proposed yes/no
+    ids join the legacy Y and N, read as the ``algorithm1`` readout; either way the findings
+    are kept in the run directory (``artifacts/diagnostic.json``, with ``extended``), reused
+    when the run resumes, and reported in the summary.
     """
     setup = setup or YesNoSetup()
     setup.check_vocabulary(model.codec.vocab_size)
@@ -256,33 +324,45 @@ def audit_yesno(
     built = [yesno_item(item, setup, with_image=with_image) for item in items]
     prepared = [prepare(item, model.codec, kwargs, greedy_tokens) for item in built]
     by_id = {item.id: item for item in items}
+    sets = ModelSets.derive(model.codec, setup)
 
     def plan(run_dir: RunDirectory) -> list[Job[Any]]:
         diagnostic = run_dir.artifact("diagnostic")
         if diagnostic is None:
             diagnostic = diagnose(
-                model, prepared, setup, sample=diagnostic_sample, seed=seed, batch_size=batch_size
+                model, prepared, sets, sample=diagnostic_sample, seed=seed, batch_size=batch_size
             )
+            diagnostic["extended"] = extend_sets and sets.legacy_set is not None
             run_dir.write_artifact("diagnostic", diagnostic)
-        used = setup
-        if extend_sets:
-            used = replace(
-                setup,
-                added_yes=(*setup.added_yes, *diagnostic["proposed_yes"]),
-                added_no=(*setup.added_no, *diagnostic["proposed_no"]),
-            )
+        used = sets.extended(diagnostic) if extend_sets else sets
+        extra = sorted({i for s in used.by_readout().values() for i in s.ids})
         return [
             Job(
                 job.key,
-                position_request(job.rendering, job.encodings, greedy_tokens, used.extra_ids),
-                partial(yesno_record, job=job, source=by_id[job.item.id], setup=used, top_k=top_k),
+                position_request(job.rendering, job.encodings, greedy_tokens, extra),
+                partial(
+                    yesno_record,
+                    job=job,
+                    source=by_id[job.item.id],
+                    setup=setup,
+                    sets=used,
+                    top_k=top_k,
+                ),
             )
             for job in prepared
         ]
 
     config = scoring_config(built, top_k, greedy_tokens, kwargs)
     config.update(setup.as_config())
-    config.update({"diagnostic_sample": diagnostic_sample, "seed": seed, "extend": extend_sets})
+    config.update(sets.as_config())
+    config.update(
+        {
+            "raw_prompt_items": sum(item.prompt is not None for item in items),
+            "diagnostic_sample": diagnostic_sample,
+            "seed": seed,
+            "extend_sets": extend_sets,
+        }
+    )
     seeds = {"diagnostic": seed, "bootstrap": seed}
     return run_kind(
         YESNO, model, out, config, plan, seeds=seeds, batch_size=batch_size, progress=progress

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
@@ -12,14 +12,24 @@ from pydantic import BaseModel, ConfigDict
 
 from readout_audit.log._record import ScoreRecord, YesNoRecord
 from readout_audit.log._summary import Check, Interval, PairedScores, Summary
+from readout_audit.readout._yesno import Answer, yes_no_form
 from readout_audit.stats._bootstrap import BINARY_METRICS, binary_scores_bootstrap
 from readout_audit.stats._metrics import binary_scores
 from readout_audit.stats._paired import f1_closed_form, transition_table
 from readout_audit.stats._resample import resampling_clusters
 
-READOUTS = ("legacy_pair", "legacy_set", "dynamic", "string_parse")
+READOUTS = (
+    "legacy_pair",
+    "legacy_set",
+    "algorithm1",
+    "dynamic",
+    "dynamic_in_context",
+    "string_parse",
+)
 REFERENCE = "dynamic"
 """The readout the closed form starts from (the paper's eight-token rule)."""
+EXTENSION = "dynamic_in_context"
+"""The in-context extension, compared with the reference when it ran."""
 
 
 def _is_yes(records: Sequence[YesNoRecord], readout: str) -> np.ndarray:
@@ -178,25 +188,39 @@ def _first_tokens(records: Sequence[YesNoRecord]) -> dict[str, Any]:
     }
 
 
-def _token_sets(records: Sequence[YesNoRecord]) -> list[dict[str, Any]]:
-    """Each distinct (yes set, no set) seen, with the forms behind its ids and how often."""
-    found: Counter[tuple[tuple[int, ...], tuple[int, ...], tuple[str, ...]]] = Counter(
-        (tuple(r.yes_ids), tuple(r.no_ids), tuple(r.multi_token_forms)) for r in records
+def _in_context_multi(record: YesNoRecord) -> tuple[str, ...]:
+    """Forms that are not one token after the rendered prompt (the in-context extension's)."""
+    return tuple(
+        form
+        for form, tokens in zip(record.options, record.option_token_ids, strict=True)
+        if tokens is None or len(tokens) != 1
     )
-    forms: dict[int, str] = {}
+
+
+def _token_sets(records: Sequence[YesNoRecord]) -> list[dict[str, Any]]:
+    """Each readout's distinct (yes set, no set), with each id's token and how many items."""
+    found: Counter[tuple[str, tuple[int, ...], tuple[int, ...], tuple[str, ...]]] = Counter()
+    tokens: dict[int, str] = {}
     for r in records:
-        for form, tokens in zip(r.options, r.option_token_ids, strict=True):
-            if tokens is not None and len(tokens) == 1:
-                forms.setdefault(tokens[0], form)
-        forms.setdefault(r.first_token_id, r.first_token)
+        tokens.update(r.set_tokens)
+        tokens.setdefault(r.first_token_id, r.first_token)  # records before set_tokens
+        for name, (yes, no) in r.logit_sets().items():
+            multi: tuple[str, ...] = ()
+            if name == "dynamic":
+                multi = tuple(r.multi_token_forms)
+            elif name == EXTENSION:
+                multi = _in_context_multi(r)
+            found[(name, tuple(yes), tuple(no), multi)] += 1
+    order = {name: i for i, name in enumerate(READOUTS)}
     return [
         {
-            "yes": [{"id": i, "form": forms.get(i)} for i in y],
-            "no": [{"id": i, "form": forms.get(i)} for i in n],
+            "readout": name,
+            "yes": [{"id": i, "token": tokens.get(i)} for i in y],
+            "no": [{"id": i, "token": tokens.get(i)} for i in n],
             "multi_token_forms": list(m),
             "n_items": c,
         }
-        for (y, n, m), c in found.most_common()
+        for (name, y, n, m), c in sorted(found.items(), key=lambda e: order[e[0][0]])
     ]
 
 
@@ -222,16 +246,16 @@ def yesno_checks(records: Sequence[YesNoRecord]) -> list[Check]:
             },
             repair=None
             if not outside
-            else "declare the emitted forms (or run with the diagnostic's extension) so the "
-            "sets hold what the model actually writes first",
+            else "declare the yes/no forms the model writes first (--yes-form, --no-form), or "
+            "change the prompt so it answers at the scored position",
         )
     )
     forms = _emitted_forms(records)
-    for readout in ("legacy_pair", "legacy_set"):
-        legacy = [r for r in records if readout in r.decisions]
-        if not legacy:
+    for readout in ("legacy_pair", "legacy_set", "algorithm1"):
+        fixed = [r for r in records if readout in r.decisions]
+        if not fixed:
             continue
-        ids = _legacy_ids(legacy[0], readout)
+        ids = [i for side in fixed[0].logit_sets()[readout] for i in side]
         hits = sum(emitted[i] for i in ids)
         missed = {t: v for t, v in forms.items() if t not in ids}
         if not hits:
@@ -245,10 +269,11 @@ def yesno_checks(records: Sequence[YesNoRecord]) -> list[Check]:
             )
         else:
             finding = f"the {readout} ids hold every yes/no form the model writes first"
+        passed = bool(hits) and not missed
         checks.append(
             Check(
                 name=f"{readout}_emitted",
-                verdict="pass" if hits and not missed else "fail",
+                verdict="pass" if passed else "fail",
                 finding=finding,
                 evidence={
                     "ids": ids,
@@ -256,9 +281,7 @@ def yesno_checks(records: Sequence[YesNoRecord]) -> list[Check]:
                     "missed": {str(t): v for t, v in missed.items()},
                     "n": len(records),
                 },
-                repair=None
-                if hits and not missed
-                else "derive the sets from this model's tokenizer (dynamic)",
+                repair=None if passed else _fixed_set_repair(readout, bool(forms)),
             )
         )
     late = [r for r in records if r.parsed_answer is not None and not r.parse_in_first_token]
@@ -282,22 +305,26 @@ def yesno_checks(records: Sequence[YesNoRecord]) -> list[Check]:
     return checks
 
 
+def _fixed_set_repair(readout: str, answers_first: bool) -> str:
+    """What to do about a fixed-id readout that misses what the model writes first."""
+    if not answers_first:
+        return "the model writes no yes/no form first: change the prompt so it answers there"
+    if readout == "algorithm1":
+        return "raise --diagnostic-sample so the diagnostic sees every form written first"
+    return (
+        "derive the sets from this model's tokenizer (dynamic), or extend them with "
+        "Algorithm 1's diagnostic (algorithm1)"
+    )
+
+
 def _emitted_forms(records: Sequence[YesNoRecord]) -> dict[int, dict[str, Any]]:
-    """First generated tokens that are yes/no forms (in the item's sets, or a yes/no word)."""
+    """First generated tokens that are yes/no forms (in the dynamic sets, or by their surface)."""
     found: dict[int, dict[str, Any]] = {}
     for r in records:
-        word = r.first_token.strip().lower() in ("yes", "no")
-        if r.first_token_in_sets or word:
+        if r.first_token_in_sets or yes_no_form(r.first_token) is not None:
             entry = found.setdefault(r.first_token_id, {"token": r.first_token, "count": 0})
             entry["count"] += 1
     return found
-
-
-def _legacy_ids(record: YesNoRecord, readout: str) -> list[int]:
-    """The ids a legacy readout compares, as its record logged them."""
-    if readout == "legacy_pair":
-        return list(record.legacy_pair or [])
-    return [i for ids in record.legacy_set or [] for i in ids]
 
 
 class FirstToken(BaseModel):
@@ -320,27 +347,22 @@ class YesNoSummary(Summary):
     first_token_strings: dict[str, str]
     outside_sets: dict[str, FirstToken]
     token_sets: list[dict[str, Any]]
-    """Each distinct (yes set, no set) seen: ids with their forms, multi-token forms, items."""
+    """Each readout's distinct (yes set, no set): ids and tokens, multi-token forms, items."""
     margins: PairedScores | None = None
     """Each logit readout's margin max ℓ(yes set) − max ℓ(no set) per question, with labels."""
     diagnostic: dict[str, Any] | None = None
     """The new-model diagnostic (Algorithm 1) run before the evaluation, as the run saved it."""
+    in_context: SetComparison | None = None
+    """The in-context extension against Listing 1's sets (dynamic), when it ran."""
 
 
 def margins(records: Sequence[YesNoRecord]) -> PairedScores | None:
     """Each logit readout's margin max ℓ(Y) − max ℓ(N) per record, where every record has one."""
-    sets: dict[str, Callable[[YesNoRecord], tuple[Sequence[int], Sequence[int]]]] = {
-        "legacy_pair": lambda r: (
-            ([r.legacy_pair[0]], [r.legacy_pair[1]]) if r.legacy_pair else ([], [])
-        ),
-        "legacy_set": lambda r: (r.legacy_set[0], r.legacy_set[1]) if r.legacy_set else ([], []),
-        "dynamic": lambda r: (r.yes_ids, r.no_ids),
-    }
     found: dict[str, list[float]] = {}
-    for name, ids in sets.items():
+    for name in READOUTS:
         values = []
         for r in records:
-            yes, no = ids(r)
+            yes, no = r.logit_sets().get(name, ([], []))
             best_yes = [v for i in yes if (v := r.set_logprobs.get(i)) is not None]
             best_no = [v for i in no if (v := r.set_logprobs.get(i)) is not None]
             if not best_yes or not best_no:
@@ -353,6 +375,83 @@ def margins(records: Sequence[YesNoRecord]) -> PairedScores | None:
         return None
     return PairedScores(
         ids=[r.item_id for r in records], labels=[r.label == "yes" for r in records], scores=found
+    )
+
+
+class IdDifference(BaseModel):
+    """A token id in one readout's sets and not the other's, on how many items."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: int
+    token: str | None
+    answer: Answer
+    only_in: str
+    n_items: int
+
+
+class SetComparison(BaseModel):
+    """Two logit readouts of the same questions: the ids that differ and the paired metrics."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    a: str
+    b: str
+    ids: list[IdDifference]
+    n_differ: int
+    """Questions the two readouts answer differently."""
+    differences: dict[str, Interval]
+    """b − a per metric (f1, precision, recall, yes_rate, accuracy), from the same resamples."""
+
+
+def compare_readouts(
+    records: Sequence[YesNoRecord], a: str, b: str, *, n_boot: int, seed: int
+) -> SetComparison | None:
+    """Readout b against a: ids in one set only, differing answers, paired metric differences.
+
+    None unless both readouts decided every record.
+    """
+    if not records or not all(r.decisions.get(a) and r.decisions.get(b) for r in records):
+        return None
+    only: Counter[tuple[int, Answer, str]] = Counter()
+    tokens: dict[int, str] = {}
+    for r in records:
+        tokens.update(r.set_tokens)
+        sets = r.logit_sets()
+        answers: tuple[Answer, Answer] = ("yes", "no")
+        for answer, first, second in zip(answers, sets[a], sets[b], strict=True):
+            only.update((i, answer, a) for i in set(first) - set(second))
+            only.update((i, answer, b) for i in set(second) - set(first))
+    label, clusters = _labels(records), [r.cluster for r in records]
+    boot = {
+        name: binary_scores_bootstrap(
+            _is_yes(records, name),
+            label,
+            n_boot=n_boot,
+            seed=seed,
+            clusters=resampling_clusters(clusters),
+        )
+        for name in (a, b)
+    }
+    method = Interval.from_bootstrap(boot[a]["f1"], clusters, n_boot=n_boot, paired=True).method
+    return SetComparison(
+        a=a,
+        b=b,
+        ids=[
+            IdDifference(id=i, token=tokens.get(i), answer=answer, only_in=side, n_items=n)
+            for (i, answer, side), n in sorted(only.items())
+        ],
+        n_differ=int((_is_yes(records, a) != _is_yes(records, b)).sum()),
+        differences={
+            metric: Interval.from_replicates(
+                boot[b][metric].estimate - boot[a][metric].estimate,
+                boot[b][metric].replicates - boot[a][metric].replicates,
+                method=method,
+                n=len(records),
+                n_clusters=len(set(clusters)),
+            )
+            for metric in BINARY_METRICS
+        },
     )
 
 
@@ -383,4 +482,5 @@ def summarise_yesno(
         token_sets=_token_sets(typed),
         margins=margins(typed),
         diagnostic=diagnostic,
+        in_context=compare_readouts(typed, REFERENCE, EXTENSION, n_boot=n_boot, seed=seed),
     )

@@ -97,7 +97,8 @@ class Item(IdentifiedItem):
     target: str | float | bool | None = None
     """The intended answer (usually one of ``options``), for downstream checks."""
     images: tuple[str, ...] = ()
-    """Image files shown at the start of the first user turn (vision-language models only)."""
+    """Image files for a vision-language model: shown at the start of the first user turn, or
+    at a raw prompt's own image placeholders (e.g. LLaVA's ``USER: <image>\n… ASSISTANT:``)."""
 
     @field_validator("options")
     @classmethod
@@ -138,6 +139,4 @@ class Item(IdentifiedItem):
     def _prompt_xor_messages(self) -> Item:
         if (self.prompt is None) == (self.messages is None):
             raise ValueError("give exactly one of 'prompt' and 'messages'")
-        if self.images and self.messages is None:
-            raise ValueError("images go with chat 'messages', not a raw 'prompt'")
         return self

@@ -7,7 +7,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import field_validator
+from pydantic import ValidationInfo, field_validator
 
 from readout_audit._exceptions import InputError
 from readout_audit._util._jsonl import loads_line
@@ -22,6 +22,9 @@ class YesNoItem(IdentifiedItem):
 
     question: str
     label: Literal["yes", "no"]
+    prompt: str | None = None
+    """The item's own raw prompt holding the question, used verbatim instead of the chat
+    template and scored at its end (e.g. LLaVA's ``USER: <image>\n{question} ASSISTANT:``)."""
     image: str | None = None
     """Image file, relative to the image folder given at load time (or absolute)."""
     split: str = "all"
@@ -37,6 +40,14 @@ class YesNoItem(IdentifiedItem):
     def _question_has_text(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("must not be empty")
+        return value
+
+    @field_validator("prompt")
+    @classmethod
+    def _prompt_holds_the_question(cls, value: str | None, info: ValidationInfo) -> str | None:
+        question = info.data.get("question")
+        if value is not None and question is not None and question not in value:
+            raise ValueError(f"must contain the item's question {question!r} verbatim")
         return value
 
 
@@ -59,7 +70,7 @@ def _with_images(items: list[YesNoItem], images: str | Path | None) -> list[YesN
 
 
 def load_yesno_items(path: str | Path, images: str | Path | None = None) -> list[YesNoItem]:
-    """Load JSONL yes/no items (``id``, ``question``, ``label``, optional ``image``, ``split``).
+    """Load JSONL yes/no items: id, question, label, optional prompt, image and split.
 
     With ``images``, every item's image is resolved against that folder and must exist.
     """

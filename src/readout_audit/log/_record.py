@@ -118,23 +118,43 @@ class YesNoRecord(ScoreRecord):
     first_token: str
     """Its decoded string."""
     yes_ids: list[int]
-    """The dynamic yes set: forms one token long after the prompt, plus diagnostic additions."""
+    """The dynamic yes set (seed 002's Listing 1): yes forms that are one token encoded alone."""
     no_ids: list[int]
     multi_token_forms: list[str]
-    """Declared forms that are not one token after the prompt, so not in the dynamic sets."""
+    """Declared forms that are not one token encoded alone, so not in the dynamic sets."""
     first_token_in_sets: bool
     """Whether the first generated token is in the dynamic yes or no set."""
     legacy_pair: list[int] | None
     """The legacy two-token readout's (yes id, no id), if run."""
     legacy_set: list[list[int]] | None
     """The legacy fixed-id readout's [yes ids, no ids], if run."""
+    algorithm1_set: list[list[int]] | None = None
+    """Algorithm 1's [Y, N]: the legacy set plus the diagnostic's additions, if extended."""
+    in_context_set: list[list[int]] | None = None
+    """The in-context extension's [yes ids, no ids]: forms one token after the rendered prompt."""
     set_logprobs: dict[int, float | None]
     """Log-probability of every id any readout compares (dynamic sets and legacy ids)."""
+    set_tokens: dict[int, str] = Field(default_factory=dict)
+    """The decoded string of every id any readout compares."""
     decisions: dict[str, Literal["yes", "no"] | None]
-    """Each readout's answer: legacy_pair, legacy_set, dynamic, string_parse."""
+    """Each readout's answer: legacy_pair, legacy_set, algorithm1, dynamic, dynamic_in_context,
+    string_parse (the ones run)."""
     parsed_answer: Literal["yes", "no"] | None
     """The first yes/no word of the greedy text (None: none; string_parse then reads yes)."""
     parse_offset: int | None
     parse_in_first_token: bool
     """Whether that word starts in the first generated token (else the text did not begin at
     the answer, the failure seed 002 found in one harness)."""
+
+    def logit_sets(self) -> dict[str, tuple[list[int], list[int]]]:
+        """The (yes ids, no ids) each logit readout of this record compared, by readout."""
+        sets: dict[str, tuple[list[int], list[int]]] = {}
+        if self.legacy_pair is not None:
+            sets["legacy_pair"] = ([self.legacy_pair[0]], [self.legacy_pair[1]])
+        for name, pair in (("legacy_set", self.legacy_set), ("algorithm1", self.algorithm1_set)):
+            if pair is not None:
+                sets[name] = (pair[0], pair[1])
+        sets["dynamic"] = (self.yes_ids, self.no_ids)
+        if self.in_context_set is not None:
+            sets["dynamic_in_context"] = (self.in_context_set[0], self.in_context_set[1])
+        return sets

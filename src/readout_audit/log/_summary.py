@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from readout_audit.stats._bootstrap import Interval as BootstrapInterval
 from readout_audit.stats._resample import resampling_clusters
 
-SUMMARY_SCHEMA_VERSION = 2
+SUMMARY_SCHEMA_VERSION = 3
 """Version of ``summary.json``; 1 was the untyped summary of readout-audit 0.1."""
 
 Verdict = Literal["pass", "warn", "fail"]

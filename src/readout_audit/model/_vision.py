@@ -20,6 +20,8 @@ class VisionCodec(TextCodec):
         super().__init__(processor.tokenizer, name=name, context_window=context_window)
         self._processor = processor
         self._templater = processor  # its chat template places the image parts
+        self.image_token: str | None = getattr(processor, "image_token", None)
+        """The placeholder a raw prompt writes where an image goes (LLaVA's ``<image>``)."""
 
     def image_inputs(
         self, text: str, images: Sequence[str], *, item_id: str | None = None

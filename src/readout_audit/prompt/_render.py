@@ -13,6 +13,7 @@ from readout_audit.data._item import Item
 from readout_audit.model._codec import TextCodec
 
 Ending = Literal["newline", "space", "none"]
+ContextSource = Literal["messages", "prompt"]
 TAIL_CHARS = 60
 
 
@@ -43,6 +44,9 @@ class RenderedContext(BaseModel):
     """Id of the token at ``scored_index``."""
     ending: Ending
     """Class of the rendered ending: newline, space or none (no separator)."""
+    rendered_from: ContextSource | None = None
+    """The item's chat ``messages`` (through the template) or its raw ``prompt`` (verbatim);
+    None in records written before this was recorded."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,8 @@ class Rendering:
     are encoded after these, and their tokens follow ``token_ids``."""
     model_inputs: Mapping[str, Any] | None = field(default=None, compare=False)
     """Inputs besides the token ids (an image's pixel values), passed with the context."""
+    source: ContextSource = "messages"
+    """What the text was rendered from: chat ``messages`` or a raw ``prompt``."""
 
     @property
     def text_ids(self) -> tuple[int, ...]:
@@ -78,10 +84,11 @@ class Rendering:
             scored_index=len(self.token_ids) - 1,
             last_token_id=self.token_ids[-1],
             ending=ending_class(self.text),
+            rendered_from=self.source,
         )
 
 
-def context_field(item: Item) -> str:
+def context_field(item: Item) -> ContextSource:
     """The item field that holds its context: ``messages`` or ``prompt``."""
     return "messages" if item.messages is not None else "prompt"
 
@@ -91,20 +98,39 @@ def render(
 ) -> Rendering:
     """Render an item: a raw prompt verbatim, or messages through the chat template, plus stem.
 
-    Raises ``InputError`` naming the item when the context is empty or exceeds the model's window.
+    Images (a vision-language model's) lead the first user turn of messages, or fill a raw
+    prompt's own image placeholders. Raises ``InputError`` naming the item when the context is
+    empty or exceeds the model's window.
     """
-    if item.images:
-        return _render_with_images(item, codec, template_kwargs or {})
+    expand = getattr(codec, "image_inputs", None)
+    if item.images and expand is None:
+        raise item.error(f"the model ({codec.name}) takes no images", "images")
     if item.messages is not None:
-        text = _chat_text(item, codec, [m.model_dump() for m in item.messages], template_kwargs)
+        text = _chat_text(item, codec, _chat_messages(item), template_kwargs)
         prefix: tuple[int, ...] = ()
     else:
         text = item.prompt or ""
         prefix = codec.prefix_ids
     text += item.stem or ""
+    if expand is not None and item.images:
+        return _render_with_images(item, codec, text, prefix, expand)
     ids = (*prefix, *codec.encode(text))
     _check_length(item, codec, ids)
-    return Rendering(text=text, token_ids=ids, prefix_ids=prefix)
+    return Rendering(text=text, token_ids=ids, prefix_ids=prefix, source=context_field(item))
+
+
+def _chat_messages(item: Item) -> list[dict[str, Any]]:
+    """The messages as the template takes them; an image item's images lead its first user turn."""
+    assert item.messages is not None
+    if not item.images:
+        return [m.model_dump() for m in item.messages]
+    messages: list[dict[str, Any]] = []
+    for message in item.messages:
+        parts: list[dict[str, str]] = [{"type": "text", "text": message.content}]
+        if message.role == "user" and not any(m["role"] == "user" for m in messages):
+            parts = [{"type": "image"} for _ in item.images] + parts
+        messages.append({"role": message.role, "content": parts})
+    return messages
 
 
 def _chat_text(
@@ -131,28 +157,27 @@ def _check_length(item: Item, codec: TextCodec, ids: tuple[int, ...]) -> None:
 
 
 def _render_with_images(
-    item: Item, codec: TextCodec, template_kwargs: Mapping[str, Any]
+    item: Item, codec: TextCodec, text: str, prefix: tuple[int, ...], expand: Any
 ) -> Rendering:
-    """Render an image item: its images lead the first user turn, as the processor expects.
+    """Render an image item's text, each image placeholder expanded by the processor.
 
-    The processor then expands each image placeholder into the tokens the model reads.
+    The model reads the expansion; options are encoded after the text's own tokens.
     """
-    expand = getattr(codec, "image_inputs", None)
-    if expand is None:
-        raise item.error(f"the model ({codec.name}) takes no images", "images")
-    assert item.messages is not None  # the item validates images go with messages
-    messages: list[dict[str, Any]] = []
-    for message in item.messages:
-        parts: list[dict[str, str]] = [{"type": "text", "text": message.content}]
-        if message.role == "user" and not any(m["role"] == "user" for m in messages):
-            parts = [{"type": "image"} for _ in item.images] + parts
-        messages.append({"role": message.role, "content": parts})
-    text = _chat_text(item, codec, messages, template_kwargs) + (item.stem or "")
-    ids, inputs = expand(text, item.images, item_id=item.id)
-    _check_length(item, codec, tuple(ids))
+    placeholder = getattr(codec, "image_token", None)
+    if item.prompt is not None and placeholder and text.count(placeholder) != len(item.images):
+        raise item.error(
+            f"the raw prompt holds {text.count(placeholder)} image placeholder(s) "
+            f"{placeholder!r} for {len(item.images)} image(s)",
+            "prompt",
+        )
+    expanded, inputs = expand(text, item.images, item_id=item.id)
+    ids = (*prefix, *expanded)
+    _check_length(item, codec, ids)
     return Rendering(
         text=text,
-        token_ids=tuple(ids),
-        boundary_ids=tuple(codec.encode(text)),
+        token_ids=ids,
+        prefix_ids=prefix,
+        boundary_ids=(*prefix, *codec.encode(text)),
         model_inputs=inputs,
+        source=context_field(item),
     )

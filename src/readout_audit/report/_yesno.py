@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from readout_audit.log._record import YesNoRecord
 from readout_audit.log._run import Run
@@ -20,34 +20,57 @@ from readout_audit.report._blocks import (
 from readout_audit.report._common import browser, mass_figure
 
 if TYPE_CHECKING:
-    from readout_audit.audit._yesno_summary import YesNoSummary
+    from readout_audit.audit._yesno_summary import SetComparison, YesNoSummary
 
 MARGIN_TITLE = "max ℓ over yes − max ℓ over no"
 
 
+def _listed(entries: dict[str, dict[str, Any]]) -> str:
+    return ", ".join(f"{t} {v['token']!r} ×{v['count']}" for t, v in entries.items()) or "none"
+
+
+def _ids(entries: list[dict[str, Any]]) -> str:
+    """Ids with their tokens (records written before tokens were logged give only the id)."""
+    return ", ".join(
+        f"{e['id']} {e['token']!r}" if e["token"] is not None else str(e["id"]) for e in entries
+    )
+
+
+def _diagnostic_text(diagnostic: dict[str, Any]) -> str:
+    """Algorithm 1's diagnostic in one paragraph: what it read, what was missing, what it added."""
+    head = (
+        f"Diagnostic (Algorithm 1) on {diagnostic['sample']} questions (seed {diagnostic['seed']})"
+    )
+    if diagnostic.get("Y") is None:
+        return f"{head}: first tokens {_listed(diagnostic['emitted'])}; no legacy Y, N to check."
+    proposed = f"yes {diagnostic['proposed_yes']}, no {diagnostic['proposed_no']}"
+    action = "added to Y and N (algorithm1)" if diagnostic.get("extended") else "not added"
+    return (
+        f"{head}: first tokens outside Y ∪ N: {_listed(diagnostic['missing'])}; yes/no forms "
+        f"among them: {proposed}, {action}."
+    )
+
+
 def _tokens_section(summary: YesNoSummary) -> Section:
     blocks: list[Block] = []
-    diagnostic = summary.diagnostic
-    if diagnostic:
-        outside = ", ".join(
-            f"{t} {v['token']!r} ×{v['count']}" for t, v in diagnostic["outside_sets"].items()
-        )
-        blocks.append(
-            TextBlock(
-                f"Diagnostic (Algorithm 1) on {diagnostic['sample']} questions (seed "
-                f"{diagnostic['seed']}): argmax outside the sets: {outside or 'none'}"
-            )
-        )
+    if summary.diagnostic:
+        blocks.append(TextBlock(_diagnostic_text(summary.diagnostic)))
     sets = [
         [
-            ", ".join(f"{e['id']} {e['form']!r}" for e in s["yes"]),
-            ", ".join(f"{e['id']} {e['form']!r}" for e in s["no"]),
+            s["readout"],
+            _ids(s["yes"]),
+            _ids(s["no"]),
             ", ".join(repr(f) for f in s["multi_token_forms"]) or "none",
             str(s["n_items"]),
         ]
         for s in summary.token_sets
     ]
-    in_sets = {e["id"] for s in summary.token_sets for e in (*s["yes"], *s["no"])}
+    in_sets = {
+        e["id"]
+        for s in summary.token_sets
+        if s["readout"] == "dynamic"
+        for e in (*s["yes"], *s["no"])
+    }
     first = [
         [
             t,
@@ -59,18 +82,42 @@ def _tokens_section(summary: YesNoSummary) -> Section:
     ]
     blocks += [
         TableBlock(
-            "Tokenizer-derived sets",
-            ["yes ids", "no ids", "multi-token forms", "items"],
+            "Token sets by readout (each id with its token in this vocabulary)",
+            ["readout", "yes ids", "no ids", "multi-token forms", "items"],
             sets,
+            "dynamic: Listing 1's forms encoded alone; dynamic_in_context: the forms and their "
+            "upper-case variants encoded after the rendered prompt; multi-token forms are left "
+            "out of the set.",
             wrap=("yes ids", "no ids", "multi-token forms"),
         ),
         TableBlock(
             "First generated tokens (the ids the model actually emits)",
-            ["token id", "token", "count", "in the sets"],
+            ["token id", "token", "count", "in the dynamic sets"],
             first,
         ),
     ]
     return Section("Token sets and first generated tokens", blocks)
+
+
+def _comparison_section(comparison: SetComparison) -> Section:
+    ids = [[str(d.id), repr(d.token), d.answer, d.only_in, str(d.n_items)] for d in comparison.ids]
+    metrics = [[name, fmt(d.estimate), interval(d)] for name, d in comparison.differences.items()]
+    return Section(
+        f"{comparison.b} against {comparison.a}",
+        [
+            TableBlock(
+                "Ids in one readout's sets only",
+                ["token id", "token", "answer", "only in", "items"],
+                ids,
+            ),
+            TableBlock(
+                f"{comparison.b} − {comparison.a} ({comparison.n_differ} questions answered "
+                "differently)",
+                ["metric", "difference", "95% paired interval"],
+                metrics,
+            ),
+        ],
+    )
 
 
 def _metrics_section(summary: YesNoSummary) -> Section:
@@ -104,9 +151,10 @@ def _metrics_section(summary: YesNoSummary) -> Section:
             "Readouts (95% cluster-bootstrap intervals)",
             [*columns, "yes-rate", "accuracy"],
             rows,
-            "legacy_pair/legacy_set: fixed token ids; dynamic: max-logit over the sets derived "
-            "from the tokenizer; string_parse: the first yes/no word of the greedy text (none "
-            "reads yes).",
+            "legacy_pair/legacy_set: fixed token ids; algorithm1: the legacy set with the "
+            "diagnostic's additions; dynamic: max-logit over Listing 1's sets from the "
+            "tokenizer; dynamic_in_context: the in-context extension; string_parse: the first "
+            "yes/no word of the greedy text (none reads yes).",
         )
     ]
     if forest:
@@ -176,9 +224,11 @@ def _paired_section(summary: YesNoSummary) -> Section:
 def yesno_sections(run: Run, summary: YesNoSummary) -> list[Section]:
     """The yes/no audit's sections, in the order a reader checks them."""
     typed = [r for r in run.records if isinstance(r, YesNoRecord)]
+    comparison = [_comparison_section(summary.in_context)] if summary.in_context else []
     return [
         _tokens_section(summary),
         _metrics_section(summary),
+        *comparison,
         _paired_section(summary),
         Section("Forms' mass", [mass_figure(typed, lambda r: r.split, "split")]),
         browser(typed),
