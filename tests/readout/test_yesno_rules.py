@@ -118,16 +118,21 @@ def test_max_logit_rule(logprobs, expected):
 
 
 @pytest.mark.parametrize(
-    ("text", "first", "answer", "offset", "in_first"),
+    ("text", "first", "rule", "answer", "offset", "in_first"),
     [
-        ("Yes, it is.", 3, "yes", 0, True),
-        (" No.", 3, "no", 1, True),
-        ("I think the answer is no.", 1, "no", 22, False),
-        ("Nothing is known; yes.", 7, "yes", 18, False),  # "No" inside "Nothing" is no word
-        ("Maybe.", 5, None, None, False),
+        ("Yes, it is.", 3, "substring", "yes", 0, True),
+        (" No.", 3, "substring", "no", 1, True),
+        ("I think the answer is no.", 1, "substring", "no", 22, False),
+        # the paper's first yes/no substring: "No" inside "Nothing" reads no
+        ("Nothing is known; yes.", 7, "substring", "no", 0, True),
+        ("I know it; yes.", 1, "substring", "no", 3, False),  # "know" holds "no"
+        ("Nothing is known; yes.", 7, "word", "yes", 18, False),  # a standalone word only
+        ("Eyes open. No.", 1, "word", "no", 11, False),
+        ("Eyes open. No.", 1, "substring", "yes", 1, False),
+        ("Maybe.", 5, "substring", None, None, False),
     ],
 )
-def test_string_parse(text, first, answer, offset, in_first):
-    parsed = parse_yes_no(text, first)
+def test_string_parse(text, first, rule, answer, offset, in_first):
+    parsed = parse_yes_no(text, first, rule)
     assert (parsed.answer, parsed.offset, parsed.in_first_token) == (answer, offset, in_first)
     assert parsed.decision == (answer or "yes")  # POPE reads an unparsed text as yes

@@ -30,7 +30,7 @@ from readout_audit.data._yesno import YesNoItem, demo_yesno_items, load_pope, lo
 from readout_audit.kind._registry import UnknownKindError, audit_kinds, get_kind
 from readout_audit.prompt._spec import BUILTIN_SPECS, Variant
 from readout_audit.prompt._spec_file import SPEC_SUFFIXES, load_spec_file
-from readout_audit.readout._yesno import LLAMA_PAIR, LLAMA_SET, NO_FORMS, YES_FORMS
+from readout_audit.readout._yesno import LLAMA_PAIR, LLAMA_SET, NO_FORMS, YES_FORMS, ParseRule
 
 
 def _load_mc(
@@ -382,6 +382,14 @@ def _load_yesno(source: Path | None, images: Path | None) -> list[YesNoItem]:
     "--instruction", help="Appended to each question on a new line, e.g. 'Answer yes or no.'"
 )
 @click.option(
+    "--parse-rule",
+    type=click.Choice(["substring", "word"]),
+    default="substring",
+    show_default=True,
+    help="string_parse: the first yes/no substring of the decoded text (the paper's; 'Nothing' "
+    "reads no) or the first standalone yes/no word.",
+)
+@click.option(
     "--diagnostic-sample",
     default=DIAGNOSTIC_SAMPLE,
     show_default=True,
@@ -416,6 +424,7 @@ def yesno_command(
     no_forms: tuple[str, ...],
     in_context_sets: bool,
     instruction: str | None,
+    parse_rule: str,
     diagnostic_sample: int,
     extend_sets: bool,
     seed: int,
@@ -431,6 +440,7 @@ def yesno_command(
         legacy_pair=pair,
         legacy_set=sets,
         instruction=instruction,
+        parse_rule=cast(ParseRule, parse_rule),
     )
     run_with_model(
         "yesno",

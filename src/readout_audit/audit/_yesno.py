@@ -33,6 +33,7 @@ from readout_audit.readout._yesno import (
     UPPER_YES_FORMS,
     YES_FORMS,
     Answer,
+    ParseRule,
     TokenSets,
     algorithm1_diagnostic,
     listing1_sets,
@@ -68,6 +69,8 @@ class YesNoSetup:
     """Algorithm 1's fixed Y and N (the legacy eight-token sets), checked by its diagnostic."""
     instruction: str | None = None
     """Appended to each question on a new line (e.g. ``Answer yes or no.``); none by default."""
+    parse_rule: ParseRule = "substring"
+    """string_parse's rule: the paper's first yes/no substring, or the first standalone word."""
 
     def __post_init__(self) -> None:
         yes, no = self.option_forms
@@ -119,6 +122,7 @@ class YesNoSetup:
             "legacy_pair": list(self.legacy_pair) if self.legacy_pair else None,
             "legacy_set": [list(s) for s in self.legacy_set] if self.legacy_set else None,
             "instruction": self.instruction,
+            "parse_rule": self.parse_rule,
         }
 
 
@@ -225,7 +229,7 @@ def yesno_record(
     logprobs = {i: scores.distribution.logprob(i) for i in wanted}
     first = base.greedy.token_ids[0] if base.greedy.token_ids else base.argmax_id
     first_text = model.codec.decode([first])
-    parsed = parse_yes_no(base.greedy.text, len(first_text))
+    parsed = parse_yes_no(base.greedy.text, len(first_text), setup.parse_rule)
     decisions: dict[str, Answer | None] = {
         name: max_logit_decision(logprobs, s) for name, s in readouts.items()
     }

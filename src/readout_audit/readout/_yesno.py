@@ -24,7 +24,13 @@ LLAMA_PAIR = (3582, 1217)
 """The legacy two-token readout's ids: LLaMA-2's ``yes`` and ``no``."""
 LLAMA_SET = ((3582, 8241, 4874, 3869), (1217, 3782, 694, 1939))
 """The legacy eight-token sets: LLaMA-2's yes, Yes, ' yes', ' Yes' and no, No, ' no', ' No'."""
-_WORD = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
+ParseRule = Literal["substring", "word"]
+"""``substring``: the first ``yes`` or ``no`` anywhere, in any case (paper 002, so ``Nothing``
+reads no); ``word``: the first standalone yes/no word (this project's stricter option)."""
+_PATTERNS: dict[str, re.Pattern[str]] = {
+    "substring": re.compile(r"(yes|no)", re.IGNORECASE),
+    "word": re.compile(r"\b(yes|no)\b", re.IGNORECASE),
+}
 _FORM = re.compile(r"[\s\u2581\u0120]*(yes|no)[\s\u2581\u0120]*", re.IGNORECASE)
 """yes or no in any case, with whitespace or word-boundary markers (SentencePiece ▁,
 byte-level BPE Ġ) around it."""
@@ -157,13 +163,13 @@ class ParsedAnswer:
         return self.answer or "yes"
 
 
-def parse_yes_no(text: str, first_token_chars: int) -> ParsedAnswer:
-    """String parsing as POPE-style harnesses do it: the first yes/no word of the decoded text.
+def parse_yes_no(text: str, first_token_chars: int, rule: ParseRule = "substring") -> ParsedAnswer:
+    """String parsing as POPE-style harnesses do it: the first yes/no substring (or word).
 
-    ``first_token_chars`` is the length of the first generated token's decoded text; a word
+    ``first_token_chars`` is the length of the first generated token's decoded text; a match
     found after it means the text did not begin at the answer token.
     """
-    match = _WORD.search(text)
+    match = _PATTERNS[rule].search(text)
     if match is None:
         return ParsedAnswer(answer=None, offset=None, in_first_token=False)
     word = match.group(1).lower()
