@@ -82,3 +82,30 @@ def test_missing_dataset_offline_names_the_dataset(tmp_path):
 def test_missing_subset_is_an_input_error(hub_copy):
     with pytest.raises(InputError, match="subset 'botany'"):
         load_mmlu_hf(str(hub_copy), "botany")
+
+
+def test_mmlu_pro_rows_are_lettered_to_their_last_option(tmp_path):
+    """MMLU-Pro's layout (the paper's D1): ``options`` of varying length, a letter answer."""
+    from datasets import Dataset
+
+    ten = [f"option {n}" for n in range(10)]
+    table = {
+        "question_id": [70, 71],
+        "question": ["Which is tenth?", "Which is third?"],
+        "options": [ten, ten[:7]],
+        "answer": ["J", "C"],
+        "answer_index": [9, 2],
+        "category": ["business", "law"],
+    }
+    (tmp_path / "data").mkdir()
+    Dataset.from_dict(table).to_parquet(tmp_path / "data" / "test-00000-of-00001.parquet")
+    (tmp_path / "README.md").write_text(
+        "---\nconfigs:\n- config_name: default\n  data_files:\n  - split: test\n"
+        "    path: data/test-*\n---\n"
+    )
+    items = load_mmlu_hf(str(tmp_path), "default")
+    assert [(i.id, i.answer, len(i.choices), i.cluster) for i in items] == [
+        ("business/1", "J", 10, "business"),
+        ("law/1", "C", 7, "law"),
+    ]
+    assert items[0].letters == tuple("ABCDEFGHIJ") and items[1].letters == tuple("ABCDEFG")

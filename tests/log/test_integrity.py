@@ -12,7 +12,7 @@ from rich.console import Console
 
 from readout_audit import Item, RunDirectoryError, read_run, score
 from readout_audit.audit import SCORE
-from readout_audit.log import RunDirectory
+from readout_audit.log import SUMMARY_SCHEMA_VERSION, RunDirectory
 from readout_audit.report import print_report
 
 HOLD = """
@@ -90,10 +90,12 @@ def test_a_cut_last_line_is_reported_and_rescored_on_resume(model, separator_run
 def test_corrupt_manifest_and_summary_give_clear_errors(model, separator_run):
     out, items = separator_run
     summary = out / "summary.json"
-    summary.write_text('{"schema_version": 2, "kind": "score", "n_rec')
+    summary.write_text(f'{{"schema_version": {SUMMARY_SCHEMA_VERSION}, "kind": "score", "n_rec')
     with pytest.raises(RunDirectoryError, match=r"summary.json is corrupt \(not JSON"):
         read_run(out)
-    summary.write_text(json.dumps({"schema_version": 2, "kind": "score", "n_records": "many"}))
+    summary.write_text(
+        json.dumps({"schema_version": SUMMARY_SCHEMA_VERSION, "kind": "score", "n_records": "many"})
+    )
     with pytest.raises(RunDirectoryError, match=r"summary.json is not a valid score summary"):
         read_run(out)
     summary.unlink()

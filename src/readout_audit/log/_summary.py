@@ -11,8 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from readout_audit.stats._bootstrap import Interval as BootstrapInterval
 from readout_audit.stats._resample import resampling_clusters
 
-SUMMARY_SCHEMA_VERSION = 2
-"""Version of ``summary.json``; 1 was the untyped summary of readout-audit 0.1."""
+SUMMARY_SCHEMA_VERSION = 3
+"""Version of ``summary.json``; 1 was the untyped summary of readout-audit 0.1, 2 the options
+summary before the continuation classes and flags of version-2 records."""
 
 Verdict = Literal["pass", "warn", "fail"]
 SMALL_SAMPLE = 30

@@ -1,5 +1,11 @@
 """Readouts and diagnostics at a scored position: options in context, mass, argmax, greedy text."""
 
+from readout_audit.readout._continuation import (
+    ContinuationClass,
+    ContinuationReading,
+    letter_pull,
+    read_continuation,
+)
 from readout_audit.readout._options import (
     OptionEncoding,
     distinct_first_tokens,
@@ -36,6 +42,8 @@ __all__ = [
     "LLAMA_SET",
     "NO_FORMS",
     "YES_FORMS",
+    "ContinuationClass",
+    "ContinuationReading",
     "Greedy",
     "OptionEncoding",
     "ParsedAnswer",
@@ -44,11 +52,13 @@ __all__ = [
     "TopToken",
     "distinct_first_tokens",
     "encode_in_context",
+    "letter_pull",
     "max_logit_decision",
     "numeric_values",
     "option_mass",
     "parse_yes_no",
     "position_request",
+    "read_continuation",
     "read_position",
     "renormalise",
     "sets_from_encodings",
