@@ -126,7 +126,7 @@ def test_the_report_shows_the_continuation_table(forecast_run):
 
     html = render_html(forecast_run)
     assert "What the greedy continuation writes first" in html
-    for column in ("answers first", "option first", "recites question/instruction"):
+    for column in ("answers the item", "gives an option", "recites question or instruction"):
         assert column in html
     assert "argmax off the options" in html and "letter pull" in html
 

@@ -19,6 +19,8 @@ RECITALS = [
     "Answer with exactly one of: A, B, C, D.",
     "Out of 100 such readers, how many answer correctly?",
     "Reply with exactly one of: 10, 30, 50, 70, 90.",
+    "A future reader will be shown ONLY the note above, not the source text, and will then be "
+    "asked:",
 ]
 
 
@@ -42,10 +44,13 @@ RECITALS = [
         # recites the option list: two lines labelled with consecutive letters
         ("A: her English was poor\nB: it's easy to master English", "recites_options"),
         ("B) yeast\n\nC) the flour", "recites_options"),
+        ("A: Suburbs\nB: Suburbs\nC: CBDs\nD", "recites_options"),  # cut at the token limit
+        ("A\nB\nC", "recites_options"),
         # recites the question or an instruction, whole or cut off at the token limit
         ("After the woman visited the United", "recites_prompt"),
         ("Answer with exactly one of: A, B, C, D.\n", "recites_prompt"),
         ("Out of 100 such readers, how many answer correctly? 70", "recites_prompt"),
+        ("A future reader will be shown only the note above,", "recites_prompt"),  # any case
         # prose: the paper's three openings that answer only later, and the article
         ("Based on the note, the correct answer is D: people", "prose"),
         ("D is not true, as the note", "prose"),
@@ -95,6 +100,8 @@ def test_text_after_a_special_token_or_a_new_turn_is_dropped():
         ("Reply with exactly one of: 10, 30, 50,", False, False, False),
         ("Answer with exactly one of: A, B, C, D.\n", False, False, False),
         ("A: x\nB: y\n\n30", False, True, False),
+        ("A: Suburbs\nB: Suburbs\nC: CBDs\nD", False, False, False),
+        ("out of 100 such readers, how many answer correctly? B: 70", False, True, True),
     ],
 )
 def test_flags(text, then_option, option_anywhere, letter_anywhere):

@@ -110,8 +110,12 @@ def _recital_lines(text: str, letters: Sequence[str]) -> set[int]:
 
 
 def _label_of(line: str, letters: Sequence[str]) -> int | None:
-    """The position of the item letter labelling a line (``B:``, ``B.``, ``(B)``, ``B)``)."""
-    match = re.match(r"\s*\(?([A-Z])[:.)]", line)
+    """The position of the item letter labelling a line, or None.
+
+    A label is ``B:``, ``B.``, ``(B)``, ``B)`` or ``B`` alone (how a list cut off at the token
+    limit ends).
+    """
+    match = re.match(r"\s*\(?([A-Z])(?:[:.)]|\s*$)", line)
     if match and match.group(1) in letters:
         return list(letters).index(match.group(1))
     return None
@@ -128,32 +132,34 @@ def _outside_recitals(text: str, letters: Sequence[str], recitals: Sequence[str]
     for i, line in enumerate(text.splitlines()):
         if i in drop:
             continue
-        rest = _normalised(line)
-        while (target := _recital_at(rest, recitals)) is not None:
-            rest = rest[len(target) :].lstrip()
+        rest = " ".join(line.split())
+        while length := _recital_length(rest, recitals):
+            rest = rest[length:].lstrip()
         kept.append(rest)
     return "\n".join(kept)
 
 
 def _normalised(text: str) -> str:
-    return " ".join(text.split())
+    """Whitespace collapsed and case folded, for comparing a recital with its source."""
+    return " ".join(text.split()).casefold()
 
 
-def _recital_at(line: str, recitals: Sequence[str]) -> str | None:
-    """The part of a normalised line that recites a string, or None.
+def _recital_length(line: str, recitals: Sequence[str]) -> int:
+    """How many characters at the start of a whitespace-collapsed line recite a string.
 
-    That part is the whole string at the line's start, or the whole line when it is cut off
-    inside one.
+    The whole string when the line starts with it, the whole line when it is cut off inside
+    one (12 characters or more), else 0. Case is ignored.
     """
-    if not line:
-        return None
+    folded = line.casefold()
+    if not folded:
+        return 0
     for recital in recitals:
         target = _normalised(recital)
-        if target and line.startswith(target):
-            return target
-        if target and len(line) >= _MIN_CUT_RECITAL and target.startswith(line):
-            return line
-    return None
+        if target and folded.startswith(target):
+            return len(target)
+        if target and len(folded) >= _MIN_CUT_RECITAL and target.startswith(folded):
+            return len(folded)
+    return 0
 
 
 def _contains_option(text: str, options: Sequence[str]) -> bool:
@@ -187,7 +193,7 @@ def classify_opening(
         return "gives_option" if letter in declared else "answers_item"
     if _option_match(opening, options):
         return "gives_option"
-    if _recital_at(_normalised(opening.split("\n", 1)[0]), recitals) is not None:
+    if _recital_length(" ".join(opening.split("\n", 1)[0].split()), recitals):
         return "recites_prompt"
     if re.match(r"[^\W\d_]", opening):
         return "prose"

@@ -16,10 +16,10 @@ if TYPE_CHECKING:
 
 
 CONTINUATION_COLUMNS = {
-    "answers_item": "answers first",
-    "gives_option": "option first",
-    "recites_options": "recites options",
-    "recites_prompt": "recites question/instruction",
+    "answers_item": "answers the item",
+    "gives_option": "gives an option",
+    "recites_options": "recites the options",
+    "recites_prompt": "recites question or instruction",
     "prose": "prose",
     "other": "other",
 }
@@ -49,6 +49,7 @@ def continuation_table(summary: OptionsSummary) -> TableBlock:
         "three are flags that overlap them: the opening answers the item and a declared option "
         "follows; a declared option anywhere outside a recited option list; an item letter used "
         "as an answer anywhere.",
+        wrap=tuple(columns[2:]),
     )
 
 
