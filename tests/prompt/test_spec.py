@@ -23,11 +23,37 @@ def _user(item):
 
 BLOCK = "Which is a fruit?\nA: apple\nB: brick\nAnswer with exactly one of: A, B."
 C0 = (
-    "Note: Apples grow on trees.\n\nA future reader will be shown ONLY the note above, not the "
-    f"source text, and will then be asked:\n\n{BLOCK}\n\nOut of 100 such readers, how many "
+    "Note:\nApples grow on trees.\n\nA future reader will be shown ONLY the note above, not the "
+    f"source text, and will then be asked:\n{BLOCK}\n\nOut of 100 such readers, how many "
     "answer correctly? Reply with exactly one of: 10, 30, 50, 70, 90."
 )
 """Appendix B's production prompt, with this item's note and block."""
+
+
+def test_production_prompt_has_the_sha256_appendix_b_prints():
+    """The paper's Figure 1 item on Qwen3-4B-Instruct-2507: 704 characters, SHA-256 7db81d95…"""
+    import hashlib
+
+    item = MCItem(
+        id="high6240.txt",
+        question="After the woman visited the United States she might feel that   _  .",
+        choices=[
+            "her English was poor",
+            "it's easy to master English",
+            "it's difficult to make money",
+            "people there weren't very friendly",
+        ],
+        answer="A",
+        note="A woman from Japan was telling a friend about her trip to the United States. The "
+        "woman had visited major businesses and investment companies in New York City and "
+        "Chicago. The correct answer is A: her English was poor.",
+    )
+    user = _user(build_item(FORECAST, item, "production"))
+    rendered = f"<|im_start|>user\n{user}<|im_end|>\n<|im_start|>assistant\n"  # Qwen3's template
+    assert len(rendered) == 704
+    assert hashlib.sha256(rendered.encode()).hexdigest() == (
+        "7db81d9513ef11e6c7bd8f73ad7a8459cb4b04dac22d987419f16db9dc7246d9"
+    )
 
 
 def test_production_is_appendix_b_prompt():
@@ -98,7 +124,7 @@ def test_system_turn_is_s1(variant, stem):
     rendered = build_item(FORECAST, ITEM, variant)
     assert [(m.role, m.content) for m in rendered.messages] == [
         ("system", S1_SYSTEM),
-        ("user", f"Note: Apples grow on trees.\n\nQuoted question:\n{BLOCK}"),
+        ("user", f"Note:\nApples grow on trees.\n\nQuoted question:\n{BLOCK}"),
     ]
     assert rendered.stem == stem
 
@@ -186,8 +212,8 @@ def test_d1_mmlu_pro_items_are_lettered_to_their_last_option():
         ["Pick J.", *rows, "Answer with exactly one of: A, B, C, D, E, F, G, H, I, J."]
     )
     assert _user(build_item(FORECAST, item, "fixed_note")) == (
-        "Note: Landlord only gives when told to take, not give.\n\nA future reader will be "
-        "shown ONLY the note above, not the source text, and will then be asked:\n\n"
+        "Note:\nLandlord only gives when told to take, not give.\n\nA future reader will be "
+        "shown ONLY the note above, not the source text, and will then be asked:\n"
         f"{block}\n\nOut of 100 such readers, how many answer correctly? Reply with exactly one "
         "of: 10, 30, 50, 70, 90."
     )

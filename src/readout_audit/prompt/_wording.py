@@ -1,7 +1,9 @@
 """The exact wording of seed 000's prompts, conditions and substitutes (Appendices B, D and I).
 
-The paper prints these texts in typeset boxes whose line breaks are not the prompt's; the
-line breaks here are ours, and apostrophes are straight (the paper's A1 prints a straight one).
+C0 is exact to the character: rendered with Qwen3's chat template on the paper's Appendix B
+item, it has the SHA-256 the paper prints (tested). The paper prints the other templates in
+typeset boxes whose line breaks are not the prompt's: S1's user turn follows C0's layout, T1's
+and T2's line breaks are ours, and apostrophes are straight (as in A1 and C0).
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ FORECAST_QUESTION = "Out of 100 such readers, how many answer correctly?"
 GRID_REQUEST = "Reply with exactly one of: 10, 30, 50, 70, 90."
 
 FORECAST_TEMPLATE = (
-    "Note: {note}\n\nA future reader will be shown ONLY the note above, not the source text, "
-    f"and will then be asked:\n\n{{item}}\n\n{FORECAST_QUESTION} {GRID_REQUEST}"
+    "Note:\n{note}\n\nA future reader will be shown ONLY the note above, not the source text, "
+    f"and will then be asked:\n{{item}}\n\n{FORECAST_QUESTION} {GRID_REQUEST}"
 )
 """C0, the production prompt of Appendix B: the note, the quoted item, the forecast request."""
 
@@ -26,8 +28,8 @@ SYSTEM_TEXT = (
 )
 """S1's system text, exactly as Appendix I prints it."""
 
-SYSTEM_USER_TEMPLATE = "Note: {note}\n\nQuoted question:\n{item}"
-"""S1's user turn: the note and the unchanged item block."""
+SYSTEM_USER_TEMPLATE = "Note:\n{note}\n\nQuoted question:\n{item}"
+"""S1's user turn: the note and the unchanged item block, laid out as C0's."""
 
 FIXED_NOTE = "Landlord only gives when told to take, not give."
 """The one note C0 uses for every item (Table 3); it names no answer letter or option."""
