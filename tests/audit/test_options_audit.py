@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from readout_audit import Item, read_run
+from readout_audit import Item, RunDirectoryError, read_run
 from readout_audit.audit import prepare
 from readout_audit.audit._checks import check_ending, check_first_tokens, check_mass
 from readout_audit.audit._options import (
@@ -45,7 +45,7 @@ def forecast_run(model, tmp_path_factory):
         ITEMS,
         FORECAST,
         out,
-        variants=["production", "stem", "space_appended"],
+        variants=["production", "stem", "space_appended", "T1"],
         greedy_tokens=6,
     )
     return read_run(out)
@@ -89,6 +89,82 @@ def test_records_and_summary_re_read_without_the_model(forecast_run):
         "first_token",
         "greedy",
     }
+
+
+def test_continuation_classes_flags_and_letter_pull_per_rung(forecast_run):
+    from collections import Counter
+
+    from readout_audit.readout import letter_pull, read_continuation
+
+    for variant, rung in forecast_run.summary.variants.items():
+        records = [r for r in forecast_run.records if r.variant == variant]
+        readings = []
+        for r in records:
+            recitals = [r.metadata["question"], *r.metadata["instructions"]]
+            reading = read_continuation(r.greedy.text, r.options, r.item_letters, recitals)
+            assert r.continuation_class == reading.continuation_class
+            assert r.letter_pull == letter_pull(
+                r.argmax_class == "answer_letter", r.argmax_token, r.greedy.text
+            )
+            readings.append(reading)
+        assert rung.continuation_classes == dict(Counter(r.continuation_class for r in records))
+        assert rung.n_option_anywhere == sum(x.option_anywhere for x in readings)
+        assert rung.n_answer_then_option == sum(x.answer_then_option for x in readings)
+        assert rung.letter_rate == np.mean([r.letter_pull for r in records])
+        measured = [r for r in records if r.boundary_preserved]
+        assert rung.n_argmax_off_options == sum(not r.argmax_is_option for r in measured)
+    variants = forecast_run.summary.variants
+    # the quoted item's letter opens the production continuation; the stem and T1 open a forecast
+    assert variants["production"].n_argmax_off_options == 2
+    assert variants["stem"].continuation_classes == {"gives_option": 2}
+    assert variants["T1"].continuation_classes == {"gives_option": 2}
+    assert variants["T1"].letter_rate == 0.0 and variants["T1"].n_argmax_off_options == 0
+
+
+def test_the_report_shows_the_continuation_table(forecast_run):
+    from readout_audit.report import render_html
+
+    html = render_html(forecast_run)
+    assert "What the greedy continuation writes first" in html
+    for column in ("answers the item", "gives an option", "recites question or instruction"):
+        assert column in html
+    assert "argmax off the options" in html and "letter pull" in html
+
+
+def test_version_1_records_are_read_with_the_new_rules(forecast_run, tmp_path):
+    import shutil
+
+    from readout_audit.log import RECORD_SCHEMA_VERSION
+
+    copy = tmp_path / "old"
+    shutil.copytree(forecast_run.directory, copy)
+    (copy / "summary.json").unlink()
+    new_fields = ("letter_pull", "answer_then_option", "option_anywhere", "letter_anywhere")
+    lines = []
+    for line in (copy / "records.jsonl").read_text().splitlines():
+        raw = json.loads(line)
+        for name in new_fields:
+            raw.pop(name)
+        raw["metadata"].pop("question")
+        raw["metadata"].pop("instructions")
+        raw["schema_version"] = 1
+        raw["continuation_class"] = "other"  # version 1's class, read again on upgrade
+        lines.append(json.dumps(raw) + "\n")
+    (copy / "records.jsonl").write_text("".join(lines))
+    old = read_run(copy)
+    assert all(r.schema_version == RECORD_SCHEMA_VERSION for r in old.records)
+    current = {(r.item_id, r.variant): r for r in forecast_run.records}
+    for r in old.records:
+        # no recited prompt text in these continuations, so nothing is lost without it
+        assert r.continuation_class == current[r.item_id, r.variant].continuation_class
+        assert r.letter_pull == current[r.item_id, r.variant].letter_pull
+    bad = tmp_path / "bad"
+    shutil.copytree(copy, bad)
+    broken = json.loads(lines[0])
+    broken.pop("greedy")
+    (bad / "records.jsonl").write_text(json.dumps(broken) + "\n")
+    with pytest.raises(RunDirectoryError, match=r"records.jsonl:1: not a valid version-1 record"):
+        read_run(bad)
 
 
 def test_trailing_space_breaks_the_boundary_and_fails_the_ending_check(forecast_run):

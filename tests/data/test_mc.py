@@ -93,3 +93,30 @@ def test_cli_hf_source_defaults_to_the_all_subset_and_the_test_split(hub_copy):
         "astronomy/1",
     ]
     assert len(_load_mc(f"hf:{hub_copy}", "geography", "test", False)) == 2
+
+
+def test_mmlu_pro_rows_are_lettered_to_their_last_option(tmp_path):
+    """MMLU-Pro's layout (the paper's D1): ``options`` of varying length, a letter answer."""
+    from datasets import Dataset
+
+    ten = [f"option {n}" for n in range(10)]
+    table = {
+        "question_id": [70, 71],
+        "question": ["Which is tenth?", "Which is third?"],
+        "options": [ten, ten[:7]],
+        "answer": ["J", "C"],
+        "answer_index": [9, 2],
+        "category": ["business", "law"],
+    }
+    (tmp_path / "data").mkdir()
+    Dataset.from_dict(table).to_parquet(tmp_path / "data" / "test-00000-of-00001.parquet")
+    (tmp_path / "README.md").write_text(
+        "---\nconfigs:\n- config_name: default\n  data_files:\n  - split: test\n"
+        "    path: data/test-*\n---\n"
+    )
+    items = load_mmlu_hf(str(tmp_path), "default")
+    assert [(i.id, i.answer, len(i.choices), i.cluster) for i in items] == [
+        ("business/1", "J", 10, "business"),
+        ("law/1", "C", 7, "law"),
+    ]
+    assert items[0].letters == tuple("ABCDEFGHIJ") and items[1].letters == tuple("ABCDEFG")

@@ -90,7 +90,7 @@ def test_a_cut_last_line_is_reported_and_rescored_on_resume(model, separator_run
 def test_corrupt_manifest_and_summary_give_clear_errors(model, separator_run):
     out, items = separator_run
     summary = out / "summary.json"
-    summary.write_text('{"schema_version": 2, "kind": "score", "n_rec')
+    summary.write_text(f'{{"schema_version": {SUMMARY_SCHEMA_VERSION}, "kind": "score", "n_rec')
     with pytest.raises(RunDirectoryError, match=r"summary.json is corrupt \(not JSON"):
         read_run(out)
     invalid = {"schema_version": SUMMARY_SCHEMA_VERSION, "kind": "score", "n_records": "many"}

@@ -1,10 +1,10 @@
-"""Token classes and continuation rules on hand-written cases."""
+"""Token classes at the scored position on hand-written cases."""
 
 from __future__ import annotations
 
 import pytest
 
-from readout_audit.readout._classes import continuation_class, token_class
+from readout_audit.readout._classes import token_class
 
 LETTERS = ["A", "B", "C", "D"]
 
@@ -29,27 +29,6 @@ def test_token_class(token_id, surface, expected):
 
 def test_letters_that_are_the_declared_options_are_options():
     assert token_class(49, "A", [49, 50], LETTERS) == "option"
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("A: A rake\n\nA rake is", "answers_item"),
-        ("A: a rake\nB: a spoon\nC:", "recites_options"),
-        ("B) yeast\n\nC) the flour", "recites_options"),
-        ("B", "answers_item"),
-        ("(C) because", "answers_item"),
-        ("Answer: D", "answers_item"),
-        ("50 answer correctly.<|im_end|>", "gives_option"),
-        ("  90<|im_end|>", "gives_option"),
-        ("500 people", "other"),
-        ("A spider has 12 legs.", "other"),  # the article opens prose
-        ("The answer is B", "other"),
-        ("<|im_end|>A", "other"),
-    ],
-)
-def test_continuation_class(text, expected):
-    assert continuation_class(text, ["10", "30", "50", "70", "90"], LETTERS) == expected
 
 
 @pytest.mark.parametrize(

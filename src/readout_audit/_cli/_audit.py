@@ -111,7 +111,8 @@ def audit_group() -> None:
 @click.option(
     "--variants",
     default=None,
-    help="Comma-separated rungs of the prompt ladder (default: all, with a spec file's own).",
+    help="Comma-separated rungs of the prompt ladder (default: all: the generic ladder, the "
+    "forecast spec's conditions fixed_note, A1, A2, T1, T2 with their stems, a spec file's own).",
 )
 @click.option("--limit", type=click.IntRange(1), help="Audit only the first N items.")
 @click.option(

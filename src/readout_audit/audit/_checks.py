@@ -27,11 +27,17 @@ def variant_summary(records: Sequence[OptionsRecord]) -> dict[str, Any]:
         "min_mass": float(masses.min()) if masses.size else None,
         "below_floor": int((masses < MASS_FLOOR).sum()),
         "n_mass_measured": int(masses.size),
-        "letter_rate": _rate([r.argmax_class == "answer_letter" for r in records]),
+        "letter_rate": _rate([r.letter_pull for r in records]),
         "option_argmax_rate": _rate([r.argmax_class == "option" for r in records]),
+        "n_argmax_off_options": sum(
+            r.boundary_preserved and not r.argmax_is_option for r in records
+        ),
         "median_isolated_mass": float(np.median(isolated)) if isolated else None,
         "argmax_classes": dict(Counter(r.argmax_class for r in records)),
         "continuation_classes": dict(Counter(r.continuation_class for r in records)),
+        "n_answer_then_option": sum(r.answer_then_option for r in records),
+        "n_option_anywhere": sum(r.option_anywhere for r in records),
+        "n_letter_anywhere": sum(r.letter_anywhere for r in records),
         "n_shared_first_tokens": sum(r.distinct_first_tokens is False for r in records),
         "n_boundary_not_preserved": sum(not r.boundary_preserved for r in records),
         "endings": dict(Counter(r.ending for r in records)),

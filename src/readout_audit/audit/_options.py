@@ -12,7 +12,6 @@ import click
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from readout_audit._exceptions import InputError
 from readout_audit.audit._accuracy import RungAccuracy, rung_accuracy
 from readout_audit.audit._checks import options_checks, variant_summary
 from readout_audit.audit._forecast import Downstream, attach_reader, forecast_downstream
@@ -29,8 +28,16 @@ from readout_audit.log._run import RunDirectory
 from readout_audit.log._summary import Summary
 from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
 from readout_audit.model._codec import TextCodec
-from readout_audit.prompt._spec import LADDER, PromptSpec, Variant, build_item
-from readout_audit.readout._classes import continuation_class, token_class
+from readout_audit.prompt._spec import (
+    FORECAST,
+    LADDER,
+    PromptSpec,
+    Variant,
+    build_item,
+    select_rungs,
+)
+from readout_audit.readout._classes import token_class
+from readout_audit.readout._continuation import letter_pull, read_continuation
 from readout_audit.readout._position import (
     DEFAULT_GREEDY_TOKENS,
     DEFAULT_TOP_K,
@@ -94,7 +101,11 @@ def options_record(
     if scores is None:
         scores = model.score_positions([options_request(job, greedy_tokens, model.codec)])[0]
     base = score_item(model, job, top_k=top_k, scores=scores)
-    letters = list(job.item.metadata.get("letters", []))
+    metadata = job.item.metadata
+    letters = list(metadata.get("letters", []))
+    recitals = [metadata.get("question", ""), *metadata.get("instructions", [])]
+    continuation = read_continuation(base.greedy.text, base.options, letters, recitals)
+    argmax_class = token_class(base.argmax_id, base.argmax_token, base.option_first_ids, letters)
     isolated = isolated_first_ids(model.codec, base.options)
     wanted = sorted({t for t in isolated if t is not None})
     isolated_logprobs = [scores.distribution.logprob(t) for t in wanted]
@@ -109,8 +120,14 @@ def options_record(
         **base.model_dump(),
         spec=spec,
         item_letters=letters,
-        argmax_class=token_class(base.argmax_id, base.argmax_token, base.option_first_ids, letters),
-        continuation_class=continuation_class(base.greedy.text, base.options, letters),
+        argmax_class=argmax_class,
+        letter_pull=letter_pull(
+            argmax_class == "answer_letter", base.argmax_token, base.greedy.text
+        ),
+        continuation_class=continuation.continuation_class,
+        answer_then_option=continuation.answer_then_option,
+        option_anywhere=continuation.option_anywhere,
+        letter_anywhere=continuation.letter_anywhere,
         isolated_first_ids=isolated,
         isolated_mass=isolated_mass,
         mass_argmax_disagree=(
@@ -134,10 +151,22 @@ class LadderRung(BaseModel):
     below_floor: int
     n_mass_measured: int
     letter_rate: float
+    """Share of items with letter pull: an item letter at the argmax that the continuation
+    shows is the item's answer letter (not the article of ``A clever question!``)."""
     option_argmax_rate: float
+    n_argmax_off_options: int
+    """Items whose argmax is not one of the declared options' first tokens (the options and the
+    argmax diverge), counted where the boundary is preserved."""
     median_isolated_mass: float | None
     argmax_classes: dict[str, int]
     continuation_classes: dict[str, int]
+    """What the greedy continuation does first (the paper's Table 16 classes)."""
+    n_answer_then_option: int
+    """Continuations that answer the item first and then give a declared option."""
+    n_option_anywhere: int
+    """Continuations with a declared option anywhere outside a recited option list."""
+    n_letter_anywhere: int
+    """Continuations with an item letter used as an answer anywhere."""
     n_shared_first_tokens: int
     n_boundary_not_preserved: int
     endings: dict[str, int]
@@ -159,7 +188,7 @@ class OptionsSummary(Summary):
 def by_rung(records: Sequence[ScoreRecord]) -> dict[str, list[OptionsRecord]]:
     """The audit's records per variant, in ladder order (a spec file's own rungs last)."""
     typed = [r for r in records if isinstance(r, OptionsRecord)]
-    order = list(LADDER)
+    order = [*LADDER, *FORECAST.variants]
     variants = sorted(
         {r.variant for r in typed},
         key=lambda v: (order.index(v) if v in order else len(order), v),
@@ -191,19 +220,6 @@ def _options_command() -> click.Command:
     return options_command
 
 
-def _rungs(
-    variants: Sequence[str] | None, extra_variants: Mapping[str, Variant] | None
-) -> list[tuple[str, Mapping[str, Variant]]]:
-    ladder = {**LADDER, **(extra_variants or {})}
-    chosen = list(variants or ladder)
-    unknown = [v for v in chosen if v not in ladder]
-    if unknown:
-        raise InputError(
-            f"unknown variant(s) {unknown}; expected some of {', '.join(ladder)}", field="variants"
-        )
-    return [(v, ladder) for v in chosen]
-
-
 def ladder_items(
     spec: PromptSpec,
     items: Sequence[MCItem],
@@ -211,8 +227,8 @@ def ladder_items(
     extra_variants: Mapping[str, Variant] | None = None,
 ) -> list[tuple[Item, str]]:
     """Every item under every selected rung of the ladder (all rungs by default)."""
-    rungs = _rungs(variants, extra_variants)
-    return [(build_item(spec, item, v, ladder), v) for item in items for v, ladder in rungs]
+    chosen, _ = select_rungs(spec, variants, extra_variants)
+    return [(build_item(spec, item, v, extra_variants), v) for item in items for v in chosen]
 
 
 def audit_options(
@@ -239,7 +255,7 @@ def audit_options(
     every item has a gold letter and a note or passage), writing notes from passages where
     items have none. Without the reader, a missing note is rendered empty.
     """
-    chosen = [v for v, _ in _rungs(variants, extra_variants)]
+    chosen, _ = select_rungs(spec, variants, extra_variants)
     kwargs = dict(template_kwargs or {})
     if reader is None:
         reader = spec.target == "reader_correct" and all(

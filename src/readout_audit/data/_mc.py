@@ -110,18 +110,19 @@ def load_mmlu_hf(
 
     Rows hold ``question``, ``choices`` (a list) and ``answer`` (the choice index) and, in the
     ``all`` subset, ``subject``; ids are ``<subject>/<row within the subject>``, the same as
-    :func:`load_mmlu_csv` gives for the same rows.
+    :func:`load_mmlu_csv` gives for the same rows. MMLU-Pro's rows (``options``, up to ten,
+    ``answer`` a letter, ``category``) load the same way, lettered A to the last option.
     Without ``allow_download`` only the local cache or a local folder is read.
     """
     rows = _hub_rows(dataset, subset, split, revision, allow_download)
     items = []
     seen: Counter[str] = Counter()
     for row in rows:
-        subject = str(row.get("subject") or subset)
+        subject = str(row.get("subject") or row.get("category") or subset)
         seen[subject] += 1
         number = seen[subject]
         try:
-            choices = list(row["choices"])
+            choices = list(row["choices"] if "choices" in row else row["options"])
             answer = row["answer"]
             letter = string.ascii_uppercase[answer] if isinstance(answer, int) else answer
             items.append(

@@ -7,10 +7,13 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field
 
 from readout_audit.prompt._render import RenderedContext
-from readout_audit.readout._classes import ContinuationClass, PTrueClass, TokenClass
+from readout_audit.readout._classes import PTrueClass, TokenClass
+from readout_audit.readout._continuation import ContinuationClass, letter_pull, read_continuation
 from readout_audit.readout._position import PositionReadout
 
-RECORD_SCHEMA_VERSION = 1
+RECORD_SCHEMA_VERSION = 2
+UPGRADABLE_VERSIONS = (1,)
+"""Older record versions that ``read_run`` reads by upgrading each line to this version."""
 
 
 class ScoreRecord(RenderedContext, PositionReadout):
@@ -31,6 +34,15 @@ class ScoreRecord(RenderedContext, PositionReadout):
     cluster: str
     """Resampling cluster (the item id when the item names none)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def upgraded(cls, raw: dict[str, Any]) -> dict[str, Any]:
+        """A record line of an older version in this version's fields.
+
+        Version 2 changed only the constrained-option audit's fields, so other kinds' lines
+        are unchanged.
+        """
+        return {**raw, "schema_version": RECORD_SCHEMA_VERSION}
 
     def predicted_option(self) -> str | None:
         """The option with the highest full-option log-likelihood, or None if any is unscored."""
@@ -68,8 +80,18 @@ class OptionsRecord(ScoreRecord):
     """The quoted item's own answer letters."""
     argmax_class: TokenClass
     """Class of the unrestricted argmax: option, answer_letter, whitespace, digit, prose, other."""
+    letter_pull: bool
+    """The argmax is an item letter and the continuation shows it is the item's answer letter
+    (not the article of ``A clever question!`` or the pronoun of ``I think``)."""
     continuation_class: ContinuationClass
-    """What the greedy continuation does first: answers_item, gives_option or other."""
+    """What the greedy continuation does first: answers_item, gives_option, recites_options,
+    recites_prompt, prose or other (seed 000's Table 16)."""
+    answer_then_option: bool
+    """It answers the item first and a declared option follows (the paper's answer, then grid)."""
+    option_anywhere: bool
+    """A declared option anywhere outside a recited option list or prompt text (grid anywhere)."""
+    letter_anywhere: bool
+    """An item letter used as an answer anywhere outside a recited option list."""
     isolated_first_ids: list[int | None]
     """Each option's first token when encoded alone (the misleading isolated reading)."""
     isolated_mass: float | None
@@ -80,6 +102,27 @@ class OptionsRecord(ScoreRecord):
     """Option index chosen by each readout (loglik, acc_norm, acc_bytes, first_token, greedy)."""
     readouts_agree: bool
     """Whether every readout that chose an option chose the same one."""
+
+    @classmethod
+    def upgraded(cls, raw: dict[str, Any]) -> dict[str, Any]:
+        """A version-1 line with its continuation read again by version 2's rules.
+
+        Version 1 kept neither the quoted question nor the instructions, so an upgraded line
+        cannot class a continuation as reciting them (it falls to prose or other).
+        """
+        text = raw["greedy"]["text"]
+        metadata = raw.get("metadata", {})
+        recitals = [metadata.get("question", ""), *metadata.get("instructions", [])]
+        reading = read_continuation(text, raw["options"], raw["item_letters"], recitals)
+        pull = letter_pull(raw["argmax_class"] == "answer_letter", raw["argmax_token"], text)
+        return {
+            **super().upgraded(raw),
+            "continuation_class": reading.continuation_class,
+            "answer_then_option": reading.answer_then_option,
+            "option_anywhere": reading.option_anywhere,
+            "letter_anywhere": reading.letter_anywhere,
+            "letter_pull": pull,
+        }
 
 
 class PTrueRecord(ScoreRecord):

@@ -28,7 +28,7 @@ from readout_audit._util._jsonl import (
 )
 from readout_audit.log._lock import RunLock
 from readout_audit.log._manifest import Manifest, now
-from readout_audit.log._record import RECORD_SCHEMA_VERSION, ScoreRecord
+from readout_audit.log._record import RECORD_SCHEMA_VERSION, UPGRADABLE_VERSIONS, ScoreRecord
 from readout_audit.log._summary import SUMMARY_SCHEMA_VERSION, Summary
 
 if TYPE_CHECKING:
@@ -82,13 +82,20 @@ def parse_records(kind: AuditKind[Any, Any], lines: JsonLines) -> list[ScoreReco
     for number, line in lines.lines:
         raw = loads_line(line, source=str(lines.path), line=number)
         version = raw.get("schema_version") if isinstance(raw, dict) else None
-        if version != RECORD_SCHEMA_VERSION:
+        if version != RECORD_SCHEMA_VERSION and version not in UPGRADABLE_VERSIONS:
             raise RunDirectoryError(
                 f"{lines.path}:{number}: record schema version {version}, this version of "
-                f"readout-audit reads {RECORD_SCHEMA_VERSION}"
+                f"readout-audit reads {RECORD_SCHEMA_VERSION} (and upgrades "
+                f"{', '.join(map(str, UPGRADABLE_VERSIONS))})"
             )
         try:
+            if version != RECORD_SCHEMA_VERSION:
+                raw = kind.record_type.upgraded(raw)
             records.append(kind.record_type.model_validate(raw))
+        except (KeyError, TypeError) as error:
+            raise RunDirectoryError(
+                f"{lines.path}:{number}: not a valid version-{version} record ({error!r})"
+            ) from None
         except ValidationError as error:
             raise RunDirectoryError(f"{lines.path}:{number}: not a valid record: {error}") from None
     return records

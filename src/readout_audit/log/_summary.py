@@ -12,7 +12,8 @@ from readout_audit.stats._bootstrap import Interval as BootstrapInterval
 from readout_audit.stats._resample import resampling_clusters
 
 SUMMARY_SCHEMA_VERSION = 3
-"""Version of ``summary.json``; 1 was the untyped summary of readout-audit 0.1."""
+"""Version of ``summary.json``; 1 was the untyped summary of readout-audit 0.1, 2 the summary
+before the yes/no token-set comparison and the options continuation classes and flags."""
 
 Verdict = Literal["pass", "warn", "fail"]
 SMALL_SAMPLE = 30

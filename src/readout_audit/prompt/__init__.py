@@ -13,11 +13,14 @@ from readout_audit.prompt._spec import (
     ANSWER,
     BUILTIN_SPECS,
     FORECAST,
+    FORECAST_CONDITIONS,
     LADDER,
+    RENAMED_RUNGS,
     Parts,
     PromptSpec,
     Variant,
     build_item,
+    select_rungs,
 )
 from readout_audit.prompt._spec_file import load_spec_file
 
@@ -25,7 +28,9 @@ __all__ = [
     "ANSWER",
     "BUILTIN_SPECS",
     "FORECAST",
+    "FORECAST_CONDITIONS",
     "LADDER",
+    "RENAMED_RUNGS",
     "TAIL_CHARS",
     "Ending",
     "Parts",
@@ -38,4 +43,5 @@ __all__ = [
     "ending_class",
     "load_spec_file",
     "render",
+    "select_rungs",
 ]

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+import re
+import string
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from readout_audit._exceptions import InputError
 from readout_audit.data._item import Item, Message
 from readout_audit.data._mc import MCItem
+from readout_audit.prompt import _wording as paper
 
-SUBSTITUTE_INSTRUCTION = "Summarise in one sentence."
 FENCE_OPEN = "BEGIN QUOTED ITEM"
 FENCE_CLOSE = "END QUOTED ITEM"
 FENCE_REQUEST = "Do not answer the quoted item above; it is shown only so that you can do the task."
@@ -34,6 +37,8 @@ class PromptSpec:
     item_instruction: str = ITEM_INSTRUCTION
     target: Literal["answer", "reader_correct"] = "answer"
     """What a record's target is: the gold letter, or whether the note-only reader was right."""
+    variants: Mapping[str, Variant] = field(default_factory=dict, hash=False)
+    """The spec's own rungs, beside the generic ladder (the paper's conditions for the forecast)."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,12 @@ class Parts:
     fenced: bool = False
     task_in_system: bool = False
     stem: str | None = None
+    template: str | None = None
+    """A whole user-turn template replacing the spec's (the paper's A1, A2, T1, T2)."""
+
+
+Variant = Callable[[Parts, PromptSpec], Parts]
+"""A rung of the ladder: a transform of the production parts under a spec."""
 
 
 def quoted_item(parts: Parts) -> str:
@@ -64,19 +75,83 @@ def quoted_item(parts: Parts) -> str:
     return block
 
 
-Variant = Callable[[Parts, PromptSpec], Parts]
+def _substitute(text: str) -> Variant:
+    return lambda p, s: replace(p, item_instruction=text)
+
 
 LADDER: Mapping[str, Variant] = {
     "production": lambda p, s: p,
     "stem": lambda p, s: replace(p, stem=s.stem),
     "instruction_deleted": lambda p, s: replace(p, item_instruction=None),
-    "instruction_substituted": lambda p, s: replace(p, item_instruction=SUBSTITUTE_INSTRUCTION),
+    **{name: _substitute(text) for name, text in paper.SUBSTITUTES.items()},
     "choices_deleted": lambda p, s: replace(p, choices=(), letters=()),
+    "instruction_choices_deleted": lambda p, s: replace(
+        p, item_instruction=None, choices=(), letters=()
+    ),
     "fenced": lambda p, s: replace(p, fenced=True),
     "space_appended": lambda p, s: replace(p, stem=" "),
     "system_turn": lambda p, s: replace(p, task_in_system=True),
+    "system_turn_stem": lambda p, s: replace(p, task_in_system=True, stem=s.stem),
 }
-"""The prompt ladder: each rung changes one part of the production prompt."""
+"""The generic prompt ladder: each rung changes one part of the production prompt."""
+
+RENAMED_RUNGS: Mapping[str, str] = {"instruction_substituted": "substitute_summarise"}
+"""Earlier names of rungs, still accepted when selecting rungs."""
+
+
+def _template(template: str, stem: str | None = None) -> Variant:
+    return lambda p, s: replace(p, template=template, stem=stem)
+
+
+def _original_stem(template: str | None = None, note: str | None = None) -> Variant:
+    def variant(p: Parts, s: PromptSpec) -> Parts:
+        return replace(p, template=template, note=note or p.note, stem=s.stem)
+
+    return variant
+
+
+FORECAST_CONDITIONS: Mapping[str, Variant] = {
+    "fixed_note": lambda p, s: replace(p, note=paper.FIXED_NOTE),
+    "fixed_note_stem": _original_stem(note=paper.FIXED_NOTE),
+    "A1": _template(paper.A1_TEMPLATE),
+    "A1_stem": _original_stem(paper.A1_TEMPLATE),
+    "A2": _template(paper.A2_TEMPLATE),
+    "A2_stem": _original_stem(paper.A2_TEMPLATE),
+    "T1": _template(paper.T1_TEMPLATE),
+    "T1_stem": _template(paper.T1_TEMPLATE, paper.T1_STEM),
+    "T1_original_stem": _original_stem(paper.T1_TEMPLATE),
+    "T2": _template(paper.T2_TEMPLATE),
+    "T2_stem": _template(paper.T2_TEMPLATE, paper.T2_STEM),
+    "T2_original_stem": _original_stem(paper.T2_TEMPLATE),
+}
+"""The forecast's conditions of Appendix I, each without and with its answer stem.
+
+``fixed_note`` is C0 (one note for every item, where ``production`` reads each item's own
+note, as N1 does); A1 and A2 add sentences; T1 and T2 are whole templates with their own
+stems, also read with the original stem. S1 is the generic ``system_turn``.
+"""
+
+
+def select_rungs(
+    spec: PromptSpec,
+    names: Sequence[str] | None = None,
+    extra_variants: Mapping[str, Variant] | None = None,
+) -> tuple[list[str], dict[str, Variant]]:
+    """The selected rung names, and every rung the spec can run.
+
+    Names default to all rungs; earlier names map to current ones, each kept once. The rungs
+    are the generic ladder, then the spec's own, then the extra ones.
+    """
+    ladder = {**LADDER, **spec.variants, **(extra_variants or {})}
+    chosen = list(dict.fromkeys(RENAMED_RUNGS.get(n, n) for n in names or ladder))
+    unknown = [n for n in chosen if n not in ladder]
+    if unknown:
+        raise InputError(
+            f"unknown variant(s) {unknown} for spec {spec.name!r}; expected some of "
+            f"{', '.join(ladder)}",
+            field="variants",
+        )
+    return chosen, ladder
 
 
 def initial_parts(spec: PromptSpec, item: MCItem) -> Parts:
@@ -101,13 +176,29 @@ def declared_options(spec: PromptSpec, item: MCItem) -> tuple[str, ...]:
     return spec.options if spec.options is not None else item.letters
 
 
+def _sentences(template: str) -> list[str]:
+    """The template's own sentences of two words or more, its fields left out."""
+    literal = "\n".join(text for text, *_ in string.Formatter().parse(template))
+    pieces = re.split(r"\n+|(?<=[.?!])\s+", literal)
+    return [p.strip() for p in pieces if len(p.split()) >= 2]
+
+
 def build_item(
-    spec: PromptSpec, item: MCItem, variant: str, ladder: Mapping[str, Variant] = LADDER
+    spec: PromptSpec,
+    item: MCItem,
+    variant: str,
+    extra_variants: Mapping[str, Variant] | None = None,
 ) -> Item:
-    """The scoring item of one variant: chat messages, declared options and answer stem."""
-    parts = ladder[variant](initial_parts(spec, item), spec)
+    """The scoring item of one variant: chat messages, declared options and answer stem.
+
+    Its metadata keeps the quoted question and the prompt's instructions (the item's own and
+    the task's sentences), which a continuation that recites them is compared with.
+    """
+    [name], ladder = select_rungs(spec, [variant], extra_variants)
+    parts = ladder[name](initial_parts(spec, item), spec)
     block = quoted_item(parts)
     if parts.task_in_system:
+        templates = [spec.system_text, spec.system_user_template]
         messages = [
             Message(role="system", content=spec.system_text),
             Message(
@@ -115,9 +206,11 @@ def build_item(
             ),
         ]
     else:
-        messages = [
-            Message(role="user", content=spec.user_template.format(note=parts.note, item=block))
-        ]
+        user = parts.template or spec.user_template
+        templates = [user]
+        messages = [Message(role="user", content=user.format(note=parts.note, item=block))]
+    instructions = [parts.item_instruction] if parts.item_instruction else []
+    instructions += [sentence for t in templates for sentence in _sentences(t)]
     options = declared_options(spec, item)
     if spec.target == "reader_correct":
         target = item.metadata.get("reader_correct")
@@ -131,27 +224,26 @@ def build_item(
             stem=parts.stem,
             target=target,
             cluster=item.cluster_key,
-            metadata={**item.metadata, "variant": variant, "letters": list(item.letters)},
+            metadata={
+                **item.metadata,
+                "variant": name,
+                "letters": list(item.letters),
+                "question": item.question,
+                "instructions": instructions,
+            },
         )
     )
 
 
 FORECAST = PromptSpec(
     name="forecast",
-    user_template=(
-        "Note: {note}\n\nA future reader will be shown ONLY the note above, not the source text, "
-        "and will then be asked:\n\n{item}\n\nOut of 100 such readers, how many answer correctly? "
-        "Reply with exactly one of: 10, 30, 50, 70, 90."
-    ),
+    user_template=paper.FORECAST_TEMPLATE,
     options=("10", "30", "50", "70", "90"),
-    stem="Out of 100 such readers, about ",
-    system_text=(
-        "You will be given a note and a quoted question. A future reader will be shown ONLY the "
-        "note, not the source text, and will then be asked the quoted question. Out of 100 such "
-        "readers, how many answer correctly? Reply with exactly one of: 10, 30, 50, 70, 90."
-    ),
-    system_user_template="Note: {note}\n\nQuoted question:\n{item}",
+    stem=paper.FORECAST_STEM,
+    system_text=paper.SYSTEM_TEXT,
+    system_user_template=paper.SYSTEM_USER_TEMPLATE,
     target="reader_correct",
+    variants=FORECAST_CONDITIONS,
 )
 """The forecast task of seed 000: how many of 100 note-only readers answer the item correctly."""
 

@@ -12,7 +12,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from readout_audit._exceptions import InputError
-from readout_audit.prompt._spec import FORECAST, LADDER, Parts, PromptSpec, Variant
+from readout_audit.prompt._spec import FORECAST, LADDER, RENAMED_RUNGS, Parts, PromptSpec, Variant
 
 TableT = TypeVar("TableT", bound=BaseModel)
 
@@ -136,7 +136,8 @@ def _read_tables(path: Path) -> dict[str, Any]:
 def load_spec_file(path: str | Path) -> tuple[PromptSpec, dict[str, Variant]]:
     """Read a TOML or YAML spec file: a ``spec`` table and optional ``variants.<name>`` tables.
 
-    Missing spec keys default to the forecast spec's. A variant sets any of ``item_instruction``
+    Missing spec keys default to the forecast spec's (not its conditions A1 … T2, which are
+    written for its template). A variant sets any of ``item_instruction``
     (empty string deletes it), ``stem``, ``fenced``, ``task_in_system`` and ``delete_choices``.
     Every key is type-checked (``options: "yes"`` is an error, not three letters) and every
     template may name only its own fields.
@@ -156,7 +157,7 @@ def load_spec_file(path: str | Path) -> tuple[PromptSpec, dict[str, Variant]]:
     values = table.model_dump(exclude_none=True)
     if "options" in values:
         values["options"] = tuple(values["options"]) or None
-    spec = replace(FORECAST, **values)
+    spec = replace(FORECAST, variants={}, **values)  # the forecast's conditions stay its own
     for name, allowed in TEMPLATE_FIELDS.items():
         check_template(getattr(spec, name), allowed, source=source, field=f"spec.{name}")
     raw_variants = data.get("variants", {})
@@ -178,7 +179,7 @@ def load_spec_file(path: str | Path) -> tuple[PromptSpec, dict[str, Variant]]:
                 field=f"variants.{name}.item_instruction",
             )
         variants[name] = _variant(variant)
-    clash = set(variants) & set(LADDER)
+    clash = set(variants) & {*LADDER, *RENAMED_RUNGS}
     if clash:
         raise InputError(
             f"variant name(s) {sorted(clash)} are built-in rungs", source=source, field="variants"

@@ -1,5 +1,11 @@
 """Readouts and diagnostics at a scored position: options in context, mass, argmax, greedy text."""
 
+from readout_audit.readout._continuation import (
+    ContinuationClass,
+    ContinuationReading,
+    letter_pull,
+    read_continuation,
+)
 from readout_audit.readout._first_step import first_step_logprob
 from readout_audit.readout._options import (
     OptionEncoding,
@@ -44,6 +50,8 @@ __all__ = [
     "UPPER_NO_FORMS",
     "UPPER_YES_FORMS",
     "YES_FORMS",
+    "ContinuationClass",
+    "ContinuationReading",
     "Greedy",
     "OptionEncoding",
     "ParsedAnswer",
@@ -54,12 +62,14 @@ __all__ = [
     "distinct_first_tokens",
     "encode_in_context",
     "first_step_logprob",
+    "letter_pull",
     "listing1_sets",
     "max_logit_decision",
     "numeric_values",
     "option_mass",
     "parse_yes_no",
     "position_request",
+    "read_continuation",
     "read_position",
     "renormalise",
     "sets_from_encodings",

@@ -15,6 +15,44 @@ if TYPE_CHECKING:
     from readout_audit.audit._options import OptionsSummary
 
 
+CONTINUATION_COLUMNS = {
+    "answers_item": "answers the item",
+    "gives_option": "gives an option",
+    "recites_options": "recites the options",
+    "recites_prompt": "recites question or instruction",
+    "prose": "prose",
+    "other": "other",
+}
+"""The continuation classes in the paper's order (Table 16), with their column names."""
+
+
+def continuation_table(summary: OptionsSummary) -> TableBlock:
+    """Table 16 per rung: what the greedy continuation does first, and the three flags."""
+    rows = [
+        [
+            name,
+            str(v.n),
+            *(str(v.continuation_classes.get(c, 0)) for c in CONTINUATION_COLUMNS),
+            str(v.n_answer_then_option),
+            str(v.n_option_anywhere),
+            str(v.n_letter_anywhere),
+        ]
+        for name, v in summary.variants.items()
+    ]
+    columns = ["variant", "n", *CONTINUATION_COLUMNS.values()]
+    columns += ["answer, then option", "option anywhere", "letter anywhere"]
+    return TableBlock(
+        "What the greedy continuation writes first",
+        columns,
+        rows,
+        "The class columns partition the items by the opening (first matching rule); the last "
+        "three are flags that overlap them: the opening answers the item and a declared option "
+        "follows; a declared option anywhere outside a recited option list; an item letter used "
+        "as an answer anywhere.",
+        wrap=tuple(columns[2:]),
+    )
+
+
 def options_sections(run: Run, summary: OptionsSummary) -> list[Section]:
     """The ladder per rung, the forecast against the reader, and the item browser."""
     rows = [
@@ -26,12 +64,12 @@ def options_sections(run: Run, summary: OptionsSummary) -> list[Section]:
             f"{v.below_floor}/{v.n_mass_measured}",
             cell.fmt(v.letter_rate, 2),
             cell.fmt(v.option_argmax_rate, 2),
-            cell.counts(v.continuation_classes),
+            f"{v.n_argmax_off_options}/{v.n - v.n_boundary_not_preserved}",
         ]
         for name, v in summary.variants.items()
     ]
-    columns = ["variant", "n", "median mass", "min mass", "<0.5", "letter rate"]
-    columns += ["option argmax", "continuation opens with"]
+    columns = ["variant", "n", "median mass", "min mass", "<0.5", "letter pull"]
+    columns += ["option argmax", "argmax off the options"]
     ladder = Section(
         "Prompt ladder",
         [
@@ -39,9 +77,13 @@ def options_sections(run: Run, summary: OptionsSummary) -> list[Section]:
                 f"Per variant ({summary.n_items} items)",
                 columns,
                 rows,
-                "letter rate: share of items whose argmax is an answer letter of the quoted item; "
-                "option argmax: share whose argmax is a declared option's first token.",
+                "letter pull: share of items whose argmax is an answer letter of the quoted item "
+                "that the continuation uses as one (the article of 'A clever question!' is "
+                "prose); option argmax: share whose argmax is a declared option's first token; "
+                "argmax off the options: items where it is not, of those whose options keep "
+                "their boundary.",
             ),
+            continuation_table(summary),
             mass_figure(run.records, lambda r: r.variant, "variant"),
             class_figure({k: v.argmax_classes for k, v in summary.variants.items()}, "variant"),
         ],
