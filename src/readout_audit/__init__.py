@@ -76,6 +76,7 @@ from readout_audit.model import (
 from readout_audit.prompt import (
     ANSWER,
     FORECAST,
+    FORECAST_RUNGS,
     PromptSpec,
     Rendering,
     ending_class,
@@ -99,6 +100,7 @@ __all__ = [
     "EMBEDDED_SPEC",
     "Executor",
     "FORECAST",
+    "FORECAST_RUNGS",
     "InputError",
     "Interval",
     "Item",

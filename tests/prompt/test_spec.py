@@ -6,7 +6,15 @@ import pytest
 
 from readout_audit import InputError
 from readout_audit.data._mc import MCItem
-from readout_audit.prompt import ANSWER, FORECAST, LADDER, build_item, load_spec_file
+from readout_audit.prompt import (
+    ANSWER,
+    BUILTIN_RUNGS,
+    FORECAST,
+    FORECAST_RUNGS,
+    LADDER,
+    build_item,
+    load_spec_file,
+)
 
 ITEM = MCItem(
     id="q",
@@ -161,3 +169,17 @@ def test_literal_braces_and_allowed_fields_pass(tmp_path):
     spec, _ = load_spec_file(path)
     text = _user(build_item(spec, ITEM, "production"))
     assert text.endswith('as JSON: {"note": Apples grow on trees.}')
+
+
+def test_t1_rungs_replace_the_whole_user_turn():
+    ladder = {**LADDER, **FORECAST_RUNGS}
+    t1, t1_stem = (build_item(FORECAST, ITEM, v, ladder) for v in ("t1", "t1_stem"))
+    text = _user(t1)
+    assert text.startswith("Someone read a passage and wrote the short note below. Imagine 100")
+    assert "\n\nNote: Apples grow on trees.\n\nQuestion:\nWhich is a fruit?\nA: apple\n" in text
+    assert "Answer with exactly one of: A, B.\n\nEstimate how many of these 100 readers" in text
+    assert text.endswith("Reply with exactly one of these values and nothing else.")
+    assert "Out of 100 such readers" not in text
+    assert t1.stem is None and t1_stem.stem == "Estimate: " and _user(t1_stem) == text
+    assert t1.options == FORECAST.options and t1.metadata["variant"] == "t1"
+    assert BUILTIN_RUNGS == {"forecast": FORECAST_RUNGS, "answer": {}}

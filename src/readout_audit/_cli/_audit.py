@@ -25,7 +25,7 @@ from readout_audit.data._mc import MCItem, load_mc_items, load_mmlu_csv, load_mm
 from readout_audit.data._qa import Correctness, load_qa_items
 from readout_audit.data._yesno import YesNoItem, demo_yesno_items, load_pope, load_yesno_items
 from readout_audit.kind._registry import UnknownKindError, audit_kinds, get_kind
-from readout_audit.prompt._spec import BUILTIN_SPECS, Variant
+from readout_audit.prompt._spec import BUILTIN_RUNGS, BUILTIN_SPECS
 from readout_audit.prompt._spec_file import SPEC_SUFFIXES, load_spec_file
 from readout_audit.readout._yesno import LLAMA_PAIR, LLAMA_SET, NO_FORMS, YES_FORMS
 
@@ -121,7 +121,7 @@ def options_command(
     """Constrained-option audit: option mass, argmax, continuation, first tokens, ending, stem."""
     items = _load_mc(items_source, subset, split, options["allow_download"])[:limit]
     if spec_name in BUILTIN_SPECS:
-        spec, extra = BUILTIN_SPECS[spec_name], dict[str, Variant]()
+        spec, extra = BUILTIN_SPECS[spec_name], dict(BUILTIN_RUNGS[spec_name])
     elif Path(spec_name).suffix in SPEC_SUFFIXES:
         spec, extra = load_spec_file(spec_name)
     else:

@@ -11,9 +11,13 @@ from readout_audit.prompt._render import (
 )
 from readout_audit.prompt._spec import (
     ANSWER,
+    BUILTIN_RUNGS,
     BUILTIN_SPECS,
     FORECAST,
+    FORECAST_RUNGS,
     LADDER,
+    T1_STEM,
+    T1_TEMPLATE,
     Parts,
     PromptSpec,
     Variant,
@@ -23,9 +27,13 @@ from readout_audit.prompt._spec_file import load_spec_file
 
 __all__ = [
     "ANSWER",
+    "BUILTIN_RUNGS",
     "BUILTIN_SPECS",
     "FORECAST",
+    "FORECAST_RUNGS",
     "LADDER",
+    "T1_STEM",
+    "T1_TEMPLATE",
     "TAIL_CHARS",
     "Ending",
     "Parts",

@@ -48,6 +48,8 @@ class Parts:
     fenced: bool = False
     task_in_system: bool = False
     stem: str | None = None
+    user_template: str | None = None
+    """A whole user-turn template in place of the spec's (the paper's T1); None keeps the spec's."""
 
 
 def quoted_item(parts: Parts) -> str:
@@ -115,9 +117,8 @@ def build_item(
             ),
         ]
     else:
-        messages = [
-            Message(role="user", content=spec.user_template.format(note=parts.note, item=block))
-        ]
+        template = parts.user_template or spec.user_template
+        messages = [Message(role="user", content=template.format(note=parts.note, item=block))]
     options = declared_options(spec, item)
     if spec.target == "reader_correct":
         target = item.metadata.get("reader_correct")
@@ -155,6 +156,29 @@ FORECAST = PromptSpec(
 )
 """The forecast task of seed 000: how many of 100 note-only readers answer the item correctly."""
 
+T1_TEMPLATE = (
+    "Someone read a passage and wrote the short note below. Imagine 100 readers who will see only "
+    "this note and the question below, including its final answer instruction. They will never "
+    "see the passage. Each reader will answer the question, and correctness will be judged "
+    "against the original passage.\n\nNote: {note}\n\nQuestion:\n{item}\n\nEstimate how many "
+    "of these 100 readers will answer correctly. Consider how much useful information the note "
+    "provides, whether it distinguishes the choices, and where readers may misunderstand or have "
+    "to guess. The question's instruction to answer with a letter is for the readers. Your task "
+    "is to forecast their number of correct answers. Choose the closest of these five counts to "
+    "your estimate: 10, 30, 50, 70, 90. Reply with exactly one of these values and nothing else."
+)
+"""Seed 000's whole forecast template T1 (Appendix I), its words as printed; the line breaks are
+ours, since the paper's typeset boxes do not show them."""
+T1_STEM = "Estimate: "
+"""T1's own answer stem (Appendix I)."""
+
+FORECAST_RUNGS: Mapping[str, Variant] = {
+    "t1": lambda p, s: replace(p, user_template=T1_TEMPLATE),
+    "t1_stem": lambda p, s: replace(p, user_template=T1_TEMPLATE, stem=T1_STEM),
+}
+"""The forecast spec's own rungs beyond the ladder: T1 without a stem and T1 with ``Estimate: ``
+(readouts (d) and (e) of seed 000's Table 13)."""
+
 ANSWER = PromptSpec(
     name="answer",
     user_template="{item}",
@@ -166,3 +190,5 @@ ANSWER = PromptSpec(
 """The generic task: answer the quoted item itself; the declared set is its letters."""
 
 BUILTIN_SPECS: Mapping[str, PromptSpec] = {"forecast": FORECAST, "answer": ANSWER}
+BUILTIN_RUNGS: Mapping[str, Mapping[str, Variant]] = {"forecast": FORECAST_RUNGS, "answer": {}}
+"""Each built-in spec's own rungs, run after the ladder's."""
