@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 
 import numpy as np
@@ -11,13 +12,17 @@ from sklearn.metrics import brier_score_loss, roc_auc_score
 
 from readout_audit import InputError, read_run
 from readout_audit.audit._forecast import (
+    WRITER_PROMPT,
     attach_reader,
     forecast_downstream,
     read_from_note,
+    reader_rendering,
     write_note,
+    writer_rendering,
 )
 from readout_audit.audit._options import audit_options
 from readout_audit.data._mc import MCItem
+from readout_audit.model import TextCodec
 from readout_audit.prompt._spec import FORECAST
 
 PASSAGE = (
@@ -58,28 +63,36 @@ ITEMS = [
 ]
 
 
-def test_reader_picks_the_option_with_the_highest_full_forward_loglikelihood(model, torch_model):
-    item = ITEMS[1]
-    outcome = read_from_note(model, item, item.note)
-    text = model.codec.render_chat(
-        [
-            {
-                "role": "user",
-                "content": f"Note: {item.note}\n\n{item.question}\nA: one mile\n"
-                "B: three miles\nC: six miles\nD: ten miles\n"
-                "Answer with exactly one of: A, B, C, D.",
-            }
-        ],
-        {},
-    )
-    context = model.codec.encode(text)
+READER_TEXT = (
+    "Note: Children used to walk six miles to the nearest classroom.\n\n"
+    "How far did children walk before 1901?\nA: one mile\nB: three miles\nC: six miles\n"
+    "D: ten miles\nAnswer with exactly one of: A, B, C, D."
+)
+
+
+def _forward_logliks(torch_model, codec, text):
+    """Each of " A" … " D" after ``text``, log-likelihood summed over a plain full forward."""
+    context = codec.encode(text)
     scores = []
     for letter in "ABCD":
-        tokens = model.codec.encode(text + f" {letter}")[len(context) :]
+        tokens = codec.encode(text + f" {letter}")[len(context) :]
         with torch.inference_mode():
             lp = torch_model(input_ids=torch.tensor([context + tokens])).logits[0].double()
         lp = lp.log_softmax(-1)
         scores.append(sum(lp[len(context) - 1 + j, t].item() for j, t in enumerate(tokens)))
+    return scores
+
+
+def test_reader_picks_the_option_with_the_highest_full_forward_loglikelihood(
+    model, torch_model, float32_budget
+):
+    item = ITEMS[1]
+    outcome = read_from_note(model, item, item.note)
+    text = model.codec.render_chat([{"role": "user", "content": READER_TEXT}], {})
+    scores = _forward_logliks(torch_model, model.codec, text)
+    assert outcome["reader_logprobs"] == pytest.approx(
+        scores, abs=float32_budget(len(model.codec.encode(text)))
+    )
     assert outcome["reader_pick"] == "ABCD"[int(np.argmax(scores))]
     assert outcome["reader_correct"] == (outcome["reader_pick"] == "C")
 
@@ -89,6 +102,65 @@ def test_written_note_respects_the_budget(model):
     assert 0 < len(note["note"].split()) <= 12
     assert 1 <= note["attempts"] <= 5
     assert "<|" not in note["note"]
+
+
+def test_a_note_unfinished_within_the_cap_is_retried_then_cut(model):
+    note = write_note(model, PASSAGE, budget=32, max_new_tokens=3)
+    assert note["attempts"] == 5 and note["truncated"] is True
+    assert 0 < len(note["note"].split()) <= 3  # three tokens hold at most three words
+
+
+NO_THINKING = "<think>\n\n</think>\n\n"
+"""What Qwen3's chat template appends to the assistant opening under enable_thinking=False."""
+
+
+@pytest.fixture(scope="module")
+def thinking_model(model):
+    """The real model, its tokenizer's template reading enable_thinking as Qwen3's does."""
+    tokenizer = copy.deepcopy(model.codec._tok)
+    opening = "{{ '<|im_start|>assistant\n' }}"
+    assert opening in tokenizer.chat_template  # SmolLM2's template reads no such argument
+    tokenizer.chat_template = tokenizer.chat_template.replace(
+        opening,
+        opening + "{% if enable_thinking is defined and not enable_thinking %}"
+        "{{ '<think>\\n\\n</think>\\n\\n' }}{% endif %}",
+    )
+    swapped = copy.copy(model)
+    swapped.codec = TextCodec(tokenizer, name="thinking", context_window=model.codec.context_window)
+    return swapped
+
+
+def test_template_kwargs_reach_the_writer_and_the_reader(
+    thinking_model, torch_model, float32_budget
+):
+    codec, off = thinking_model.codec, {"enable_thinking": False}
+    tokenizer = codec._tok
+    writer_text = WRITER_PROMPT.format(passage=PASSAGE, budget=32)
+    for rendering, content in (
+        (writer_rendering(codec, PASSAGE, 32, 0, off), writer_text),
+        (reader_rendering(codec, ITEMS[1], ITEMS[1].note, off), READER_TEXT),
+    ):
+        expected = tokenizer.apply_chat_template(
+            [{"role": "user", "content": content}],
+            tokenize=False,
+            add_generation_prompt=True,
+            enable_thinking=False,
+        )
+        assert rendering.text == expected and expected.endswith("assistant\n" + NO_THINKING)
+    # the note and the reader's scores follow the prompt rendered with the argument
+    thinking_off = write_note(thinking_model, PASSAGE, template_kwargs=off)
+    rendered = writer_rendering(codec, PASSAGE, 32, 0, off)
+    ids = thinking_model.greedy(rendered.token_ids, 256)
+    assert thinking_off["attempts"] == 1
+    assert thinking_off["note"] == " ".join(codec.decode(ids, skip_special_tokens=True).split())
+    assert thinking_off["note"] != write_note(thinking_model, PASSAGE)["note"]
+    read = read_from_note(thinking_model, ITEMS[1], ITEMS[1].note, off)
+    text = reader_rendering(codec, ITEMS[1], ITEMS[1].note, off).text
+    assert read["reader_logprobs"] == pytest.approx(
+        _forward_logliks(torch_model, codec, text), abs=float32_budget(len(codec.encode(text)))
+    )
+    plain = read_from_note(thinking_model, ITEMS[1], ITEMS[1].note)["reader_logprobs"]
+    assert max(abs(a - b) for a, b in zip(read["reader_logprobs"], plain, strict=True)) > 1
 
 
 @pytest.fixture(scope="module")
@@ -144,3 +216,5 @@ def test_reader_entries_are_reused_only_for_the_same_item_and_model(model, tmp_p
     assert redone[0].metadata["reader_correct"] == (
         redone[0].metadata["reader_pick"] == changed.answer
     )
+    attach_reader(model, [changed], tmp_path, template_kwargs={"enable_thinking": False})
+    assert len(path.read_text().splitlines()) == 3  # other template arguments: read again

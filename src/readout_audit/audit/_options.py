@@ -237,7 +237,8 @@ def audit_options(
     log-likelihood, the isolated reading and the greedy continuation. For a spec whose target
     is the note-only reader's correctness, the reader runs first (``reader=None``: whenever
     every item has a gold letter and a note or passage), writing notes from passages where
-    items have none. Without the reader, a missing note is rendered empty.
+    items have none; the writer and the reader render with ``template_kwargs`` too. Without the
+    reader, a missing note is rendered empty.
     """
     chosen = [v for v, _ in _rungs(variants, extra_variants)]
     kwargs = dict(template_kwargs or {})
@@ -251,7 +252,11 @@ def audit_options(
 
     def plan(run_dir: RunDirectory) -> list[Job[Any]]:
         sources = (
-            attach_reader(model, items, run_dir.directory, budget=note_budget) if reader else items
+            attach_reader(
+                model, items, run_dir.directory, budget=note_budget, template_kwargs=kwargs
+            )
+            if reader
+            else items
         )
         jobs = []
         for item, variant in build(sources):
