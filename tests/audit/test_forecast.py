@@ -11,10 +11,10 @@ import torch
 from sklearn.metrics import brier_score_loss, roc_auc_score
 
 from readout_audit import InputError, read_run
+from readout_audit.audit._downstream import forecast_downstream, written_forecast
 from readout_audit.audit._forecast import (
     WRITER_PROMPT,
     attach_reader,
-    forecast_downstream,
     read_from_note,
     reader_rendering,
     write_note,
@@ -23,7 +23,7 @@ from readout_audit.audit._forecast import (
 from readout_audit.audit._options import audit_options
 from readout_audit.data._mc import MCItem
 from readout_audit.model import TextCodec
-from readout_audit.prompt._spec import FORECAST
+from readout_audit.prompt._spec import FORECAST, FORECAST_RUNGS
 
 PASSAGE = (
     "In 1901 the river town of Elmford raised money from every family to build its first school, "
@@ -166,7 +166,15 @@ def test_template_kwargs_reach_the_writer_and_the_reader(
 @pytest.fixture(scope="module")
 def forecast_run(model, tmp_path_factory):
     out = tmp_path_factory.mktemp("forecast") / "run"
-    audit_options(model, ITEMS, FORECAST, out, variants=["production", "stem"], greedy_tokens=4)
+    audit_options(
+        model,
+        ITEMS,
+        FORECAST,
+        out,
+        variants=["production", "stem", "t1_stem"],
+        extra_variants=FORECAST_RUNGS,
+        greedy_tokens=4,
+    )
     return out
 
 
@@ -177,21 +185,46 @@ def test_downstream_equals_sklearn_on_the_records(forecast_run):
     assert reader[0]["attempts"] >= 1 and reader[1]["attempts"] == 0  # written vs given note
     down = run.summary.downstream
     assert down.n == 4 and down.brier_constant_half == 0.25
+    assert down.readouts == ["production", "stem", "t1_stem", "written"]
     by = {(r.item_id, r.variant): r for r in run.records}
+    assert all(
+        by[(i.id, "t1_stem")].rendered_tail.endswith(
+            " nothing else.<|im_end|>\n<|im_start|>assistant\nEstimate: "
+        )
+        for i in ITEMS
+    )
     y = np.array([by[(i.id, "production")].target for i in ITEMS], dtype=bool)
     assert down.n_reader_correct == int(y.sum())
     assert [r["reader_correct"] for r in reader] == list(y)
     ids = down.forecasts.ids
     assert sorted(ids) == sorted(i.id for i in ITEMS)
     assert down.forecasts.labels == [by[(i, "production")].target for i in ids]
-    for variant in ("production", "stem"):
-        p = np.array([by[(i.id, variant)].expected_value / 100 for i in ITEMS])
-        assert down.brier[variant].estimate == pytest.approx(brier_score_loss(y, p))
-        assert down.forecasts.scores[variant] == pytest.approx(
-            [by[(i, variant)].expected_value / 100 for i in ids]
-        )
+    # readout (f) reads the original position's greedy text, run to 48 tokens for it
+    assert run.manifest.config["production_greedy_tokens"] == 48
+    assert all(len(by[(i.id, "stem")].greedy.token_ids) <= 4 for i in ITEMS)
+    assert max(len(by[(i.id, "production")].greedy.token_ids) for i in ITEMS) > 4
+    assert all(len(by[(i.id, "production")].greedy.token_ids) <= 48 for i in ITEMS)
+    written = [written_forecast(by[(i, "production")].greedy.text, FORECAST.options) for i in ids]
+    assert down.forecasts.scores["written"] == written
+    p = {
+        v: np.array([by[(i.id, v)].expected_value / 100 for i in ITEMS]) for v in down.readouts[:3]
+    }
+    p["written"] = np.array([written[ids.index(i.id)] for i in ITEMS])
+    brier = {v: brier_score_loss(y, p[v]) for v in p}
+    for variant in p:
+        assert down.brier[variant].estimate == pytest.approx(brier[variant])
         if 0 < y.sum() < len(y):
-            assert down.auc[variant].estimate == pytest.approx(roc_auc_score(y, p))
+            assert down.auc[variant].estimate == pytest.approx(roc_auc_score(y, p[variant]))
+    assert down.forecasts.scores["stem"] == pytest.approx(
+        [by[(i, "stem")].expected_value / 100 for i in ids]
+    )
+    # the paper's direction: Brier(original) − Brier(stemmed), positive when the stem errs less
+    assert down.brier["production - stem"].estimate == pytest.approx(
+        brier["production"] - brier["stem"]
+    )
+    assert down.brier_fitted_constant == pytest.approx(
+        brier_score_loss(y, np.full(len(y), y.mean()))
+    )
     again = forecast_downstream(run.records)
     assert again.model_dump(mode="json") == down.model_dump(mode="json")
 

@@ -1,4 +1,4 @@
-"""The forecast task end to end (seed 000): writer note, note-only reader, forecast AUC."""
+"""The forecast task's note writer and note-only reader (seed 000, Appendix H)."""
 
 from __future__ import annotations
 
@@ -9,21 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 
 from readout_audit._exceptions import InputError
 from readout_audit._util._jsonl import JsonlAppender, iter_values
 from readout_audit.data._item import Item, Message
 from readout_audit.data._mc import MCItem
-from readout_audit.log._record import ScoreRecord
-from readout_audit.log._summary import Interval, PairedScores
 from readout_audit.model._backend import ScoringModel
 from readout_audit.model._codec import TextCodec
 from readout_audit.prompt._render import Rendering, render
 from readout_audit.prompt._spec import item_parts, quoted_item
 from readout_audit.readout._options import encode_in_context
-from readout_audit.stats._bootstrap import paired_bootstrap
-from readout_audit.stats._resample import resampling_clusters
 
 WRITER_PROMPT = (
     "Source text: {passage}\n\nA future reader will answer a question about this text using ONLY "
@@ -188,80 +183,3 @@ def attach_reader(
     finally:
         cache.close()
     return ready
-
-
-class Downstream(BaseModel):
-    """The forecast against the note-only reader's correctness (seed 000, Eq. 1)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    n: int
-    n_reader_correct: int
-    brier_constant_half: float = 0.25
-    n_boot: int
-    n_clusters: int
-    auc: dict[str, Interval] | None
-    """AUC at each position and their paired difference; None when one class is absent."""
-    brier: dict[str, Interval]
-    forecasts: PairedScores
-    """p = Σ (value/100)·p_o per item at each position, with the reader's correctness."""
-
-
-def forecast_downstream(
-    records: Sequence[ScoreRecord], *, n_boot: int = 20_000, seed: int = 0
-) -> Downstream | None:
-    """AUC and Brier of p = Σ (value/100)·p_o against the reader's correctness (seed 000, Eq. 1).
-
-    Computed at the original and the stemmed positions on the items both have, with paired
-    cluster-bootstrap intervals for each and for the difference, beside the constant-0.5 Brier
-    reference (0.25). None when the records carry no reader outcomes.
-    """
-    by_variant = {
-        v: {r.item_id: r for r in records if r.variant == v} for v in ("production", "stem")
-    }
-    shared = [
-        i
-        for i, r in by_variant["production"].items()
-        if i in by_variant["stem"]
-        and isinstance(r.target, bool)
-        and r.expected_value is not None
-        and by_variant["stem"][i].expected_value is not None
-    ]
-    if not shared:
-        return None
-    y = np.array([by_variant["production"][i].target for i in shared], dtype=bool)
-    clusters = [by_variant["production"][i].cluster for i in shared]
-    probs = {
-        v: np.array([by_variant[v][i].expected_value for i in shared], dtype=float) / 100
-        for v in ("production", "stem")
-    }
-    results: dict[str, dict[str, Interval] | None] = {}
-    for statistic in ("auc", "brier"):
-        if statistic == "auc" and (y.all() or not y.any()):
-            results["auc"] = None
-            continue
-        boot = paired_bootstrap(
-            probs,
-            y,
-            statistic=statistic,
-            clusters=resampling_clusters(clusters),
-            n_boot=n_boot,
-            seed=seed,
-        )
-        results[statistic] = {
-            name: Interval.from_bootstrap(iv, clusters, n_boot=n_boot, paired=True)
-            for name, iv in {**boot.readouts, **boot.differences}.items()
-        }
-    return Downstream(
-        n=len(shared),
-        n_reader_correct=int(y.sum()),
-        n_boot=n_boot,
-        n_clusters=len(set(clusters)),
-        auc=results["auc"],
-        brier=results["brier"] or {},
-        forecasts=PairedScores(
-            ids=shared,
-            labels=[bool(v) for v in y],
-            scores={v: [float(p) for p in probs[v]] for v in probs},
-        ),
-    )
