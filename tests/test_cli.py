@@ -130,17 +130,22 @@ def test_audit_options_command(tmp_path):
             "--out",
             str(out),
             "--variants",
-            "production,stem",
+            "production,stem,T1_stem",
             "--greedy-tokens",
             "3",
+            "--template-kwarg",
+            "enable_thinking=false",
             "--no-progress",
         ],
     )
     assert result.exit_code == 0, result.output
     assert "Checks" in result.output and "option_mass" in result.output
     assert "Forecast against the note-only reader" in result.output
-    summary = read_run(out).summary
-    assert set(summary.variants) == {"production", "stem"}
+    assert "(e) T1 with Estimate:" in result.output  # the forecast spec's own T1 rungs
+    run = read_run(out)
+    summary = run.summary
+    assert set(summary.variants) == {"production", "stem", "T1_stem"}
+    assert run.manifest.config["template_kwargs"] == {"enable_thinking": False}
     assert [c.name for c in summary.checks] == [
         "option_mass",
         "argmax",

@@ -6,7 +6,13 @@ import pytest
 
 from readout_audit import InputError
 from readout_audit.data._mc import MCItem
-from readout_audit.prompt import ANSWER, FORECAST, LADDER, build_item, load_spec_file
+from readout_audit.prompt import (
+    ANSWER,
+    FORECAST,
+    LADDER,
+    build_item,
+    load_spec_file,
+)
 
 ITEM = MCItem(
     id="q",

@@ -1,6 +1,6 @@
 """Audits: the built-in protocols, each one registered audit kind."""
 
-from readout_audit.audit._forecast import Downstream
+from readout_audit.audit._downstream import Downstream
 from readout_audit.audit._options import (
     OPTIONS,
     LadderRung,

@@ -1,28 +1,24 @@
-"""The forecast task end to end (seed 000): writer note, note-only reader, forecast AUC."""
+"""The forecast task's note writer and note-only reader (seed 000, Appendix H)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 
 from readout_audit._exceptions import InputError
 from readout_audit._util._jsonl import JsonlAppender, iter_values
 from readout_audit.data._item import Item, Message
 from readout_audit.data._mc import MCItem
-from readout_audit.log._record import ScoreRecord
-from readout_audit.log._summary import Interval, PairedScores
 from readout_audit.model._backend import ScoringModel
-from readout_audit.prompt._render import render
+from readout_audit.model._codec import TextCodec
+from readout_audit.prompt._render import Rendering, render
 from readout_audit.prompt._spec import item_parts, quoted_item
 from readout_audit.readout._options import encode_in_context
-from readout_audit.stats._bootstrap import paired_bootstrap
-from readout_audit.stats._resample import resampling_clusters
 
 WRITER_PROMPT = (
     "Source text: {passage}\n\nA future reader will answer a question about this text using ONLY "
@@ -32,6 +28,25 @@ WRITER_PROMPT = (
 RETRY_PROMPT = " Use at most {budget} words, in one compact phrase."
 READER_PROMPT = "Note: {note}\n\n{item}"
 READER_FILE = "reader.jsonl"
+WRITER_TOKENS = 256
+"""The writer's cap in new tokens (seed 000, Appendix H); the note's budget is in words."""
+THINKING_MARKS = ("<think>", "</think>")
+"""A note holding one of these came from a thinking model's reasoning, not a note."""
+
+
+def writer_rendering(
+    codec: TextCodec,
+    passage: str,
+    budget: int,
+    attempt: int = 0,
+    template_kwargs: Mapping[str, Any] | None = None,
+) -> Rendering:
+    """The writer's prompt: the passage without its question; retry r asks for ⌊budget/(r+1)⌋."""
+    prompt = WRITER_PROMPT.format(passage=passage, budget=budget)
+    if attempt:
+        prompt += RETRY_PROMPT.format(budget=budget // (attempt + 1))
+    item = Item(id="writer", messages=(Message(role="user", content=prompt),), options=("x",))
+    return render(item, codec, template_kwargs)
 
 
 def write_note(
@@ -39,52 +54,73 @@ def write_note(
     passage: str,
     *,
     budget: int = 32,
-    max_new_tokens: int = 96,
+    max_new_tokens: int = WRITER_TOKENS,
     retries: int = 4,
+    template_kwargs: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A greedy note about the passage within ``budget`` words.
 
-    An over-budget or unfinished attempt is retried up to ``retries`` times, retry r asking for
-    ⌊budget/(r+1)⌋ words; if every attempt fails, the last note is cut to the budget.
+    A note must end at an end-of-turn token within ``max_new_tokens``, hold 1 to ``budget`` words
+    and no thinking token; otherwise it is retried up to ``retries`` times, retry r asking for
+    ⌊budget/(r+1)⌋ words. If every attempt fails, the last note is cut to the budget.
     """
     text = ""
     for attempt in range(retries + 1):
-        asked = budget // (attempt + 1)
-        prompt = WRITER_PROMPT.format(passage=passage, budget=budget)
-        if attempt:
-            prompt += RETRY_PROMPT.format(budget=asked)
-        item = Item(id="writer", messages=(Message(role="user", content=prompt),), options=("x",))
-        ids = model.greedy(render(item, model.codec).token_ids, max_new_tokens)
+        rendering = writer_rendering(model.codec, passage, budget, attempt, template_kwargs)
+        ids = model.greedy(rendering.token_ids, max_new_tokens)
         finished = bool(ids) and ids[-1] in model.codec.stop_ids
+        thinking = any(mark in model.codec.decode(ids) for mark in THINKING_MARKS)
         text = " ".join(model.codec.decode(ids, skip_special_tokens=True).split())
-        if finished and 0 < len(text.split()) <= budget:
+        if finished and not thinking and 0 < len(text.split()) <= budget:
             return {"note": text, "attempts": attempt + 1, "truncated": False}
     return {"note": " ".join(text.split()[:budget]), "attempts": retries + 1, "truncated": True}
 
 
-def read_from_note(model: ScoringModel, item: MCItem, note: str) -> dict[str, Any]:
-    """The note-only reader: the option among " A", " B", … with the highest log-likelihood."""
+def reader_rendering(
+    codec: TextCodec, item: MCItem, note: str, template_kwargs: Mapping[str, Any] | None = None
+) -> Rendering:
+    """The note-only reader's prompt: one user turn with the note and the item, no stem."""
     content = READER_PROMPT.format(note=note, item=quoted_item(item_parts(item)))
-    letters = [f" {letter}" for letter in item.letters]
     reader = Item(
-        id=item.id, messages=(Message(role="user", content=content),), options=tuple(letters)
+        id=item.id,
+        messages=(Message(role="user", content=content),),
+        options=tuple(f" {letter}" for letter in item.letters),
     )
-    rendering = render(reader, model.codec)
+    return render(reader, codec, template_kwargs)
+
+
+def read_from_note(
+    model: ScoringModel,
+    item: MCItem,
+    note: str,
+    template_kwargs: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The note-only reader: the option among " A", " B", … with the highest log-likelihood.
+
+    Returns the pick, whether it is the gold letter, and every option's log-likelihood.
+    """
+    rendering = reader_rendering(model.codec, item, note, template_kwargs)
+    letters = [f" {letter}" for letter in item.letters]
     encodings = encode_in_context(model.codec, rendering, letters)
     if any(e.token_ids is None for e in encodings):
         raise InputError("reader options merge with the rendered prompt", item_id=item.id)
     scored = model.continuation_logprobs(
         rendering.token_ids, [e.token_ids for e in encodings if e.token_ids is not None]
     )
-    pick = item.letters[int(np.argmax([float(lp.sum()) for lp in scored]))]
-    return {"reader_pick": pick, "reader_correct": pick == item.answer}
+    logprobs = [float(lp.sum()) for lp in scored]
+    pick = item.letters[int(np.argmax(logprobs))]
+    return {"reader_pick": pick, "reader_correct": pick == item.answer, "reader_logprobs": logprobs}
 
 
-def _reader_key(model: ScoringModel, item: MCItem, budget: int) -> str:
-    """What a reader entry depends on: the item, the note budget, the model's exact files."""
+def _reader_key(
+    model: ScoringModel, item: MCItem, budget: int, template_kwargs: Mapping[str, Any]
+) -> str:
+    """What a reader entry depends on: item, word budget and cap, template arguments, model."""
     identity = {
         "item": item.model_dump(mode="json"),
         "budget": budget,
+        "writer_tokens": WRITER_TOKENS,
+        "template_kwargs": dict(template_kwargs),
         "model": [f.sha256 for f in model.info.files],
         "template": model.info.chat_template_sha256,
     }
@@ -92,14 +128,21 @@ def _reader_key(model: ScoringModel, item: MCItem, budget: int) -> str:
 
 
 def attach_reader(
-    model: ScoringModel, items: Sequence[MCItem], out: str | Path, *, budget: int = 32
+    model: ScoringModel,
+    items: Sequence[MCItem],
+    out: str | Path,
+    *,
+    budget: int = 32,
+    template_kwargs: Mapping[str, Any] | None = None,
 ) -> list[MCItem]:
     """Give every item a note (written when it has only a passage) and the reader's outcome.
 
-    Results are appended to RUN/reader.jsonl as they complete, so a rerun reuses them; each is
-    keyed by the item's content, the word budget and the model's files, so an entry left by
-    other items or another model is never reused.
+    The writer and the reader render their prompts with ``template_kwargs``, as the scored
+    prompts are. Results are appended to RUN/reader.jsonl as they complete, so a rerun reuses
+    them; each is keyed by the item's content, the word budget, the template arguments and the
+    model's files, so an entry left by other items or another model is never reused.
     """
+    kwargs = dict(template_kwargs or {})
     path = Path(out) / READER_FILE
     done: dict[str, dict[str, Any]] = {
         entry["id"]: entry for _, entry in iter_values(path, append_only=True)
@@ -112,13 +155,13 @@ def attach_reader(
                 raise InputError(
                     "the note-only reader needs the gold letter", item_id=item.id, field="answer"
                 )
-            key = _reader_key(model, item, budget)
+            key = _reader_key(model, item, budget, kwargs)
             entry = done.get(item.id)
             if entry is None or entry.get("key") != key:
                 if item.note is not None:
                     entry = {"note": item.note, "attempts": 0, "truncated": False}
                 elif item.passage:
-                    entry = write_note(model, item.passage, budget=budget)
+                    entry = write_note(model, item.passage, budget=budget, template_kwargs=kwargs)
                 else:
                     raise InputError(
                         "the forecast needs a note or a passage to write one from",
@@ -129,7 +172,7 @@ def attach_reader(
                     "id": item.id,
                     "key": key,
                     **entry,
-                    **read_from_note(model, item, entry["note"]),
+                    **read_from_note(model, item, entry["note"], kwargs),
                 }
                 cache.write(entry)
             metadata = {
@@ -140,80 +183,3 @@ def attach_reader(
     finally:
         cache.close()
     return ready
-
-
-class Downstream(BaseModel):
-    """The forecast against the note-only reader's correctness (seed 000, Eq. 1)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    n: int
-    n_reader_correct: int
-    brier_constant_half: float = 0.25
-    n_boot: int
-    n_clusters: int
-    auc: dict[str, Interval] | None
-    """AUC at each position and their paired difference; None when one class is absent."""
-    brier: dict[str, Interval]
-    forecasts: PairedScores
-    """p = Σ (value/100)·p_o per item at each position, with the reader's correctness."""
-
-
-def forecast_downstream(
-    records: Sequence[ScoreRecord], *, n_boot: int = 20_000, seed: int = 0
-) -> Downstream | None:
-    """AUC and Brier of p = Σ (value/100)·p_o against the reader's correctness (seed 000, Eq. 1).
-
-    Computed at the original and the stemmed positions on the items both have, with paired
-    cluster-bootstrap intervals for each and for the difference, beside the constant-0.5 Brier
-    reference (0.25). None when the records carry no reader outcomes.
-    """
-    by_variant = {
-        v: {r.item_id: r for r in records if r.variant == v} for v in ("production", "stem")
-    }
-    shared = [
-        i
-        for i, r in by_variant["production"].items()
-        if i in by_variant["stem"]
-        and isinstance(r.target, bool)
-        and r.expected_value is not None
-        and by_variant["stem"][i].expected_value is not None
-    ]
-    if not shared:
-        return None
-    y = np.array([by_variant["production"][i].target for i in shared], dtype=bool)
-    clusters = [by_variant["production"][i].cluster for i in shared]
-    probs = {
-        v: np.array([by_variant[v][i].expected_value for i in shared], dtype=float) / 100
-        for v in ("production", "stem")
-    }
-    results: dict[str, dict[str, Interval] | None] = {}
-    for statistic in ("auc", "brier"):
-        if statistic == "auc" and (y.all() or not y.any()):
-            results["auc"] = None
-            continue
-        boot = paired_bootstrap(
-            probs,
-            y,
-            statistic=statistic,
-            clusters=resampling_clusters(clusters),
-            n_boot=n_boot,
-            seed=seed,
-        )
-        results[statistic] = {
-            name: Interval.from_bootstrap(iv, clusters, n_boot=n_boot, paired=True)
-            for name, iv in {**boot.readouts, **boot.differences}.items()
-        }
-    return Downstream(
-        n=len(shared),
-        n_reader_correct=int(y.sum()),
-        n_boot=n_boot,
-        n_clusters=len(set(clusters)),
-        auc=results["auc"],
-        brier=results["brier"] or {},
-        forecasts=PairedScores(
-            ids=shared,
-            labels=[bool(v) for v in y],
-            scores={v: [float(p) for p in probs[v]] for v in probs},
-        ),
-    )

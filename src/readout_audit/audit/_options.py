@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict
 
 from readout_audit.audit._accuracy import RungAccuracy, rung_accuracy
 from readout_audit.audit._checks import options_checks, variant_summary
-from readout_audit.audit._forecast import Downstream, attach_reader, forecast_downstream
+from readout_audit.audit._downstream import WRITTEN_TOKENS, Downstream, forecast_downstream
+from readout_audit.audit._forecast import attach_reader
 from readout_audit.audit._score import PreparedItem, prepare, score_item, scoring_config
 from readout_audit.audit._summary import MASS_FLOOR
 from readout_audit.data._item import Item
@@ -253,7 +254,10 @@ def audit_options(
     log-likelihood, the isolated reading and the greedy continuation. For a spec whose target
     is the note-only reader's correctness, the reader runs first (``reader=None``: whenever
     every item has a gold letter and a note or passage), writing notes from passages where
-    items have none. Without the reader, a missing note is rendered empty.
+    items have none; the writer and the reader render with ``template_kwargs`` too, and the
+    original position's greedy text then runs at least 48 tokens for readout (f). Without the
+    reader, a missing note is rendered empty. The forecast spec's own rungs include T1 and
+    T1_stem, readouts (d) and (e).
     """
     chosen, _ = select_rungs(spec, variants, extra_variants)
     kwargs = dict(template_kwargs or {})
@@ -261,18 +265,24 @@ def audit_options(
         reader = spec.target == "reader_correct" and all(
             i.answer is not None and (i.note is not None or i.passage) for i in items
         )
+    written = max(greedy_tokens, WRITTEN_TOKENS) if reader else greedy_tokens
 
     def build(sources: Sequence[MCItem]) -> list[tuple[Item, str]]:
         return ladder_items(spec, sources, variants, extra_variants)
 
     def plan(run_dir: RunDirectory) -> list[Job[Any]]:
         sources = (
-            attach_reader(model, items, run_dir.directory, budget=note_budget) if reader else items
+            attach_reader(
+                model, items, run_dir.directory, budget=note_budget, template_kwargs=kwargs
+            )
+            if reader
+            else items
         )
         jobs = []
         for item, variant in build(sources):
-            prepared = prepare(item, model.codec, kwargs, greedy_tokens, variant=variant)
-            request = options_request(prepared, greedy_tokens, model.codec)
+            tokens = written if variant == "production" else greedy_tokens
+            prepared = prepare(item, model.codec, kwargs, tokens, variant=variant)
+            request = options_request(prepared, tokens, model.codec)
             record = partial(options_record, job=prepared, spec=spec.name, top_k=top_k)
             jobs.append(Job(prepared.key, request, record))
         return jobs
@@ -281,7 +291,7 @@ def audit_options(
     config = scoring_config([item for item, _ in build(items)], top_k, greedy_tokens, kwargs)
     config.update({"spec": spec.name, "variants": chosen, "reader": reader})
     if reader:
-        config["note_budget"] = note_budget
+        config.update({"note_budget": note_budget, "production_greedy_tokens": written})
     return run_kind(OPTIONS, model, out, config, plan, batch_size=batch_size, progress=progress)
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from readout_audit.log._run import Run
+from readout_audit.log._summary import Interval
 from readout_audit.report import _blocks as cell
 from readout_audit.report._blocks import Block, FigureBlock, Section, TableBlock, plot
 from readout_audit.report._common import browser, class_figure, forest, mass_figure
 
 if TYPE_CHECKING:
     from readout_audit.audit._accuracy import RungAccuracy
-    from readout_audit.audit._forecast import Downstream
+    from readout_audit.audit._downstream import Downstream
     from readout_audit.audit._options import OptionsSummary
 
 
@@ -130,23 +131,61 @@ def _accuracy_row(name: str, accuracy: RungAccuracy) -> list[str]:
     ]
 
 
-def downstream_section(down: Downstream) -> Section:
-    """Forecast AUC and Brier at both positions with intervals, ROC, reliability, differences."""
-    rows = [
-        [metric.upper(), name, cell.estimate(v), cell.interval(v)]
-        for metric, values in (("auc", down.auc), ("brier", down.brier))
-        for name, v in (values or {}).items()
+def _metric_cells(auc: Interval | None, brier: Interval | None, signed: bool) -> list[str]:
+    """AUC and Brier cells: estimate and interval of each, signed for differences."""
+
+    def shown(v: Interval | None) -> str:
+        return f"{v.estimate:+.4f}" if signed and v is not None else cell.estimate(v)
+
+    return [
+        shown(auc),
+        cell.interval(auc, signed=signed),
+        shown(brier),
+        cell.interval(brier, signed=signed),
     ]
-    if down.auc is None:
-        rows.insert(0, ["AUC", "–", "undefined (one class)", "–"])
+
+
+def downstream_section(down: Downstream) -> Section:
+    """Seed 000's forecast readouts (a)–(f): AUC and Brier, constant baselines, differences."""
+    from readout_audit.audit._downstream import READOUTS  # the audit package imports this one
+
+    auc = down.auc or {}
+    rows = [
+        [READOUTS[name], *_metric_cells(auc.get(name), down.brier[name], False)]
+        for name in down.readouts
+    ]
+    fitted = f"fitted constant {cell.fmt(down.base_rate, 4)}"
+    for label, brier in (
+        ("constant 0.5", down.brier_constant_half),
+        (fitted, down.brier_fitted_constant),
+    ):
+        rows.append([label, cell.MISSING, "", cell.fmt(brier), ""])
+    note = "AUC undefined: the reader is right on every row or on none. " if not auc else ""
+    note += "The fitted constant is the reader's accuracy on these rows (a descriptive baseline)."
+    if down.unscored:
+        note += f" Rungs without a forecast on some rows, left out: {cell.counts(down.unscored)}."
+    differences = [
+        [
+            READOUTS[r],
+            READOUTS[x],
+            *_metric_cells(auc.get(f"{x} - {r}"), down.brier[f"{r} - {x}"], True),
+        ]
+        for r, x in down.comparisons
+    ]
+    columns = ["reference r", "readout x", "AUC(x) − AUC(r)", "95% interval"]
     blocks: list[Block] = [
         TableBlock(
             f"Forecast against the note-only reader ({down.n} items, {down.n_reader_correct} "
-            "read correctly)",
-            ["metric", "position", "estimate", "95% interval"],
+            "read correctly; 95% paired cluster-bootstrap intervals)",
+            ["readout", "AUC", "95% interval", "Brier", "95% interval"],
             rows,
-            "Brier of a constant 0.5 forecast: 0.25.",
-        )
+            note,
+        ),
+        TableBlock(
+            "Paired differences (positive favours the readout)",
+            [*columns, "Brier(r) − Brier(x)", "95% interval"],
+            differences,
+        ),
     ]
     forecasts = down.forecasts
     if 0 < sum(forecasts.labels) < len(forecasts.labels):
@@ -161,12 +200,8 @@ def downstream_section(down: Downstream) -> Section:
             plot("reliability", forecasts.scores, forecasts.labels, "Forecast reliability"),
         )
     )
-    differences = {
-        f"{metric.upper()} {k}": v
-        for metric, values in (("auc", down.auc), ("brier", down.brier))
-        for k, v in (values or {}).items()
-        if " - " in k
-    }
-    if differences:
-        blocks.append(forest(differences, "Paired differences"))
+    shown = {f"AUC {k}": v for k, v in auc.items() if " - " in k}
+    shown |= {f"Brier {k}": v for k, v in down.brier.items() if " - " in k}
+    if shown:
+        blocks.append(forest(shown, "Paired differences"))
     return Section("Downstream", blocks)
