@@ -207,3 +207,9 @@ def test_raw_prompt_mode_is_the_library_default_tokenisation(
         _library_scores(torch_model, ids)[true_id].item(), abs=1e-4
     )
     assert by["moved"].rendered_tail.endswith("(B) False\n The possible answer is (")
+    # after "is:" the labels merge with the colon ("(A" is not a continuation of the raw text),
+    # so labels_in_place has no reading; the other readouts are still summarised
+    assert by["labels_in_place"].confidence is None
+    readouts = run.summary.readouts
+    assert readouts["labels_in_place"].n_scored == 0 and readouts["library"].n_scored == 1
+    assert run.summary.n_items == 1

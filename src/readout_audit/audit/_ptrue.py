@@ -158,6 +158,8 @@ class PTrueReadout(BaseModel):
     """AUROC against correctness with its paired bootstrap interval; None with one class."""
     prr: Interval | None
     """Prediction–rejection ratio at the paper's maximum rejection (0.5), with its interval."""
+    n_scored: int | None = None
+    """Records with a confidence (none where the options never keep the context's boundary)."""
     median_mass: float | None
     argmax_classes: dict[str, int]
 
@@ -205,20 +207,23 @@ def summarise_ptrue(
     typed = [r for r in records if isinstance(r, PTrueRecord)]
     names = [n for n in READOUTS if any(r.readout == n for r in typed)]
     by = {n: {r.item_id: r for r in typed if r.readout == n} for n in names}
+    # a readout with no confidence anywhere (its options never keep the boundary) is reported
+    # without a ranking rather than emptying the comparison of the others
+    ranked = [n for n in names if any(r.confidence is not None for r in by[n].values())]
     shared = (
         [
             i
-            for i in by[names[0]]
-            if all(i in by[n] and by[n][i].confidence is not None for n in names)
+            for i in by[ranked[0]]
+            if all(i in by[n] and by[n][i].confidence is not None for n in ranked)
         ]
-        if names
+        if ranked
         else []
     )
     if not shared:
         return PTrueSummary(n_records=len(typed), n_items=0, readouts={})
-    y = np.array([by[names[0]][i].correct for i in shared], dtype=bool)
-    clusters = [by[names[0]][i].cluster for i in shared]
-    scores = {n: np.array([by[n][i].confidence for i in shared], dtype=float) for n in names}
+    y = np.array([by[ranked[0]][i].correct for i in shared], dtype=bool)
+    clusters = [by[ranked[0]][i].cluster for i in shared]
+    scores = {n: np.array([by[n][i].confidence for i in shared], dtype=float) for n in ranked}
     both = bool(y.any() and not y.all())
     boot, gains = (
         (
@@ -243,11 +248,12 @@ def summarise_ptrue(
             auroc=Interval.from_bootstrap(
                 boot.readouts[n], clusters, n_boot=n_boot, paired=True, estimate=auc(scores[n], y)
             )
-            if boot
+            if boot and n in ranked
             else None,
             prr=Interval.from_bootstrap(gains.readouts[n], clusters, n_boot=n_boot, paired=True)
-            if gains
+            if gains and n in ranked
             else None,
+            n_scored=sum(r.confidence is not None for r in group),
             median_mass=float(np.median(masses)) if masses else None,
             argmax_classes=ptrue_classes(group),
         )
@@ -262,7 +268,7 @@ def summarise_ptrue(
         confidences=PairedScores(
             ids=shared,
             labels=[bool(v) for v in y],
-            scores={n: [float(v) for v in scores[n]] for n in names},
+            scores={n: [float(v) for v in scores[n]] for n in ranked},
         ),
     )
 
