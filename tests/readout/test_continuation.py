@@ -41,6 +41,8 @@ RECITALS = [
         ("Answer: 50", "gives_option"),  # Qwen3-32B's "Answer:" followed by a number
         ("40", "gives_option"),  # a forecast off the grid
         ("500 people", "gives_option"),
+        ("90. The note says", "gives_option"),  # a grid value, not a list marker
+        ("1. The item asks readers", "prose"),  # a numbered list, not a forecast
         # recites the option list: two lines labelled with consecutive letters
         ("A: her English was poor\nB: it's easy to master English", "recites_options"),
         ("B) yeast\n\nC) the flour", "recites_options"),

@@ -8,12 +8,13 @@ matches gives the class:
    A letter followed by a word (``D is not true``, ``A clever question!``) opens prose.
 2. ``gives_option``: the opening is a declared option, optionally after ``Answer:``; when every
    declared option is a number (the forecast grid), any number, since a forecast can be off
-   the grid. A letter that is itself a declared option (the answer spec) is an option.
+   the grid, but not a list marker (``1. The item``). A letter that is itself a declared
+   option (the answer spec) is an option.
 3. ``recites_options``: the first two lines are labelled with consecutive item letters. A
    single labelled line cannot be told from the start of a list and counts as an answer.
 4. ``recites_prompt``: the opening reproduces the item's question or an instruction of the
    prompt (the item's own, or a sentence of the task), or is cut off inside one.
-5. ``prose``: any other opening word.
+5. ``prose``: any other opening word, also after a list marker (``1. The item``).
 6. ``other``: anything else (punctuation, nothing).
 
 Text after a special token or a new chat turn is dropped first.
@@ -85,13 +86,13 @@ def _answer_match(opening: str, letters: Sequence[str]) -> re.Match[str] | None:
 
 
 def _option_match(opening: str, options: Sequence[str]) -> re.Match[str] | None:
-    """A declared option (or, for a numeric grid, any number) at the opening."""
+    """A declared option at the opening or, for a numeric grid, any number but a list marker."""
     stripped = [o.strip() for o in options if o.strip()]
-    if stripped and all(_NUMBER.fullmatch(o) for o in stripped):
-        value = _NUMBER.pattern
-    else:
-        value = "|".join(re.escape(o) for o in sorted(stripped, key=len, reverse=True)) or "(?!)"
-    return re.match(_ANSWER_LABEL + rf"(?:{value})(?![^\W_])", opening)
+    declared = "|".join(re.escape(o) for o in sorted(stripped, key=len, reverse=True)) or "(?!)"
+    found = re.match(_ANSWER_LABEL + rf"(?:{declared})(?![^\W_])", opening)
+    if found or not stripped or not all(_NUMBER.fullmatch(o) for o in stripped):
+        return found
+    return re.match(_ANSWER_LABEL + rf"{_NUMBER.pattern}(?![^\W_])(?![.)]\s)", opening)
 
 
 def _recital_lines(text: str, letters: Sequence[str]) -> set[int]:
@@ -195,7 +196,7 @@ def classify_opening(
         return "gives_option"
     if _recital_length(" ".join(opening.split("\n", 1)[0].split()), recitals):
         return "recites_prompt"
-    if re.match(r"[^\W\d_]", opening):
+    if re.match(r"(?:\d+[.)]\s+)?[^\W\d_]", opening):  # a word, perhaps after a list marker
         return "prose"
     return "other"
 
