@@ -38,10 +38,14 @@ def write_items(path, n):
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
 
 
+N_ITEMS = 150
+"""Enough items that the run is still scoring when the interrupt arrives, however fast it is."""
+
+
 @pytest.mark.model
 def test_piped_run_prints_progress_lines_and_ctrl_c_exits_130_with_a_hint(tmp_path):
     items, out = tmp_path / "items.jsonl", tmp_path / "run"
-    write_items(items, 40)
+    write_items(items, N_ITEMS)
     command = [sys.executable, "-m", "readout_audit", "score", "--items", str(items)]
     command += ["--out", str(out), "--batch-size", "1", "--greedy-tokens", "4"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -53,15 +57,15 @@ def test_piped_run_prints_progress_lines_and_ctrl_c_exits_130_with_a_hint(tmp_pa
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 130, stderr
-    assert "loading smollm2-135m" in stderr and "scoring: 40 records to write" in stderr
+    assert "loading smollm2-135m" in stderr and f"scoring: {N_ITEMS} records to write" in stderr
     assert "interrupted: every finished record is on disk; rerun the same command" in stderr
     assert "Traceback" not in stderr
     kept = read_run(out)
-    assert kept.state == "unfinished" and 2 <= len(kept.records) < 40
+    assert kept.state == "unfinished" and 2 <= len(kept.records) < N_ITEMS
 
     resumed = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
-    left = 40 - len(kept.records)
+    left = N_ITEMS - len(kept.records)
     assert f"scoring: {left} records to write" in resumed.stderr
     assert f"scoring: {left}/{left} (100%)" in resumed.stderr
-    assert len(read_run(out).records) == 40
+    assert len(read_run(out).records) == N_ITEMS
