@@ -38,6 +38,13 @@ def write_items(path, n):
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
 
 
+def _interruptible() -> None:
+    """Give the child Ctrl-C as a terminal would: a test process may have SIGINT ignored or
+    blocked (libraries' threads), and a child inherits both across exec."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 N_ITEMS = 150
 """Enough items that the run is still scoring when the interrupt arrives, however fast it is."""
 
@@ -48,7 +55,13 @@ def test_piped_run_prints_progress_lines_and_ctrl_c_exits_130_with_a_hint(tmp_pa
     write_items(items, N_ITEMS)
     command = [sys.executable, "-m", "readout_audit", "score", "--items", str(items)]
     command += ["--out", str(out), "--batch-size", "1", "--greedy-tokens", "4"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_interruptible,
+    )
     records = out / "records.jsonl"
     deadline = time.monotonic() + 240
     while not (records.exists() and records.read_bytes().count(b"\n") >= 2):
