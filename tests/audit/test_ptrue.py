@@ -81,7 +81,9 @@ def _library_scores(torch_model, ids):
     return kept[0][0]
 
 
-def test_library_and_repairs_equal_a_plain_forward(model, hf_tokenizer, torch_model, ptrue_run):
+def test_library_and_repairs_equal_a_plain_forward(
+    model, hf_tokenizer, torch_model, ptrue_run, float32_budget
+):
     by = {(r.item_id, r.readout): r for r in ptrue_run.records}
     (true_id,) = hf_tokenizer(["True"], add_special_tokens=False)["input_ids"][0]
     (false_id,) = hf_tokenizer(["False"], add_special_tokens=False)["input_ids"][0]
@@ -89,27 +91,28 @@ def test_library_and_repairs_equal_a_plain_forward(model, hf_tokenizer, torch_mo
     prompt = PTRUE_PROMPT.format(q=item.quoted(), a="B")
     assert "Possible answer:B\n Is the possible answer:" in prompt
     lp = _last_logprobs(model, torch_model, prompt)
-    assert by[("mars", "plain")].confidence == pytest.approx(lp[true_id].item(), abs=1e-4)
+    budget = float32_budget(by[("mars", "library")].n_tokens)
+    assert by[("mars", "plain")].confidence == pytest.approx(lp[true_id].item(), abs=budget)
     text = model.codec.render_chat([{"role": "user", "content": prompt}], {})
     library = _library_scores(torch_model, model.codec.encode(text))[true_id].item()
-    assert by[("mars", "library")].confidence == pytest.approx(library, abs=1e-4)
+    assert by[("mars", "library")].confidence == pytest.approx(library, abs=budget)
     # the end-of-sequence mass the library renormalises away (6.6e-4 nats here) is beyond the
     # float32 budget, so reading the plain value instead would fail the comparison above
     removed = by[("mars", "library")].removed_mass
     assert removed == pytest.approx(math.exp(lp[model.codec.eos_token_id]), rel=1e-3)
-    assert library - lp[true_id].item() == pytest.approx(-math.log1p(-removed), abs=1e-4)
+    assert library - lp[true_id].item() == pytest.approx(-math.log1p(-removed), abs=budget)
     assert library - lp[true_id].item() > 5e-4
     renorm = math.exp(lp[true_id]) / (math.exp(lp[true_id]) + math.exp(lp[false_id]))
-    assert by[("mars", "renormalised")].confidence == pytest.approx(renorm, abs=1e-4)
+    assert by[("mars", "renormalised")].confidence == pytest.approx(renorm, abs=budget)
     moved = _last_logprobs(model, torch_model, prompt, "The possible answer is (")
     a_id, b_id = (model.codec.encode("The possible answer is (" + x)[-1] for x in "AB")
     expected = math.exp(moved[a_id]) / (math.exp(moved[a_id]) + math.exp(moved[b_id]))
-    assert by[("mars", "moved")].confidence == pytest.approx(expected, abs=1e-4)
+    assert by[("mars", "moved")].confidence == pytest.approx(expected, abs=budget)
     bare = PTRUE_PROMPT.format(q=item.question, a="B")
     assert item.quoted() == f"Reply with the letter only.\n\n{item.question}"
     text = model.codec.render_chat([{"role": "user", "content": bare}], {})
     deleted = _library_scores(torch_model, model.codec.encode(text))[true_id].item()
-    assert by[("mars", "deleted")].confidence == pytest.approx(deleted, abs=1e-4)
+    assert by[("mars", "deleted")].confidence == pytest.approx(deleted, abs=budget)
 
 
 def test_correctness_answers_and_summary(ptrue_run):
@@ -192,7 +195,7 @@ def test_answer_steps_are_the_library_settings(model, torch_model, hf_tokenizer)
 
 
 def test_raw_prompt_mode_is_the_library_default_tokenisation(
-    model, torch_model, hf_tokenizer, tmp_path
+    model, torch_model, hf_tokenizer, tmp_path, float32_budget
 ):
     item = ITEMS[0]
     audit_ptrue(model, [item], tmp_path / "raw", prompt_mode="raw")
@@ -204,7 +207,7 @@ def test_raw_prompt_mode_is_the_library_default_tokenisation(
     ids = hf_tokenizer(prompt, add_special_tokens=True)["input_ids"]
     assert by["library"].rendered_tail == prompt[-60:]
     assert by["library"].confidence == pytest.approx(
-        _library_scores(torch_model, ids)[true_id].item(), abs=1e-4
+        _library_scores(torch_model, ids)[true_id].item(), abs=float32_budget(len(ids))
     )
     assert by["moved"].rendered_tail.endswith("(B) False\n The possible answer is (")
     # after "is:" the labels merge with the colon ("(A" is not a continuation of the raw text),

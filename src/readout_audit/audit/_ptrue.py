@@ -100,15 +100,17 @@ def ptrue_record(
     correct: bool,
     top_k: int,
     letters: Sequence[str] = ("A", "B", "C", "D"),
+    reading: tuple[int, Sequence[int]] | None = None,
     scores: PositionScores | None = None,
 ) -> PTrueRecord:
     """Read one readout's position; the greedy continuation is its first token only.
 
     library and deleted are lm-polygraph's first-step log P(True) (end of sequence suppressed,
     :func:`first_step_logprob`); plain is the same token's log-probability in the plain
-    distribution; the others renormalise their declared options.
+    distribution; the others renormalise their declared options. ``reading`` is
+    :func:`library_reading`'s answer, looked up once per run rather than per record.
     """
-    true_id, suppressed = library_reading(model)
+    true_id, suppressed = reading or library_reading(model)
     if scores is None:
         scores = model.score_positions([ptrue_request(job, true_id, suppressed)])[0]
     base = score_item(model, job, top_k=top_k, greedy_tokens=1, scores=scores)
@@ -334,6 +336,7 @@ def audit_ptrue(
                     correct=correct,
                     top_k=top_k,
                     letters=source.letters,
+                    reading=(true_id, suppressed),
                 )
                 jobs.append(Job(prepared.key, ptrue_request(prepared, true_id, suppressed), record))
         return jobs
