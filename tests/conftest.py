@@ -1,10 +1,18 @@
-"""Shared fixtures: the real embedded model, loaded once per test session."""
+"""Shared fixtures: the real embedded model, loaded once per test session, and the same model
+served by a real llama.cpp server (started on 127.0.0.1 when a test asks for it)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from click.testing import CliRunner
+
 from readout_audit import ScoringModel, load_model
+from readout_audit._cli import main
+from readout_audit.model import embedded_gguf_path
+from readout_audit.serve import llama_server as llama_server_at
 
 
 @pytest.fixture(scope="session")
@@ -48,7 +56,38 @@ def float32_budget():
 def pytest_collection_modifyitems(items):
     """Every test that loads the real model carries the ``model`` marker, so that
     ``pytest -m "not model"`` runs the pure tests in seconds."""
-    loads = {"model", "torch_model", "hf_tokenizer", "model64", "vlm"}
+    loads = {"model", "torch_model", "hf_tokenizer", "model64", "vlm", "llama_server"}
+    loads |= {"served_spec", "conformance"}
     for item in items:
         if loads & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.model)
+
+
+MODEL_NAME = "smollm2"
+"""The alias the test server serves the embedded GGUF file under."""
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory):
+    """The base URL of a llama-cpp-python server serving the embedded GGUF file."""
+    pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is a dev dependency")
+    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    with llama_server_at(embedded_gguf_path(), log, alias=MODEL_NAME) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def served_spec(llama_server: str) -> str:
+    """The ``--model`` spec of the served embedded model."""
+    return f"openai:{llama_server}#{MODEL_NAME}"
+
+
+@pytest.fixture(scope="session")
+def conformance(served_spec: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``readout conformance`` of the server against the local embedded model."""
+    out = tmp_path_factory.mktemp("conformance")
+    result = CliRunner().invoke(
+        main, ["conformance", "--model", served_spec, "--out", str(out), "--plain"]
+    )
+    assert result.exit_code == 3, result.output  # raw prompts' echo is one position late
+    return out / "conformance.json"

@@ -16,11 +16,18 @@ NEEDS_ELSEWHERE = ("--device cuda", "--device-map", "--allow-download")
 """Commands that need a GPU or the network: documented, not runnable on a CI machine."""
 
 
-def readme_commands() -> list[str]:
-    """The README's shell commands that call ``readout``, continuation lines joined."""
+SERVED = "openai:<base-url>"
+"""Blocks naming a served model need a server: tests/served runs them against a real one."""
+
+
+def readme_commands(served: bool = False) -> list[str]:
+    """The README's shell commands that call ``readout`` (continuation lines joined), from the
+    blocks without a served model, or with ``served`` from those with one."""
     blocks = re.findall(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
     commands = []
     for block in blocks:
+        if (SERVED in block) != served:
+            continue
         for command in block.replace("\\\n", " ").splitlines():
             if command.strip().startswith(".venv/bin/readout"):
                 commands.append(command.strip())
@@ -38,6 +45,7 @@ def test_the_readme_documents_commands_that_can_run_here():
     assert sum(runnable(c) for c in commands) >= 10
     for command in commands:  # every skipped command names a hub model or data set, or a GPU
         assert runnable(command) or any(s in command for s in ("hf:", "race:", "--device"))
+    assert len(readme_commands(served=True)) >= 2
 
 
 @pytest.mark.model

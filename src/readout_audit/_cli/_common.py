@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
+from readout_audit._cli._served import gate_options, served_options
 from readout_audit._exceptions import InputError, ReadoutError, RunDirectoryError
 from readout_audit.kind._progress import progress_mode
 from readout_audit.log._lock import RunLock
@@ -72,7 +73,8 @@ def model_options(command: F) -> F:
             "model_spec",
             default=EMBEDDED_SPEC,
             show_default=True,
-            help="smollm2-135m, hf:<hub-id-or-dir>[@revision] or gguf:<path>.",
+            help="smollm2-135m, hf:<hub-id-or-dir>[@revision], gguf:<path>, or a served model: "
+            "openai:<base-url>[,<base-url>...]#<model-name> (or openai:<file of URLs>#<name>).",
         ),
         click.option(
             "--allow-download",
@@ -136,7 +138,7 @@ def model_options(command: F) -> F:
     ]
     for option in reversed(options):
         command = option(command)
-    return command
+    return gate_options(served_options(command))
 
 
 def greedy_tokens(options: Mapping[str, Any], default: int = DEFAULT_GREEDY_TOKENS) -> int:

@@ -17,6 +17,7 @@ from readout_audit._cli._common import (
     run_options,
     user_errors,
 )
+from readout_audit._cli._served import gate, served_settings, served_tokenizer
 from readout_audit.audit._score import prepare, score
 from readout_audit.data._demo import demo_items
 from readout_audit.data._item import Item
@@ -26,10 +27,12 @@ from readout_audit.model._backend import ScoringModel
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._device import resolve_device
 from readout_audit.model._load import load_model
+from readout_audit.model._served import load_served
+from readout_audit.model._served_spec import is_served
 from readout_audit.report._report import print_report
 
 
-def _quiet_loading() -> None:
+def quiet_loading() -> None:
     """Silence the loaders' own progress bars; the CLI shows one status line instead."""
     os.environ.setdefault("TQDM_DISABLE", "1")
     from transformers.utils import logging as transformers_logging
@@ -41,8 +44,10 @@ def load_cli_model(
     options: dict[str, Any], preflight: Callable[[TextCodec], None] | None = None
 ) -> ScoringModel:
     """Load the model named by the common options, with one status line instead of bars."""
+    if is_served(options["model_spec"]):
+        return _load_served(options, preflight)
     resolve_device(options["device"])  # a device this machine lacks fails before loading
-    _quiet_loading()
+    quiet_loading()
     console = Console(stderr=True)
     if not console.is_terminal:
         click.echo(f"loading {options['model_spec']}", err=True)
@@ -56,6 +61,23 @@ def load_cli_model(
             trust_remote_code=options["trust_remote_code"],
             preflight=preflight,
         )
+
+
+def _load_served(
+    options: dict[str, Any], preflight: Callable[[TextCodec], None] | None
+) -> ScoringModel:
+    """A served model: its local tokenizer, the preflight, then the conformance gate."""
+    quiet_loading()
+    model = load_served(
+        options["model_spec"],
+        tokenizer=served_tokenizer(options),
+        settings=served_settings(options),
+        allow_download=options["allow_download"],
+    )
+    if preflight is not None:
+        preflight(model.codec)
+    gate(model, options)
+    return model
 
 
 def finish(out: Path, plain: bool = False) -> None:

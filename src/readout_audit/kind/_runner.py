@@ -67,10 +67,18 @@ def run_kind(
     ``progress``: True for a bar on a terminal and plain lines elsewhere (stderr), or a mode.
     """
     from readout_audit.kind._executor import DEFAULT_BATCH_SIZE, LocalExecutor
+    from readout_audit.kind._served_executor import ServedExecutor
+    from readout_audit.model._served import ServedModel
 
-    executor = executor or LocalExecutor(model, batch_size or DEFAULT_BATCH_SIZE)
+    size = batch_size or DEFAULT_BATCH_SIZE
     with RunDirectory(out, kind) as run_dir:
         run_dir.start(Manifest.create(kind.name, model.info, config, seeds))
+        if executor is None:
+            executor = (
+                ServedExecutor(model, Path(out), size)
+                if isinstance(model, ServedModel)
+                else LocalExecutor(model, size)
+            )
         todo = [job for job in plan(run_dir) if job.key not in run_dir.done]
         started, tokens = time.perf_counter(), 0
         mode = progress if isinstance(progress, str) else progress_mode(None if progress else False)

@@ -87,6 +87,7 @@ class Manifest(BaseModel):
                 "device": info.device,
                 "placement": info.placement,
                 "trust_remote_code": info.trust_remote_code,
+                **({"served": info.served} if info.served is not None else {}),
             },
             config=config,
             seeds=seeds or {},

@@ -79,6 +79,8 @@ class ModelInfo:
     placement: dict[str, str] | None = None
     """Module → device of a ``device_map`` placement (accelerate), when one was used."""
     trust_remote_code: bool = False
+    served: dict[str, Any] | None = None
+    """For a served model: the server, its endpoints and how each readout is obtained."""
 
 
 class ScoringModel(ABC):

@@ -125,17 +125,50 @@ def load_model(
         raise InputError(f"unknown device map {device_map!r}; expected auto", field="device-map")
     resolved = resolve_device(device)
     place = Placement(resolved, resolve_dtype(dtype, resolved), device_map, trust_remote_code)
-    if parsed.kind == "embedded":
-        gguf = embedded_gguf_path()
-        return _load_transformers(str(parsed), gguf.parent, gguf.name, [gguf], place, preflight)
-    if parsed.kind == "gguf":
-        gguf = Path(parsed.location).expanduser()
+    directory, gguf_file, weights = locate_files(parsed, allow_download)
+    return _load_transformers(str(parsed), directory, gguf_file, weights, place, preflight)
+
+
+def locate_files(parsed: ModelSpec, allow_download: bool) -> tuple[Path, str | None, list[Path]]:
+    """A spec's directory, its GGUF file name (None for a checkpoint directory) and weights."""
+    if parsed.kind in ("embedded", "gguf"):
+        gguf = embedded_gguf_path() if parsed.kind == "embedded" else Path(parsed.location)
+        gguf = gguf.expanduser()
         if not gguf.is_file():
-            raise ModelNotAvailableError(f"{spec}: no such GGUF file")
-        return _load_transformers(str(parsed), gguf.parent, gguf.name, [gguf], place, preflight)
+            raise ModelNotAvailableError(f"{parsed}: no such GGUF file")
+        return gguf.parent, gguf.name, [gguf]
     directory = _resolve_hf_directory(parsed, allow_download)
     weights = [p for p in directory.iterdir() if p.suffix in _WEIGHT_SUFFIXES and p.is_file()]
-    return _load_transformers(str(parsed), directory, None, weights, place, preflight)
+    return directory, None, weights
+
+
+def load_codec(
+    spec: str, *, allow_download: bool = False, trust_remote_code: bool = False
+) -> tuple[TextCodec, tuple[ModelFile, ...]]:
+    """Only the tokenizer (and chat template) of a model spec, with its files' hashes.
+
+    A served model is scored through its own tokenizer, loaded here without the weights.
+    """
+    from transformers import AutoConfig, AutoTokenizer
+
+    from readout_audit.model._codec import TextCodec
+
+    parsed = parse_model_spec(spec)
+    directory, gguf_file, weights = locate_files(parsed, allow_download)
+    files = _model_files(weights)
+    cached = converted(files[0].sha256) if gguf_file is not None else None
+    kwargs: dict[str, Any] = {"local_files_only": True, "trust_remote_code": trust_remote_code}
+    if gguf_file is not None and cached is None:
+        kwargs["gguf_file"] = gguf_file
+    source = str(cached or directory)
+    try:
+        config = AutoConfig.from_pretrained(source, **kwargs)
+        tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
+    except _UNREADABLE as error:
+        raise ModelNotAvailableError(f"cannot read the tokenizer of {parsed}: {error}") from error
+    window = getattr(config.get_text_config(), "max_position_embeddings", None)
+    name = f"{type(tokenizer).__name__} ({gguf_file or directory.name})"
+    return TextCodec(tokenizer, name=name, context_window=window), files
 
 
 def _load_transformers(

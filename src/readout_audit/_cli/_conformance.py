@@ -1,0 +1,126 @@
+"""``readout conformance``: how far a served endpoint agrees with the same weights run locally."""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from readout_audit._cli._common import check_out, user_errors
+from readout_audit._cli._score import quiet_loading
+from readout_audit._cli._served import served_options, served_settings
+from readout_audit._exceptions import InputError
+from readout_audit.log._lock import RunLock
+from readout_audit.model._conformance import CONFORMANCE_FILE, Conformance, check_conformance
+from readout_audit.model._embedded import EMBEDDED_SPEC
+from readout_audit.model._load import load_model, locate_files, parse_model_spec
+from readout_audit.model._served import gguf_quantisation, load_served
+from readout_audit.model._served_spec import is_served, parse_served_spec
+from readout_audit.serve import LEDGER_FILE
+
+NONCONFORMING = 3
+"""Exit status when an endpoint fails a check."""
+
+
+def print_conformance(conformance: Conformance, plain: bool = False) -> None:
+    """One table per endpoint: check, verdict, what was seen."""
+    console = Console(no_color=plain, soft_wrap=False)
+    for endpoint in conformance.endpoints:
+        table = Table(title=f"{endpoint.endpoint} ({endpoint.server})")
+        for column in ("check", "verdict", "detail"):
+            table.add_column(column, overflow="fold")
+        for check in endpoint.checks:
+            table.add_row(check.name, check.verdict, check.detail)
+        console.print(table)
+    verdict = "conforms" if conformance.conforms else "does NOT conform"
+    console.print(
+        f"{conformance.model} {verdict} (reference {conformance.reference}, "
+        f"{conformance.quantisation or 'unquantised'}, tolerance {conformance.tolerance})",
+        markup=False,
+    )
+
+
+@click.command("conformance")
+@click.option("--model", "model_spec", required=True, help="openai:<base-url>[,...]#<model>.")
+@click.option(
+    "--reference",
+    default=EMBEDDED_SPEC,
+    show_default=True,
+    help="Local spec of the same weights (its tokenizer is also the served model's).",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory for conformance.json and the request ledger.",
+)
+@click.option(
+    "--quantisation",
+    help="Weights type of the served file (Q4_1, Q8_0, F16, ...); default: read from a GGUF "
+    "reference, else unquantised.",
+)
+@click.option(
+    "--tolerance",
+    type=click.FloatRange(min=0),
+    help="Largest accepted |served − local| log-prob (default: by quantisation).",
+)
+@served_options
+@click.option("--plain", is_flag=True, help="No colour.")
+@user_errors
+def conformance_command(
+    model_spec: str,
+    reference: str,
+    out: Path,
+    quantisation: str | None,
+    tolerance: float | None,
+    plain: bool,
+    **options: Any,
+) -> None:
+    """Compare a served model with a local forward of the same weights on fixed prompts."""
+    if not is_served(model_spec):
+        raise InputError("conformance checks a served model: openai:<url>#<name>", field="model")
+    spec = parse_served_spec(model_spec)
+    check_out(out)
+    out.mkdir(parents=True, exist_ok=True)
+    settings = served_settings(options)
+    quiet_loading()
+    local = load_model(reference)
+    _, gguf_file, weights = locate_files(parse_model_spec(reference), False)
+    if quantisation is None and gguf_file is not None:
+        quantisation = gguf_quantisation(weights[0])
+    tokenizer = options["tokenizer"] or reference
+    served = [
+        load_served(f"openai:{url}#{spec.model}", tokenizer=tokenizer, settings=settings)
+        for url in spec.base_urls
+    ]
+    lock = RunLock(out)
+    lock.acquire()
+    try:
+        with ExitStack() as stack:
+            for index, model in enumerate(served):
+                ledger = out / f"endpoint-{index + 1}" / LEDGER_FILE  # one ledger per endpoint
+                ledger.parent.mkdir(exist_ok=True)
+                stack.enter_context(model.ledger(ledger))
+            conformance = check_conformance(
+                served,
+                local,
+                quantisation=quantisation,
+                tolerance=tolerance,
+                progress=lambda line: click.echo(line, err=True),
+            )
+    finally:
+        lock.release()
+    (out / CONFORMANCE_FILE).write_text(
+        json.dumps(conformance.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    print_conformance(conformance, plain)
+    click.echo(f"written to {out / CONFORMANCE_FILE}", err=True)
+    if not conformance.conforms:
+        sys.exit(NONCONFORMING)

@@ -1,0 +1,398 @@
+"""A model served behind an OpenAI-compatible API (vLLM, SGLang, llama.cpp server), scored by HTTP.
+
+Contexts are rendered and encoded with the model's own tokenizer, loaded locally without the
+weights, and sent as text; every request goes through the run's ledger and paced pools
+(:mod:`readout_audit.serve`). What each readout is, and how exact, is stated in ``methods``.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from readout_audit._exceptions import CapabilityError, InputError, ModelNotAvailableError
+from readout_audit.model._backend import (
+    Capabilities,
+    ModelFile,
+    ModelInfo,
+    PositionRequest,
+    PositionScores,
+    ScoringModel,
+)
+from readout_audit.model._codec import TextCodec
+from readout_audit.model._distribution import TokenDistribution
+from readout_audit.model._generation import GenerationSettings
+from readout_audit.model._served_calls import (
+    TOKENIZE_PATHS,
+    ReplyError,
+    byte_bound,
+    continuation_count,
+    echo_call,
+    greedy_call,
+    read_echo,
+    read_greedy,
+    tokenize_call,
+    tokens_of,
+)
+from readout_audit.model._served_spec import ServedSpec
+from readout_audit.serve import CallResult, CostCap, Endpoint, HttpCall, Ledger, RequestRunner
+
+SERVERS = {"vllm": "vllm", "sglang": "sglang", "llamacpp": "llama.cpp", "me": "llama-cpp-python"}
+"""``owned_by`` of ``/models`` → the server it identifies (anything else: ``openai``)."""
+ECHO_SERVERS = frozenset(SERVERS.values())
+"""Servers whose completions echo the prompt with log-probabilities."""
+
+
+@dataclass(frozen=True)
+class ServedSettings:
+    """How to talk to the endpoints: pools, pacing, timeouts, top-k, cost cap, key."""
+
+    concurrency: int = 4
+    starts_per_s: float | None = None
+    timeout_s: float = 120.0
+    top_logprobs: int = 20
+    """Top-k asked at the scored position (vLLM's default limit is 20)."""
+    cap: CostCap | None = None
+    api_key_env: str | None = None
+    """Environment variable holding the API key; the key itself is never stored."""
+    server: str = "auto"
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True)
+class Unsettled:
+    """A scored position the endpoint did not answer (yet), with the reason."""
+
+    reason: str
+
+
+def api_headers(api_key_env: str | None) -> dict[str, str]:
+    """``Authorization`` from the named environment variable (errors name it, never its value)."""
+    import os
+
+    if api_key_env is None:
+        return {}
+    key = os.environ.get(api_key_env)
+    if not key:
+        raise InputError(f"environment variable {api_key_env} is not set", field="api-key-env")
+    return {"Authorization": f"Bearer {key}"}
+
+
+def detect_server(base_url: str, headers: Mapping[str, str], timeout: float) -> str:
+    """Which server answers at ``base_url``, from ``GET /models``' ``owned_by``."""
+    request = urllib.request.Request(f"{base_url}/models", headers=dict(headers))
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as reply:
+            listing = json.loads(reply.read())
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        raise ModelNotAvailableError(f"{base_url}/models did not answer: {error}") from None
+    owners = {m.get("owned_by") for m in listing.get("data", []) if isinstance(m, Mapping)}
+    found = {SERVERS[o] for o in owners if o in SERVERS}
+    return found.pop() if len(found) == 1 else "openai"
+
+
+class ServedModel(ScoringModel):
+    """Readouts from an OpenAI-compatible endpoint, with the local tokenizer as the codec."""
+
+    def __init__(
+        self,
+        spec: ServedSpec,
+        codec: TextCodec,
+        files: tuple[ModelFile, ...],
+        settings: ServedSettings,
+    ) -> None:
+        self.spec, self.codec, self.settings = spec, codec, settings
+        headers = {**api_headers(settings.api_key_env), **settings.headers}
+        self.endpoints = [
+            Endpoint(url, settings.concurrency, settings.starts_per_s, settings.timeout_s, headers)
+            for url in spec.base_urls
+        ]
+        self.server = (
+            settings.server
+            if settings.server != "auto"
+            else detect_server(spec.base_urls[0], headers, min(settings.timeout_s, 30.0))
+        )
+        self.capabilities = Capabilities(
+            full_distribution=False,
+            top_k_limit=settings.top_logprobs,
+            hidden_states=False,
+            cache_reuse=False,
+        )
+        self.info = ModelInfo(
+            spec=str(spec),
+            name=spec.model,
+            files=files,
+            dtype="as served",
+            context_window=codec.context_window,
+            tokenizer=codec.name,
+            chat_template_sha256=codec.chat_template_sha256,
+            device="served",
+            served={"server": self.server, "endpoints": list(spec.base_urls), **self.methods},
+        )
+        self._runner: RequestRunner | None = None
+        self._surfaces: dict[str, int] | None = None
+        self.refused_forms: set[str] = set()
+        """Prompt forms (``chat``, ``raw``) whose echoed log-probs conformance found misread."""
+        self._chat_opening = (
+            codec.encode(codec.render_chat([{"role": "user", "content": "x"}], {}))[:1]
+            if codec.chat_template is not None
+            else None
+        )
+
+    def form(self, context: Sequence[int]) -> str:
+        """``chat`` when the context opens as the chat template renders, else ``raw``.
+
+        Servers differ by this (llama-cpp-python aligns echoed log-probs only after a
+        beginning-of-sequence token, which SmolLM2's chat turns open with).
+        """
+        return "chat" if list(context[:1]) == self._chat_opening else "raw"
+
+    @property
+    def methods(self) -> dict[str, str]:
+        """How each readout is obtained from this endpoint, and how exact it is."""
+        aligned = (
+            "the server's own /tokenize"
+            if self.server in TOKENIZE_PATHS
+            else "the local tokenizer (the server has no tokenize endpoint)"
+        )
+        return {
+            "option_loglik": f"echo log-probs of context + option, aligned by {aligned}",
+            "option_mass": "exact: each distinct first token's echo log-prob",
+            "top_k": (
+                f"top-{self.settings.top_logprobs} of a temperature-0 completion's first step, "
+                "token strings mapped to ids by the local vocabulary (ambiguous strings dropped)"
+            ),
+            "argmax": "the top-k's first entry",
+            "greedy": "a temperature-0 completion, re-encoded by the local tokenizer",
+        }
+
+    @contextmanager
+    def ledger(self, path: str | Path) -> Iterator[RequestRunner]:
+        """Send this model's requests through the ledger at ``path`` while the block runs."""
+        with Ledger(path) as ledger:
+            self._runner = RequestRunner(self.endpoints, ledger, cap=self.settings.cap)
+            try:
+                yield self._runner
+            finally:
+                self._runner = None
+
+    def _run(self, calls: Sequence[HttpCall]) -> list[CallResult]:
+        if self._runner is not None:
+            return self._runner.run(calls)
+        with tempfile.TemporaryDirectory() as scratch, self.ledger(Path(scratch) / "l.sqlite"):
+            assert self._runner is not None
+            return self._runner.run(calls)
+
+    def surface_ids(self) -> dict[str, int]:
+        """Token string → id for every string exactly one token of the vocabulary decodes to."""
+        if self._surfaces is None:
+            seen: dict[str, list[int]] = {}
+            for token_id in range(self.codec.vocab_size):
+                seen.setdefault(self.codec.token_surface(token_id), []).append(token_id)
+            self._surfaces = {s: ids[0] for s, ids in seen.items() if len(ids) == 1 and s}
+        return self._surfaces
+
+    def settle(self, requests: Sequence[PositionRequest]) -> list[PositionScores | Unsettled]:
+        """Answer every request that its replies allow; the others say why they are unsettled."""
+        plans = [_Plan.make(self, r) for r in requests]
+        calls = [call for plan in plans for call in plan.calls()]
+        results = {r.key: r for r in self._run(calls)}
+        return [plan.read(self, results) for plan in plans]
+
+    def score_positions(self, requests: Sequence[PositionRequest]) -> list[PositionScores]:
+        """Every request answered, or an error naming the first unsettled one."""
+        answers = self.settle(requests)
+        for answer in answers:
+            if isinstance(answer, Unsettled):
+                raise CapabilityError(f"{self.info.spec}: {answer.reason}")
+        return [a for a in answers if isinstance(a, PositionScores)]
+
+    def next_token_logprobs(
+        self, contexts: Sequence[Sequence[int]], want_ids: Sequence[int] = ()
+    ) -> list[TokenDistribution]:
+        """Top-k plus the wanted ids' exact log-probabilities after each context."""
+        requests = [PositionRequest(context=c, want_ids=want_ids) for c in contexts]
+        return [s.distribution for s in self.score_positions(requests)]
+
+    def continuation_logprobs(
+        self, context: Sequence[int], continuations: Sequence[Sequence[int]]
+    ) -> list[np.ndarray]:
+        """Echoed per-token log-probabilities of each continuation."""
+        request = PositionRequest(context=context, continuations=continuations)
+        return self.score_positions([request])[0].continuations
+
+    def generate(self, context: Sequence[int], settings: GenerationSettings) -> list[int]:
+        """A seeded completion with these settings, as far as the server takes them.
+
+        ``min_new_tokens`` exists only on vLLM and SGLang (``min_tokens``); elsewhere it is
+        refused rather than dropped. The server leaves a stop string out of the text.
+        """
+        prompt = self.codec.decode(context)
+        body: dict[str, Any] = {
+            "model": self.spec.model,
+            "prompt": prompt,
+            "max_tokens": settings.max_new_tokens,
+            "temperature": settings.temperature if settings.do_sample else 0.0,
+            "seed": settings.seed,
+        }
+        if settings.do_sample:
+            body |= {"top_p": settings.top_p, "top_k": settings.top_k}
+        if settings.stop_strings:
+            body["stop"] = list(settings.stop_strings)
+        if settings.repetition_penalty != 1.0:
+            name = "repeat_penalty" if self.server.startswith("llama") else "repetition_penalty"
+            body[name] = settings.repetition_penalty
+        if settings.min_new_tokens:
+            if self.server not in ("vllm", "sglang"):
+                raise CapabilityError(
+                    f"{self.info.spec} ({self.server}) takes no minimum of new tokens; "
+                    f"the answer step asks for {settings.min_new_tokens} (use --answers greedy)"
+                )
+            body["min_tokens"] = settings.min_new_tokens
+        call = HttpCall("/completions", body, byte_bound(prompt), settings.max_new_tokens)
+        result = self._run([call])[0]
+        choices = (result.response or {}).get("choices")
+        if result.state != "completed" or not isinstance(choices, list) or not choices:
+            raise CapabilityError(f"{self.info.spec}: generation {result.state}: {result.error}")
+        return self.codec.encode(str(choices[0].get("text", "")))
+
+    def greedy(self, context: Sequence[int], max_new_tokens: int) -> list[int]:
+        """The endpoint's temperature-0 continuation, re-encoded by the local tokenizer."""
+        request = PositionRequest(context=context, greedy_tokens=max_new_tokens)
+        return self.score_positions([request])[0].greedy
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """The calls of one scored position and how to assemble their replies."""
+
+    request: PositionRequest
+    prompt: str
+    greedy: HttpCall
+    conts: list[list[int]]
+    """The requested continuations, then each wanted token that is no continuation's first."""
+    texts: list[str | None]
+    """Each continuation's text after the prompt; None where it does not decode after it."""
+    echoes: list[HttpCall | None]
+    tokenize: list[HttpCall | None]
+    """The server's tokenisation of the prompt, then of the prompt + each continuation (None
+    where the server has no tokenize endpoint)."""
+
+    @classmethod
+    def make(cls, model: ServedModel, request: PositionRequest) -> _Plan:
+        if request.inputs:
+            raise CapabilityError(f"{model.info.spec} takes no inputs besides text (images)")
+        codec, name = model.codec, model.spec.model
+        prompt = codec.decode(request.context)
+        firsts = {c[0] for c in request.continuations if c}
+        conts = [list(c) for c in request.continuations]
+        conts += [[w] for w in sorted(set(request.want_ids) - firsts)]
+        texts: list[str | None] = []
+        for cont in conts:
+            full = codec.decode([*request.context, *cont])
+            texts.append(full[len(prompt) :] if full.startswith(prompt) and cont else None)
+        return cls(
+            request=request,
+            prompt=prompt,
+            greedy=greedy_call(
+                name, prompt, max(1, request.greedy_tokens), model.settings.top_logprobs
+            ),
+            conts=conts,
+            texts=texts,
+            echoes=[echo_call(name, prompt + t) if t is not None else None for t in texts],
+            tokenize=[
+                tokenize_call(model.server, name, prompt + t) if t is not None else None
+                for t in ["", *texts]
+            ],
+        )
+
+    def calls(self) -> list[HttpCall]:
+        """Every call of this position (the runner sends a repeated one once)."""
+        return [self.greedy, *(c for c in (*self.echoes, *self.tokenize) if c is not None)]
+
+    def read(
+        self, model: ServedModel, results: Mapping[str, CallResult]
+    ) -> PositionScores | Unsettled:
+        """The position's scores, or why it stays unsettled."""
+        form = model.form(self.request.context)
+        if form in model.refused_forms and any(self.echoes):
+            return Unsettled(
+                f"conformance found this endpoint's echoed log-probs of {form} prompts read at "
+                "the wrong position; they are not used (--allow-nonconforming overrides)"
+            )
+        for call in self.calls():
+            result = results[call.key]
+            if result.state != "completed" or result.response is None:
+                return Unsettled(f"request {call.key[:12]} {result.state}: {result.error}")
+        try:
+            return self._assemble(model, results)
+        except ReplyError as error:
+            return Unsettled(f"context {self.prompt[-40:]!r}: {error}")
+
+    def _assemble(self, model: ServedModel, results: Mapping[str, CallResult]) -> PositionScores:
+        def reply(call: HttpCall) -> Mapping[str, Any]:
+            return results[call.key].response or {}
+
+        request = self.request
+        greedy = read_greedy(reply(self.greedy))
+        surfaces = model.surface_ids()
+        known = {surfaces[s]: lp for s, lp in greedy.top.items() if s in surfaces}
+        context_call, *full_calls = self.tokenize
+        context_tokens = tokens_of(reply(context_call)) if context_call is not None else None
+        scored: list[np.ndarray] = []
+        for index, (cont, text, echo, full_call) in enumerate(
+            zip(self.conts, self.texts, self.echoes, full_calls, strict=True)
+        ):
+            if text is None or echo is None:
+                raise ReplyError(f"continuation {index} does not decode after the context")
+            n_tokens, first_agrees = len(cont), True
+            if context_tokens is not None and full_call is not None:
+                full = tokens_of(reply(full_call))
+                count = continuation_count(context_tokens, full)
+                if count is None:
+                    raise ReplyError(
+                        f"the server's tokens of the context change when {text!r} follows"
+                    )
+                n_tokens, first_agrees = count, full[len(context_tokens)] == cont[0]
+            values = read_echo(reply(echo), self.prompt + text, text, n_tokens)
+            if first_agrees:
+                known[cont[0]] = values[0]
+            if index < len(request.continuations):
+                scored.append(np.asarray(values, dtype=np.float32))
+        greedy_ids = model.codec.encode(greedy.text)[: request.greedy_tokens]
+        return PositionScores(
+            distribution=TokenDistribution(known=known),
+            continuations=scored,
+            greedy=greedy_ids if request.greedy_tokens > 0 else [],
+        )
+
+
+def load_served(
+    spec: str, *, tokenizer: str, settings: ServedSettings, allow_download: bool = False
+) -> ServedModel:
+    """A served model spec with its local tokenizer (``tokenizer``: a local model spec)."""
+    from readout_audit.model._load import load_codec
+    from readout_audit.model._served_spec import parse_served_spec
+
+    parsed = parse_served_spec(spec)
+    codec, files = load_codec(tokenizer, allow_download=allow_download)
+    return ServedModel(parsed, codec, files, settings)
+
+
+def gguf_quantisation(path: str | Path) -> str | None:
+    """The weights type of a GGUF file (``Q4_1``, ``F16``, ...), or None if it says none."""
+    import gguf
+
+    field_ = gguf.GGUFReader(str(path)).fields.get("general.file_type")
+    if field_ is None:
+        return None
+    return gguf.LlamaFileType(int(field_.parts[field_.data[0]][0])).name.removeprefix("MOSTLY_")

@@ -1,0 +1,121 @@
+"""Audits of the embedded model served by a real llama.cpp server, compared with it run locally."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from readout_audit import read_run
+from readout_audit._cli import main
+from readout_audit.model._conformance import TOLERANCE
+
+Q4_1 = TOLERANCE["Q4_1"]
+CHAT_ITEMS = [
+    {
+        "id": "letters",
+        "messages": [
+            {"role": "user", "content": "Which number is larger?\nA. 17\nB. 71\nAnswer A or B."}
+        ],
+        "options": ["A", "B"],
+    },
+    {
+        "id": "cities",
+        "messages": [{"role": "user", "content": "What is the capital of France?"}],
+        "stem": "The capital of France is",
+        "options": [" Paris", " London", " Rome"],
+    },
+]
+SECRET = "sk-never-written-anywhere"
+
+
+def _invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args), env={"SERVED_KEY": SECRET})
+    return result.exit_code, result.output
+
+
+def _items(tmp_path: Path, items: list[dict]) -> Path:
+    path = tmp_path / "items.jsonl"
+    path.write_text("".join(json.dumps(i) + "\n" for i in items), encoding="utf-8")
+    return path
+
+
+def test_conformance_finds_raw_echo_one_position_late(conformance: Path):
+    report = json.loads(conformance.read_text())
+    checks = {c["name"]: c for c in report["endpoints"][0]["checks"]}
+    assert report["quantisation"] == "Q4_1" and report["tolerance"] == Q4_1
+    assert report["endpoints"][0]["server"] == "llama-cpp-python"
+    assert checks["echo_alignment_raw"]["verdict"] == "fail"
+    assert "one position late" in checks["echo_alignment_raw"]["detail"]
+    passing = ["tokenisation", "bos", "echo_alignment_chat", "logprob_difference"]
+    passing += ["chat_template", "top_k", "determinism"]
+    assert {name: checks[name]["verdict"] for name in passing} == dict.fromkeys(passing, "pass")
+    assert 0 < checks["logprob_difference"]["value"] <= Q4_1
+
+
+def test_served_score_matches_local_and_compares(served_spec, conformance, tmp_path):
+    items = _items(tmp_path, CHAT_ITEMS)
+    local, served = tmp_path / "local", tmp_path / "served"
+    code, output = _invoke("score", "--items", str(items), "--out", str(local), "--plain")
+    assert code == 0, output
+    code, output = _invoke(
+        "score", "--items", str(items), "--out", str(served), "--plain",
+        "--model", served_spec, "--conformance", str(conformance), "--api-key-env", "SERVED_KEY",
+    )  # fmt: skip
+    assert code == 0, output
+    by_id = {r.item_id: r for r in read_run(local).records}
+    served_records = read_run(served).records
+    assert sorted(r.item_id for r in served_records) == sorted(by_id)
+    for record in served_records:
+        mine = by_id[record.item_id]
+        assert record.option_token_ids == mine.option_token_ids
+        assert record.argmax_id == mine.argmax_id
+        assert record.option_logprobs == pytest.approx(mine.option_logprobs, abs=Q4_1)
+        assert record.option_mass == pytest.approx(mine.option_mass, abs=Q4_1)
+    manifest = json.loads((served / "manifest.json").read_text())
+    assert manifest["model"]["served"]["server"] == "llama-cpp-python"
+    verdicts = manifest["model"]["served"]["conformance"][served_spec[7:].split("#")[0]]
+    assert verdicts["echo_alignment_raw"] == "fail" and verdicts["logprob_difference"] == "pass"
+    assert manifest["model"]["served"]["refused_forms"] == ["raw"]
+    for path in served.rglob("*"):
+        if path.is_file():
+            assert SECRET.encode() not in path.read_bytes(), path
+    code, output = _invoke("compare", str(local), str(served), "--plain")
+    assert code == 0, output
+
+
+def test_raw_positions_refused_other_records_kept(served_spec, conformance, tmp_path):
+    raw = {"id": "raw", "prompt": "The capital of France is", "options": [" Paris", " Rome"]}
+    items = _items(tmp_path, [CHAT_ITEMS[0], raw])
+    out = tmp_path / "run"
+    args = ["score", "--items", str(items), "--out", str(out), "--plain", "--model", served_spec]
+    code, output = _invoke(*args, "--conformance", str(conformance))
+    assert code == 1 and "1 of 2 scored positions have no record" in output
+    assert "raw prompts read at the wrong position" in output
+    assert [r.item_id for r in read_run(out).records] == ["letters"]
+    code, output = _invoke(*args, "--tokenizer", "smollm2-135m")
+    assert code == 1 and "need its conformance verdict" in output
+
+
+@pytest.mark.parametrize("audit", ["options", "yesno"])
+def test_audits_run_on_served_model(audit, served_spec, conformance, tmp_path):
+    out = tmp_path / audit
+    extra = []
+    if audit == "options":
+        mc = {
+            "id": "q1",
+            "question": "Which is a fruit?",
+            "choices": ["stone", "apple"],
+            "answer": "B",
+        }
+        extra = ["--items", str(_items(tmp_path, [mc])), "--spec", "answer"]
+        extra += ["--variants", "production,stem", "--greedy-tokens", "2"]
+    code, output = _invoke(
+        "audit", audit, "--limit", "1", "--out", str(out), "--plain", *extra,
+        "--model", served_spec, "--conformance", str(conformance),
+    )  # fmt: skip
+    assert code == 0, output
+    run = read_run(out)
+    assert run.summary is not None and len(run.records) >= 1
