@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from readout_audit._cli._audit import audit_group
+from readout_audit._cli._ledger import ledger_command
 from readout_audit._cli._report import compare_command, report_command
 from readout_audit._cli._score import demo_command, score_command
 from readout_audit._version import __version__
@@ -21,3 +22,4 @@ main.add_command(demo_command)
 main.add_command(audit_group)
 main.add_command(report_command)
 main.add_command(compare_command)
+main.add_command(ledger_command)
