@@ -18,8 +18,8 @@ def upstream():
 
 @pytest.fixture
 def proxy(upstream):
-    """A fault proxy in front of ``upstream``; ``slow`` holds answers 1.5 s."""
-    with FaultProxy("127.0.0.1", upstream.port, slow_s=1.5) as server:
+    """A fault proxy in front of ``upstream``; ``slow`` holds answers 2.5 s."""
+    with FaultProxy("127.0.0.1", upstream.port, slow_s=2.5) as server:
         yield server
 
 

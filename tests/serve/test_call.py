@@ -27,6 +27,8 @@ def test_endpoint_target_appends_the_call_path_to_the_base_path():
     assert Endpoint("http://127.0.0.1:8080/v1/").target("/completions") == "/v1/completions"
     assert Endpoint("https://api.example.org").target("/completions") == "/completions"
     assert (Endpoint("https://api.example.org").port, Endpoint("http://h/v1").port) == (443, 80)
+    keyed = Endpoint("http://h/v1", headers={"Authorization": "Bearer k"})
+    assert len({keyed, Endpoint("http://h/v1", headers={"Authorization": "Bearer k"})}) == 1
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ RETRY = RetryPolicy(max_attempts=3, backoff_s=0.01)
 def runner(url, ledger, **kwargs):
     """One connection at a time, so the n-th fault meets the n-th call's first attempt."""
     return RequestRunner(
-        [Endpoint(url, concurrency=1, timeout_s=0.5)], ledger, retry=RETRY, **kwargs
+        [Endpoint(url, concurrency=1, timeout_s=1.0)], ledger, retry=RETRY, **kwargs
     )
 
 

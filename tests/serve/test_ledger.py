@@ -122,3 +122,5 @@ def test_the_schema_is_versioned_and_a_newer_ledger_is_refused(tmp_path):
     db.close()
     with pytest.raises(RunDirectoryError, match="ledger schema 7"):
         Ledger(path)
+    with pytest.raises(RunDirectoryError, match="is not a directory"):
+        Ledger(tmp_path / "missing" / LEDGER_FILE)

@@ -41,7 +41,7 @@ class Endpoint:
     """At most this many request starts per second (a token bucket of one); None: unpaced."""
     timeout_s: float = 120.0
     """Socket timeout for the connect and for each read."""
-    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False, hash=False)
     """Extra request headers (``Authorization``); never written to the ledger, a log or an error."""
     ca_file: str | None = None
     """PEM file of the certificate authorities an https server is checked against (a private

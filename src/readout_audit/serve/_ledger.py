@@ -140,6 +140,8 @@ class Ledger:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        if not self.path.parent.is_dir():
+            raise RunDirectoryError(f"{self.path.parent} is not a directory: no ledger there")
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._db.row_factory = sqlite3.Row
