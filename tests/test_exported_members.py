@@ -7,6 +7,17 @@ import readout_audit
 
 def test_all_is_sorted_and_complete():
     public = {name for name in dir(readout_audit) if not name.startswith("_")}
-    modules = {"audit", "data", "kind", "log", "model", "prompt", "readout", "report", "stats"}
+    modules = {
+        "audit",
+        "data",
+        "kind",
+        "log",
+        "model",
+        "prompt",
+        "readout",
+        "report",
+        "serve",
+        "stats",
+    }
     assert readout_audit.__all__ == sorted(readout_audit.__all__)
     assert set(readout_audit.__all__) - {"__version__"} == public - modules

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Literal, Protocol, TextIO
 
@@ -36,12 +36,21 @@ def _duration(seconds: float) -> str:
 
 
 class LineReporter:
-    """Writes ``scoring: done/total (p%), items/s, ETA`` at most every ``interval`` seconds."""
+    """Writes ``scoring: done/total (p%), items/s, ETA`` at most every ``interval`` seconds.
+
+    ``status()``, when given, adds the stage's own counters after a semicolon.
+    """
 
     def __init__(
-        self, total: int, stream: TextIO, interval: float = LINE_INTERVAL, label: str = "scoring"
+        self,
+        total: int,
+        stream: TextIO,
+        interval: float = LINE_INTERVAL,
+        label: str = "scoring",
+        status: Callable[[], str] | None = None,
     ) -> None:
         self.total, self.stream, self.interval, self.label = total, stream, interval, label
+        self.status = status
         self.done = 0
         self.started = self.last = time.monotonic()
 
@@ -51,10 +60,11 @@ class LineReporter:
         rate = self.done / elapsed
         share = self.done / self.total if self.total else 1.0
         eta = _duration((self.total - self.done) / rate) if rate > 0 else "unknown"
-        return (
+        line = (
             f"{self.label}: {self.done}/{self.total} ({share:.0%}), {rate:.2f} items/s, "
             f"ETA {eta}, elapsed {_duration(elapsed)}"
         )
+        return f"{line}; {self.status()}" if self.status else line
 
     def advance(self) -> None:
         """Count a record; write a line when ``interval`` has passed or the run is complete."""
@@ -66,11 +76,24 @@ class LineReporter:
 
 
 class _BarReporter:
-    def __init__(self, bar: Progress, total: int, label: str) -> None:
-        self.bar, self.task = bar, bar.add_task(label, total=total)
+    STATUS_INTERVAL = 0.5
+    """Seconds between two refreshes of the status after the bar at most."""
+
+    def __init__(
+        self, bar: Progress, total: int, label: str, status: Callable[[], str] | None
+    ) -> None:
+        self.bar, self.status, self.total, self.done = bar, status, total, 0
+        self.task = bar.add_task(label, total=total, status=status() if status else "")
+        self.last = time.monotonic()
 
     def advance(self) -> None:
-        self.bar.advance(self.task)
+        self.done += 1
+        now = time.monotonic()
+        if self.status and (now - self.last >= self.STATUS_INTERVAL or self.done == self.total):
+            self.last = now
+            self.bar.update(self.task, advance=1, status=self.status())
+        else:
+            self.bar.advance(self.task)
 
 
 class _Silent:
@@ -86,15 +109,20 @@ def reporter(
     *,
     label: str = "scoring",
     unit: str = "records to write",
+    status: Callable[[], str] | None = None,
 ) -> Iterator[Reporter]:
-    """A progress reporter for ``total`` steps of a stage (stderr by default)."""
+    """A progress reporter for ``total`` steps of a stage (stderr by default).
+
+    ``status`` adds the stage's own counters to each line (or after the bar).
+    """
     stream = stream or sys.stderr
     if mode == "off" or total == 0:
         yield _Silent()
     elif mode == "lines":
         print(f"{label}: {total} {unit}", file=stream, flush=True)
-        yield LineReporter(total, stream, label=label)
+        yield LineReporter(total, stream, label=label, status=status)
     else:
         columns = (TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn())
-        with Progress(*columns, TimeRemainingColumn(), transient=False) as bar:
-            yield _BarReporter(bar, total, label)
+        tail = TextColumn("{task.fields[status]}", markup=False)
+        with Progress(*columns, TimeRemainingColumn(), tail, transient=False) as bar:
+            yield _BarReporter(bar, total, label, status)

@@ -1,0 +1,71 @@
+"""``readout ledger RUN_DIR``: what a run's served-model requests came to; release unknown ones."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from readout_audit._cli._common import user_errors
+from readout_audit._exceptions import InputError
+from readout_audit.serve._ledger import LEDGER_FILE, Ledger, LedgerEntry
+
+KEY_PREFIX = 12
+"""Characters of a call key shown in the listing."""
+
+
+def _call(entry: LedgerEntry) -> dict[str, Any]:
+    return {
+        "key": entry.key,
+        "state": entry.state,
+        "path": entry.path,
+        "endpoint": entry.endpoint,
+        "attempts": entry.attempts,
+        "error": entry.error,
+    }
+
+
+@click.command("ledger")
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--release-unknown",
+    is_flag=True,
+    help="Let a rerun send again the calls sent once with no known outcome (the server may "
+    "have processed them: each may then be processed twice).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the listing as JSON on stdout.")
+@user_errors
+def ledger_command(run_dir: Path, release_unknown: bool, as_json: bool) -> None:
+    """Requests of a run to served endpoints: counts per state, spend, unknown and failed calls."""
+    path = run_dir / LEDGER_FILE
+    if not path.is_file():
+        raise InputError(f"holds no {LEDGER_FILE}: the run sent no requests", source=str(run_dir))
+    with Ledger(path) as ledger:
+        released = ledger.release_unknown() if release_unknown else None
+        counts, spend = ledger.counts(), ledger.spend()
+        listed = ledger.entries("unknown", "failed")
+        over = sum(entry.over_bound for entry in ledger.entries("completed"))
+    if as_json:
+        listing = {
+            "counts": counts,
+            "spend": {"tokens": spend.tokens, "usd": spend.usd},
+            "over_bound": over,
+            "released": released,
+            "calls": [_call(entry) for entry in listed],
+        }
+        click.echo(json.dumps(listing, indent=2))
+        return
+    click.echo(", ".join(f"{state} {n}" for state, n in counts.items()))
+    click.echo(f"spend: {spend.tokens} tokens, ${spend.usd:.6f} (usage and open reservations)")
+    if over:
+        click.echo(f"{over} completed calls were charged more tokens than their bounds reserved")
+    for entry in listed:
+        where = entry.endpoint or "no endpoint"
+        click.echo(
+            f"{entry.state} {entry.key[:KEY_PREFIX]} {where} attempts {entry.attempts}: "
+            f"{entry.error}"
+        )
+    if released is not None:
+        click.echo(f"released {released} unknown calls: a rerun sends them again")

@@ -1,0 +1,31 @@
+"""Requests to served models: paced, concurrent, retrying, and recorded call by call in a ledger."""
+
+from readout_audit.serve._call import (
+    CallResult,
+    CostCap,
+    Endpoint,
+    HttpCall,
+    Outcome,
+    RetryPolicy,
+)
+from readout_audit.serve._cost import Spend
+from readout_audit.serve._http import CONTINUE_WAIT_S
+from readout_audit.serve._ledger import LEDGER_FILE, STATES, Ledger, LedgerEntry
+from readout_audit.serve._runner import RequestRunner, RunnerStats
+
+__all__ = [
+    "CONTINUE_WAIT_S",
+    "LEDGER_FILE",
+    "STATES",
+    "CallResult",
+    "CostCap",
+    "Endpoint",
+    "HttpCall",
+    "Ledger",
+    "LedgerEntry",
+    "Outcome",
+    "RequestRunner",
+    "RetryPolicy",
+    "RunnerStats",
+    "Spend",
+]

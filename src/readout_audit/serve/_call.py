@@ -1,0 +1,211 @@
+"""What is sent where: endpoints, calls, the cost cap, the retry policy and each call's result."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from readout_audit._exceptions import InputError
+
+Outcome = Literal["completed", "failed", "unknown", "capped"]
+"""How a call ended for the caller: answered, refused, sent with no known answer, not sent (cap)."""
+
+RESERVED_HEADERS = frozenset(
+    {"host", "content-type", "content-length", "expect", "connection", "transfer-encoding"}
+)
+"""Headers the client sets itself; an endpoint may not override them."""
+
+
+def _positive(value: float, field_name: str, source: str) -> None:
+    if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+        raise InputError(
+            f"must be a positive number, got {value!r}", source=source, field=field_name
+        )
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """An OpenAI-compatible server (or one replica of it) and how hard to drive it."""
+
+    base_url: str
+    """``http://127.0.0.1:8080/v1`` (http or https); each call's path is appended."""
+    concurrency: int = 4
+    """Requests in flight at once on this endpoint."""
+    starts_per_s: float | None = None
+    """At most this many request starts per second (a token bucket of one); None: unpaced."""
+    timeout_s: float = 120.0
+    """Socket timeout for the connect and for each read."""
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False, hash=False)
+    """Extra request headers (``Authorization``); never written to the ledger, a log or an error."""
+    ca_file: str | None = None
+    """PEM file of the certificate authorities an https server is checked against (a private
+    or self-signed certificate); None: the system's."""
+
+    def __post_init__(self) -> None:
+        source = f"endpoint {self.base_url!r}"
+        parts = urlsplit(self.base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise InputError("must be an http:// or https:// URL", source=source, field="base_url")
+        if parts.username or parts.password or parts.query or parts.fragment:
+            raise InputError(
+                "must hold no credentials, query or fragment (credentials go in headers)",
+                source=source,
+                field="base_url",
+            )
+        if not isinstance(self.concurrency, int) or self.concurrency < 1:
+            raise InputError(
+                f"must be an integer ≥ 1, got {self.concurrency!r}",
+                source=source,
+                field="concurrency",
+            )
+        if self.starts_per_s is not None:
+            _positive(self.starts_per_s, "starts_per_s", source)
+        _positive(self.timeout_s, "timeout_s", source)
+        for name, value in self.headers.items():
+            if name.lower() in RESERVED_HEADERS:
+                raise InputError(
+                    "is set by the client itself", source=source, field=f"headers.{name}"
+                )
+            if not name.isascii() or any(c in name for c in ":\r\n ") or not name:
+                raise InputError(
+                    "is not a valid header name", source=source, field=f"headers.{name}"
+                )
+            if not isinstance(value, str) or not value.isascii() or not value.isprintable():
+                # The value is a secret: name the header, never show the value.
+                raise InputError(
+                    "must be printable ASCII (no line breaks)",
+                    source=source,
+                    field=f"headers.{name}",
+                )
+
+    @property
+    def host(self) -> str:
+        """The host name of ``base_url``."""
+        return urlsplit(self.base_url).hostname or ""
+
+    @property
+    def port(self) -> int:
+        """The port of ``base_url`` (80 or 443 when not written)."""
+        parts = urlsplit(self.base_url)
+        return parts.port or (443 if parts.scheme == "https" else 80)
+
+    def target(self, path: str) -> str:
+        """The request target of a call's ``path`` on this endpoint (base path + call path)."""
+        return urlsplit(self.base_url).path.rstrip("/") + path
+
+
+@dataclass(frozen=True)
+class HttpCall:
+    """One POST with a JSON body, and the token bounds its cost reservation is made of."""
+
+    path: str
+    """``/completions``, appended to the endpoint's ``base_url``."""
+    body: Mapping[str, Any]
+    """The JSON body; its key order is kept."""
+    prompt_tokens_max: int
+    """Upper bound of the prompt tokens the server may count (for the cost cap)."""
+    completion_tokens_max: int
+    """Upper bound of the generated tokens (``max_tokens``)."""
+
+    def __post_init__(self) -> None:
+        source = f"call {self.path!r}"
+        if not isinstance(self.path, str) or not self.path.startswith("/"):
+            raise InputError("must start with '/'", source=source, field="path")
+        if any(c.isspace() for c in self.path) or not self.path.isascii():
+            raise InputError("must be ASCII without spaces", source=source, field="path")
+        for name in ("prompt_tokens_max", "completion_tokens_max"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 0:
+                raise InputError(
+                    f"must be an integer ≥ 0, got {value!r}", source=source, field=name
+                )
+        try:
+            self.body_bytes  # noqa: B018 (computed once here, so a bad body fails at once)
+        except (TypeError, ValueError) as error:
+            raise InputError(f"is not JSON: {error}", source=source, field="body") from None
+
+    @cached_property
+    def body_bytes(self) -> bytes:
+        """The body as sent: compact JSON, UTF-8, keys in the order given (NaN refused)."""
+        body = json.dumps(self.body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return body.encode()
+
+    @cached_property
+    def key(self) -> str:
+        """SHA-256 of ``POST {path}``, a newline and the body: the call's identity, any endpoint."""
+        return hashlib.sha256(b"POST " + self.path.encode() + b"\n" + self.body_bytes).hexdigest()
+
+
+@dataclass(frozen=True)
+class CostCap:
+    """Limits over the whole ledger (every run of it): tokens, dollars, and the prices."""
+
+    max_tokens: int | None = None
+    """Prompt + completion tokens."""
+    max_usd: float | None = None
+    usd_per_mtok_prompt: float = 0.0
+    """Price per million prompt tokens."""
+    usd_per_mtok_completion: float = 0.0
+    """Price per million completion tokens."""
+
+    def __post_init__(self) -> None:
+        for name in ("max_tokens", "max_usd", "usd_per_mtok_prompt", "usd_per_mtok_completion"):
+            value = getattr(self, name)
+            if value is not None and not (
+                isinstance(value, int | float) and math.isfinite(value) and value >= 0
+            ):
+                raise InputError(
+                    f"must be a number ≥ 0, got {value!r}", source="cost cap", field=name
+                )
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how long to wait before trying a call again (429, 5xx, not sent)."""
+
+    max_attempts: int = 5
+    backoff_s: float = 0.5
+    """Wait before attempt n+1: ``backoff_s * 2**(n-1)``, at most ``max_backoff_s``; a 429's
+    ``Retry-After`` (seconds) wins when larger."""
+    max_backoff_s: float = 30.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.max_attempts, int) or self.max_attempts < 1:
+            raise InputError(
+                f"must be an integer ≥ 1, got {self.max_attempts!r}",
+                source="retry policy",
+                field="max_attempts",
+            )
+        for name in ("backoff_s", "max_backoff_s"):
+            value = getattr(self, name)
+            if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
+                raise InputError(
+                    f"must be a number ≥ 0, got {value!r}", source="retry policy", field=name
+                )
+
+    def delay(self, attempt: int, retry_after: float | None = None) -> float:
+        """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
+        backoff = min(self.backoff_s * 2.0 ** (attempt - 1), self.max_backoff_s)
+        return float(max(backoff, retry_after or 0.0))
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """How one call ended, in the order of the calls given to ``RequestRunner.run``."""
+
+    key: str
+    state: Outcome
+    response: dict[str, Any] | None
+    """The parsed JSON answer of a completed call."""
+    error: str | None
+    """Why it failed, is unknown, or was not sent (cap)."""
+    endpoint: str | None
+    """The ``base_url`` that answered (or was tried last)."""
+    from_ledger: bool
+    """True when this run did not send it: it had completed before."""

@@ -1,0 +1,195 @@
+"""A real TCP proxy in front of an HTTP/1.1 server that injects one fault per connection.
+
+``FaultProxy(host, port)`` listens on 127.0.0.1 (``.port``); ``schedule([...])`` queues faults,
+each consumed by the next connection (``pass`` when none is queued). ``forwarded`` holds the
+SHA-256 hex of every request body passed upstream, ``applied`` the fault each connection got.
+It understands just enough HTTP for the faults: one request per connection, a head, a body of
+``Content-Length`` bytes, ``Expect: 100-continue`` relayed between client and upstream.
+
+Faults:
+    pass        forward both ways
+    refuse      reset the connection (RST) after the request head, before any 100 Continue
+    hangup      close the connection after the request head, before any 100 Continue
+    http500     answer 100 Continue, read the body, answer 500 (upstream never sees it)
+    http429     the same with 429 and ``Retry-After: 1``
+    slow        forward, read the answer, then hold it past the client's timeout (``slow_s``)
+    drop_after  forward, swallow the answer, close
+    truncated   forward, relay the answer's head (full Content-Length) and half its body, close
+    bad_json    forward, answer a complete 200 whose body is not JSON
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import socket
+import struct
+import threading
+from collections import deque
+
+FAULTS = frozenset(
+    {
+        "pass",
+        "refuse",
+        "hangup",
+        "http500",
+        "http429",
+        "slow",
+        "drop_after",
+        "truncated",
+        "bad_json",
+    }
+)
+
+
+class _Stream:
+    """A socket read as an HTTP message stream (head up to the blank line, then bytes)."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock, self.buffer = sock, b""
+
+    def head(self) -> bytes:
+        while b"\r\n\r\n" not in self.buffer:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("closed before the end of the head")
+            self.buffer += chunk
+        end = self.buffer.index(b"\r\n\r\n") + 4
+        head, self.buffer = self.buffer[:end], self.buffer[end:]
+        return head
+
+    def exactly(self, n: int) -> bytes:
+        while len(self.buffer) < n:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("closed before the end of the body")
+            self.buffer += chunk
+        data, self.buffer = self.buffer[:n], self.buffer[n:]
+        return data
+
+
+def _header(head: bytes, name: bytes) -> bytes | None:
+    for line in head.split(b"\r\n")[1:]:
+        key, _, value = line.partition(b":")
+        if key.strip().lower() == name:
+            return value.strip()
+    return None
+
+
+def _status(head: bytes) -> int:
+    return int(head.split(None, 2)[1])
+
+
+def _response(status: int, reason: str, body: bytes, extra: str = "") -> bytes:
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n{extra}\r\n"
+    )
+    return head.encode() + body
+
+
+class FaultProxy:
+    """The proxy; ``start()`` it (or use it as a context manager) and ``stop()`` it."""
+
+    def __init__(self, upstream_host: str, upstream_port: int, *, slow_s: float = 2.0) -> None:
+        self.upstream = (upstream_host, upstream_port)
+        self.slow_s = slow_s
+        self.forwarded: list[str] = []
+        self.applied: list[str] = []
+        self._faults: deque[str] = deque()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener.settimeout(0.05)  # accept() wakes up to notice stop()
+        self.port = self._listener.getsockname()[1]
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def schedule(self, faults: list[str]) -> None:
+        unknown = set(faults) - FAULTS
+        if unknown:
+            raise ValueError(f"unknown faults {sorted(unknown)}; known: {sorted(FAULTS)}")
+        with self._lock:
+            self._faults.extend(faults)
+
+    def start(self) -> FaultProxy:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._thread.join()
+        self._listener.close()
+
+    def __enter__(self) -> FaultProxy:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _accept(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                client, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            with self._lock:
+                fault = self._faults.popleft() if self._faults else "pass"
+                self.applied.append(fault)
+            threading.Thread(target=self._serve, args=(client, fault), daemon=True).start()
+
+    def _serve(self, client: socket.socket, fault: str) -> None:
+        with contextlib.suppress(OSError), client:
+            self._handle(client, fault)
+
+    def _handle(self, client: socket.socket, fault: str) -> None:
+        incoming = _Stream(client)
+        head = incoming.head()
+        if fault == "refuse":  # SO_LINGER 0: close sends RST, not FIN
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            return
+        if fault == "hangup":
+            return
+        length = int(_header(head, b"content-length") or b"0")
+        expect = (_header(head, b"expect") or b"").lower() == b"100-continue"
+        if fault in ("http500", "http429"):
+            if expect:
+                client.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+            incoming.exactly(length)
+            if fault == "http500":
+                client.sendall(_response(500, "Internal Server Error", b'{"error":"injected"}'))
+            else:
+                client.sendall(
+                    _response(
+                        429, "Too Many Requests", b'{"error":"slow down"}', "Retry-After: 1\r\n"
+                    )
+                )
+            return
+        with socket.create_connection(self.upstream) as upstream_sock:
+            upstream = _Stream(upstream_sock)
+            upstream_sock.sendall(head)
+            if expect:
+                interim = upstream.head()
+                client.sendall(interim)
+                if _status(interim) != 100:  # a final answer instead: relay it, no body wanted
+                    client.sendall(upstream.exactly(int(_header(interim, b"content-length") or 0)))
+                    return
+            body = incoming.exactly(length)
+            upstream_sock.sendall(body)
+            with self._lock:
+                self.forwarded.append(hashlib.sha256(body).hexdigest())
+            answer_head = upstream.head()
+            answer = upstream.exactly(int(_header(answer_head, b"content-length") or 0))
+        if fault == "pass":
+            client.sendall(answer_head + answer)
+        elif fault == "slow":
+            if not self._stopping.wait(self.slow_s):
+                client.sendall(answer_head + answer)
+        elif fault == "truncated":
+            client.sendall(answer_head + answer[: len(answer) // 2])
+        elif fault == "bad_json":
+            client.sendall(_response(200, "OK", b"<html>upstream error page</html>"))
+        # drop_after: the answer is swallowed and the connection closed

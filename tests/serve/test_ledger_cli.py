@@ -1,0 +1,52 @@
+"""``readout ledger RUN_DIR``: counts, spend, unknown and failed calls; releasing unknown ones."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from readout_audit._cli import main
+from readout_audit.serve import LEDGER_FILE, Endpoint, Ledger, RequestRunner, RetryPolicy
+
+
+def test_the_listing_and_the_release_of_unknown_calls(proxy, tmp_path, make_calls):
+    done, lost, refused = make_calls(3)
+    proxy.schedule(["pass", "drop_after", "http500"])
+    with Ledger(tmp_path / LEDGER_FILE) as ledger:
+        endpoint = Endpoint(proxy.url, concurrency=1)
+        RequestRunner([endpoint], ledger, retry=RetryPolicy(max_attempts=1)).run(
+            [done, lost, refused]
+        )
+        listed = ledger.entries("unknown", "failed")
+    cli = CliRunner()
+    shown = cli.invoke(main, ["ledger", str(tmp_path)])
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    assert lines[0] == "planned 0, reserved 0, sent 0, completed 1, failed 1, unknown 1"
+    # usage 3 + 2 of the completed call, the reservation 10 + 5 of the unknown one
+    assert lines[1] == "spend: 20 tokens, $0.000000 (usage and open reservations)"
+    assert lines[2:] == [
+        f"{e.state} {e.key[:12]} {proxy.url} attempts 1: {e.error}" for e in listed
+    ]
+    assert {e.key for e in listed} == {lost.key, refused.key}
+
+    as_json = json.loads(cli.invoke(main, ["ledger", str(tmp_path), "--json"]).output)
+    assert as_json["counts"]["unknown"] == 1 and as_json["spend"] == {"tokens": 20, "usd": 0.0}
+    assert [c["key"] for c in as_json["calls"]] == [e.key for e in listed]
+    assert as_json["released"] is None
+
+    released = cli.invoke(main, ["ledger", str(tmp_path), "--release-unknown"])
+    assert released.output.splitlines()[0] == (
+        "planned 1, reserved 0, sent 0, completed 1, failed 1, unknown 0"
+    )
+    assert released.output.splitlines()[-1] == "released 1 unknown calls: a rerun sends them again"
+    with Ledger(tmp_path / LEDGER_FILE) as ledger:
+        assert ledger.entry(lost.key).state == "planned"
+
+
+def test_a_run_directory_without_a_ledger_is_a_clear_error(tmp_path):
+    result = CliRunner().invoke(main, ["ledger", str(tmp_path)])
+    assert result.exit_code == 1
+    assert f"{tmp_path}: holds no requests.sqlite: the run sent no requests" in result.output
+    assert not (tmp_path / LEDGER_FILE).exists()
