@@ -20,7 +20,8 @@ from readout_audit import embedded_gguf_path
 from readout_audit.audit._score import score
 from readout_audit.data._item import Item
 from readout_audit.model._served import ServedSettings, load_served
-from readout_audit.serve import HttpCall, Ledger, llama_server
+from readout_audit.serve import HttpCall, Ledger, Spend, llama_server
+from readout_audit.serve._cost import reservation
 
 QUESTIONS = [
     ("Which number is larger?\nA. {a}\nB. {b}\nAnswer A or B.", ["A", "B"]),
@@ -41,15 +42,15 @@ def items(n: int) -> list[Item]:
 def ledger_overhead(n: int, folder: Path) -> float:
     """Seconds of ledger bookkeeping per request, over ``n`` requests."""
     calls = [HttpCall("/completions", {"prompt": f"p{i}"}, 10, 1) for i in range(n)]
-    reply = {"usage": {"prompt_tokens": 3, "completion_tokens": 1}}
+    reply = json.dumps({"usage": {"prompt_tokens": 3, "completion_tokens": 1}}).encode()
     with Ledger(folder / "overhead.sqlite") as ledger:
         started = time.perf_counter()
         ledger.plan(calls)
         for call in calls:
-            ledger.reserve(call.key, ledger.reservation(call), None)
+            ledger.reserve(call.key, reservation(call, None), None)
             ledger.start(call.key, "http://127.0.0.1:1/v1")
             ledger.sent(call.key)
-            ledger.complete(call.key, json.dumps(reply).encode(), reply)
+            ledger.complete(call.key, reply, (3, 1), Spend(4, 0.0))
         return (time.perf_counter() - started) / n
 
 

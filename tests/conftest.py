@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from click.testing import CliRunner
 
 from readout_audit import ScoringModel, load_model

@@ -77,6 +77,9 @@ from readout_audit.model import (
     TokenDistribution,
     load_model,
 )
+from readout_audit.model._conformance import Conformance, check_conformance
+from readout_audit.model._load import load_codec
+from readout_audit.model._served import ServedModel, ServedSettings, load_served
 from readout_audit.prompt import (
     ANSWER,
     FORECAST,
@@ -106,6 +109,7 @@ from readout_audit.serve import (
     RetryPolicy,
     RunnerStats,
     Spend,
+    llama_server,
 )
 
 __all__ = [
@@ -115,6 +119,7 @@ __all__ = [
     "Capabilities",
     "CapabilityError",
     "Check",
+    "Conformance",
     "CostCap",
     "EMBEDDED_SPEC",
     "Endpoint",
@@ -157,6 +162,8 @@ __all__ = [
     "ScoreResult",
     "ScoreSummary",
     "ScoringModel",
+    "ServedModel",
+    "ServedSettings",
     "Spend",
     "Summary",
     "TokenDistribution",
@@ -169,6 +176,7 @@ __all__ = [
     "audit_options",
     "audit_ptrue",
     "audit_yesno",
+    "check_conformance",
     "compare_runs",
     "demo_items",
     "demo_yesno_items",
@@ -177,6 +185,8 @@ __all__ = [
     "first_step_logprob",
     "generate_answers",
     "get_kind",
+    "llama_server",
+    "load_codec",
     "load_items",
     "load_mc_items",
     "load_mmlu_csv",
@@ -185,6 +195,7 @@ __all__ = [
     "load_pope",
     "load_qa_items",
     "load_race",
+    "load_served",
     "load_spec_file",
     "load_yesno_items",
     "option_mass",

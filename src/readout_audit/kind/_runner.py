@@ -82,7 +82,8 @@ def run_kind(
         todo = [job for job in plan(run_dir) if job.key not in run_dir.done]
         started, tokens = time.perf_counter(), 0
         mode = progress if isinstance(progress, str) else progress_mode(None if progress else False)
-        with reporter(mode, len(todo)) as report:
+        status = getattr(executor, "status", None)  # a served run's requests and spend
+        with reporter(mode, len(todo), status=status) as report:
             for job, scores in executor.run(todo):
                 record = kind.make_record(model, job, scores)
                 if kind.record_key(record) != job.key:

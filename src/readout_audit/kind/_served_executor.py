@@ -32,6 +32,11 @@ class ServedExecutor:
         """Positions settled together: enough to keep every pool busy, few enough that
         records (and progress) arrive steadily."""
 
+    def status(self) -> str:
+        """The requests' counters and spend, for the run's progress line."""
+        runner = self.model.runner
+        return runner.status() if runner is not None else "requests: starting"
+
     def run(self, jobs: Sequence[Job[Any]]) -> Iterator[tuple[Job[Any], PositionScores]]:
         """Answer the jobs batch by batch; raise at the end if any position is unsettled."""
         unsettled: list[tuple[Job[Any], Unsettled]] = []

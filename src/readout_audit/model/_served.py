@@ -138,7 +138,8 @@ class ServedModel(ScoringModel):
             device="served",
             served={"server": self.server, "endpoints": list(spec.base_urls), **self.methods},
         )
-        self._runner: RequestRunner | None = None
+        self.runner: RequestRunner | None = None
+        """The request runner while the model is bound to a ledger (see :meth:`ledger`)."""
         self._surfaces: dict[str, int] | None = None
         self.refused_forms: set[str] = set()
         """Prompt forms (``chat``, ``raw``) whose echoed log-probs conformance found misread."""
@@ -179,18 +180,18 @@ class ServedModel(ScoringModel):
     def ledger(self, path: str | Path) -> Iterator[RequestRunner]:
         """Send this model's requests through the ledger at ``path`` while the block runs."""
         with Ledger(path) as ledger:
-            self._runner = RequestRunner(self.endpoints, ledger, cap=self.settings.cap)
+            self.runner = RequestRunner(self.endpoints, ledger, cap=self.settings.cap)
             try:
-                yield self._runner
+                yield self.runner
             finally:
-                self._runner = None
+                self.runner = None
 
     def _run(self, calls: Sequence[HttpCall]) -> list[CallResult]:
-        if self._runner is not None:
-            return self._runner.run(calls)
+        if self.runner is not None:
+            return self.runner.run(calls)
         with tempfile.TemporaryDirectory() as scratch, self.ledger(Path(scratch) / "l.sqlite"):
-            assert self._runner is not None
-            return self._runner.run(calls)
+            assert self.runner is not None
+            return self.runner.run(calls)
 
     def surface_ids(self) -> dict[str, int]:
         """Token string → id for every string exactly one token of the vocabulary decodes to."""

@@ -11,6 +11,7 @@ from readout_audit.serve._call import (
 from readout_audit.serve._cost import Spend
 from readout_audit.serve._http import CONTINUE_WAIT_S
 from readout_audit.serve._ledger import LEDGER_FILE, STATES, Ledger, LedgerEntry
+from readout_audit.serve._llama_server import llama_server
 from readout_audit.serve._runner import RequestRunner, RunnerStats
 
 __all__ = [
@@ -28,4 +29,5 @@ __all__ = [
     "RetryPolicy",
     "RunnerStats",
     "Spend",
+    "llama_server",
 ]

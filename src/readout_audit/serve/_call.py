@@ -95,9 +95,9 @@ class Endpoint:
         parts = urlsplit(self.base_url)
         return parts.port or (443 if parts.scheme == "https" else 80)
 
-    def target(self, path: str) -> str:
-        """The request target of a call's ``path`` on this endpoint (base path + call path)."""
-        return urlsplit(self.base_url).path.rstrip("/") + path
+    def target(self, path: str, root: bool = False) -> str:
+        """A call's request target here: base path + call path, or the path alone at the root."""
+        return path if root else urlsplit(self.base_url).path.rstrip("/") + path
 
 
 @dataclass(frozen=True)
@@ -112,6 +112,8 @@ class HttpCall:
     """Upper bound of the prompt tokens the server may count (for the cost cap)."""
     completion_tokens_max: int
     """Upper bound of the generated tokens (``max_tokens``)."""
+    root: bool = False
+    """The path is at the server's root, beside the base URL's path (``/tokenize``)."""
 
     def __post_init__(self) -> None:
         source = f"call {self.path!r}"
@@ -138,8 +140,12 @@ class HttpCall:
 
     @cached_property
     def key(self) -> str:
-        """SHA-256 of ``POST {path}``, a newline and the body: the call's identity, any endpoint."""
-        return hashlib.sha256(b"POST " + self.path.encode() + b"\n" + self.body_bytes).hexdigest()
+        """SHA-256 of ``POST {path}``, a newline and the body: the call's identity, any endpoint.
+
+        A call at the server's root has ``(root)`` before its path.
+        """
+        where = (b"(root) " if self.root else b"") + self.path.encode()
+        return hashlib.sha256(b"POST " + where + b"\n" + self.body_bytes).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -182,7 +182,9 @@ def _tls(ca_file: str | None) -> ssl.SSLContext:
     return ssl.create_default_context(cafile=ca_file)
 
 
-def post(endpoint: Endpoint, path: str, body: bytes, on_sent: Callable[[], None]) -> Exchange:
+def post(
+    endpoint: Endpoint, path: str, body: bytes, on_sent: Callable[[], None], root: bool = False
+) -> Exchange:
     """POST ``body`` to ``path`` on ``endpoint``; ``on_sent`` runs just before the body is written.
 
     Headers of the endpoint are sent but never appear in what is returned.
@@ -198,7 +200,7 @@ def post(endpoint: Endpoint, path: str, body: bytes, on_sent: Callable[[], None]
         )
     try:
         try:
-            connection.putrequest("POST", endpoint.target(path), skip_accept_encoding=True)
+            connection.putrequest("POST", endpoint.target(path, root), skip_accept_encoding=True)
             connection.putheader("Content-Type", "application/json")
             connection.putheader("Content-Length", str(len(body)))
             connection.putheader("Expect", "100-continue")

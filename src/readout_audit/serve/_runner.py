@@ -117,7 +117,7 @@ class RequestRunner:
                 self._results[call.key] = known
         queue = WorkQueue(todo)
         with reporter(
-            self.progress, len(todo), label=self.label, unit="requests to send", status=self._status
+            self.progress, len(todo), label=self.label, unit="requests to send", status=self.status
         ) as report:
             self._advance = report.advance
             try:
@@ -186,7 +186,7 @@ class RequestRunner:
             self.ledger.sent(task.key)
             self._count("sent")
 
-        return post(endpoint, task.call.path, task.call.body_bytes, mark_sent)
+        return post(endpoint, task.call.path, task.call.body_bytes, mark_sent, task.call.root)
 
     def _settle(self, queue: WorkQueue, task: Task, endpoint: Endpoint, done: Exchange) -> None:
         """Record one attempt's outcome and either finish the call or queue its next attempt."""
@@ -223,7 +223,7 @@ class RequestRunner:
         with self._lock:
             self._counts[name] += 1
 
-    def _status(self) -> str:
+    def status(self) -> str:
         """The progress line's tail: failures, retries, unknowns and the ledger's spend."""
         spend: Spend = self.ledger.spend()
         counts = self._counts

@@ -1,0 +1,147 @@
+"""Faults between `readout` and a real llama.cpp server, through a real proxy; kill -9, resume."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from click.testing import CliRunner
+from fault_proxy import FaultProxy
+
+from readout_audit import read_run
+from readout_audit._cli import main
+from readout_audit.serve import LEDGER_FILE, Ledger
+
+QUESTIONS = [f"Which number is larger?\nA. {a}\nB. {b}\nAnswer A or B."
+             for a, b in [(17, 71), (40, 4), (8, 80)]]  # fmt: skip
+
+
+def _items(tmp_path: Path, n: int) -> Path:
+    path = tmp_path / f"items{n}.jsonl"
+    lines = [
+        {"id": f"q{i}", "messages": [{"role": "user", "content": q}], "options": ["A", "B"]}
+        for i, q in enumerate(QUESTIONS[:n])
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _port(url: str) -> int:
+    return int(url.split(":")[-1].split("/")[0])
+
+
+def _score(items: Path, out: Path, url: str, *extra: str) -> tuple[int, str]:
+    result = CliRunner().invoke(
+        main,
+        ["score", "--items", str(items), "--out", str(out), "--plain", "--concurrency", "1",
+         "--model", f"openai:{url}#smollm2", "--tokenizer", "smollm2-135m",
+         "--allow-nonconforming", *extra],
+    )  # fmt: skip
+    return result.exit_code, result.output
+
+
+def _bodies(out: Path, *states: str) -> dict[str, str]:
+    """Key → SHA-256 of the body, for the ledger's calls in ``states``."""
+    with Ledger(out / LEDGER_FILE) as ledger:
+        return {e.key: hashlib.sha256(e.body).hexdigest() for e in ledger.entries(*states)}
+
+
+def _logprobs(out: Path) -> dict[str, list]:
+    return {r.item_id: r.option_logprobs for r in read_run(out).records}
+
+
+def test_each_fault_is_retried_or_left_unknown_and_never_replayed(llama_server, tmp_path):
+    items = _items(tmp_path, 1)
+    straight, out = tmp_path / "straight", tmp_path / "faulty"
+    assert _score(items, straight, llama_server)[0] == 0
+    with FaultProxy("127.0.0.1", _port(llama_server), slow_s=6) as proxy:
+        proxy.schedule(["refuse", "hangup", "http500", "http429", "drop_after", "slow"])
+        proxy.schedule(["truncated", "bad_json"])
+        code, output = _score(items, out, proxy.url, "--request-timeout", "4")
+        assert code == 1 and "1 of 1 scored positions have no record" in output
+        unknown, completed = _bodies(out, "unknown"), _bodies(out, "completed")
+        assert len(unknown) == 4 and len(completed) == 6 - 4  # greedy, 2 echoes, 3 tokenize
+        sent = Counter(proxy.forwarded)
+        # refused, hung-up, 500 and 429 calls never reached the server; each was retried
+        assert all(sent[h] == 1 for h in {*unknown.values(), *completed.values()})
+        assert sum(sent.values()) == 6
+        code, output = _score(items, out, proxy.url, "--request-timeout", "4")
+        assert code == 1 and "--release-unknown" in output
+        assert Counter(proxy.forwarded) == sent  # nothing sent again: unknowns are not replayed
+        result = CliRunner().invoke(main, ["ledger", str(out), "--release-unknown"])
+        assert result.exit_code == 0, result.output
+        code, output = _score(items, out, proxy.url, "--request-timeout", "4")
+        assert code == 0, output
+        again = Counter(proxy.forwarded) - sent
+        assert sorted(again) == sorted(unknown.values())  # only the released calls, once each
+        assert all(sent[h] == 1 for h in completed.values())
+    assert _logprobs(out) == _logprobs(straight)
+
+
+def test_cost_cap_is_reserved_before_sending_and_held_across_reruns(llama_server, tmp_path):
+    items, out = _items(tmp_path, 3), tmp_path / "capped"
+    cap = 700
+    for _ in range(2):
+        code, output = _score(items, out, llama_server, "--max-spend-tokens", str(cap))
+        assert code == 1 and "capped" in output
+        with Ledger(out / LEDGER_FILE) as ledger:
+            assert 0 < ledger.spend().tokens <= cap
+            assert ledger.counts().get("completed", 0) > 0
+
+
+def test_kill_9_then_rerun_loses_nothing_and_resends_nothing_completed(llama_server, tmp_path):
+    items, out = _items(tmp_path, 3), tmp_path / "killed"
+    straight = tmp_path / "straight"
+    assert _score(items, straight, llama_server)[0] == 0
+    with FaultProxy("127.0.0.1", _port(llama_server)) as proxy:
+        command = [sys.executable, "-m", "readout_audit", "score", "--items", str(items)]
+        command += ["--out", str(out), "--concurrency", "1", "--no-progress"]
+        command += ["--model", f"openai:{proxy.url}#smollm2", "--tokenizer", "smollm2-135m"]
+        command += ["--allow-nonconforming"]
+        child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and child.poll() is None:
+            if (out / LEDGER_FILE).exists() and len(_bodies(out, "completed")) >= 5:
+                break
+            time.sleep(0.2)
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+        done_before = _bodies(out, "completed")
+        assert len(done_before) >= 5 and len(read_run(out).records) < 3
+        code, output = _score(items, out, proxy.url)
+        if code != 0:  # a request in flight at the kill has no known outcome
+            assert "--release-unknown" in output
+            CliRunner().invoke(main, ["ledger", str(out), "--release-unknown"])
+            code, output = _score(items, out, proxy.url)
+        assert code == 0, output
+        sent = Counter(proxy.forwarded)
+        assert all(sent[h] == 1 for h in done_before.values())
+    assert _logprobs(out) == _logprobs(straight)
+
+
+def test_two_endpoints_share_one_run(llama_server, tmp_path):
+    items, out, straight = _items(tmp_path, 2), tmp_path / "two", tmp_path / "straight"
+    assert _score(items, straight, llama_server)[0] == 0
+    port = _port(llama_server)
+    with FaultProxy("127.0.0.1", port) as first, FaultProxy("127.0.0.1", port) as second:
+        listing = tmp_path / "endpoints.txt"
+        listing.write_text(f"# two replicas\n{first.url}\n{second.url}\n")
+        result = CliRunner().invoke(
+            main,
+            ["score", "--items", str(items), "--out", str(out), "--plain",
+             "--model", f"openai:{listing}#smollm2", "--tokenizer", "smollm2-135m",
+             "--allow-nonconforming", "--concurrency", "1"],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert first.forwarded and second.forwarded  # both pools took calls
+        assert not set(first.forwarded) & set(second.forwarded)  # each call sent once
+    assert _logprobs(out) == _logprobs(straight)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["model"]["served"]["endpoints"] == [first.url, second.url]
