@@ -42,7 +42,7 @@ def _score(items: Path, out: Path, url: str, *extra: str) -> tuple[int, str]:
         main,
         ["score", "--items", str(items), "--out", str(out), "--plain", "--concurrency", "1",
          "--model", f"openai:{url}#smollm2", "--tokenizer", "smollm2-135m",
-         "--allow-nonconforming", *extra],
+         "--allow-nonconforming", "--server", "llama-cpp-python", *extra],
     )  # fmt: skip
     return result.exit_code, result.output
 
@@ -87,7 +87,7 @@ def test_each_fault_is_retried_or_left_unknown_and_never_replayed(llama_server, 
 
 def test_cost_cap_is_reserved_before_sending_and_held_across_reruns(llama_server, tmp_path):
     items, out = _items(tmp_path, 3), tmp_path / "capped"
-    cap = 700
+    cap = 250  # about two items: each reserves ~360 tokens call by call and is charged ~110
     for _ in range(2):
         code, output = _score(items, out, llama_server, "--max-spend-tokens", str(cap))
         assert code == 1 and "capped" in output
@@ -104,7 +104,7 @@ def test_kill_9_then_rerun_loses_nothing_and_resends_nothing_completed(llama_ser
         command = [sys.executable, "-m", "readout_audit", "score", "--items", str(items)]
         command += ["--out", str(out), "--concurrency", "1", "--no-progress"]
         command += ["--model", f"openai:{proxy.url}#smollm2", "--tokenizer", "smollm2-135m"]
-        command += ["--allow-nonconforming"]
+        command += ["--allow-nonconforming", "--server", "llama-cpp-python"]
         child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and child.poll() is None:
@@ -137,7 +137,7 @@ def test_two_endpoints_share_one_run(llama_server, tmp_path):
             main,
             ["score", "--items", str(items), "--out", str(out), "--plain",
              "--model", f"openai:{listing}#smollm2", "--tokenizer", "smollm2-135m",
-             "--allow-nonconforming", "--concurrency", "1"],
+             "--allow-nonconforming", "--concurrency", "1", "--server", "llama-cpp-python"],
         )  # fmt: skip
         assert result.exit_code == 0, result.output
         assert first.forwarded and second.forwarded  # both pools took calls

@@ -32,6 +32,16 @@ def served_options(command: F) -> F:
             "conformance file's reference.",
         ),
         click.option(
+            "--server",
+            type=click.Choice(
+                ["auto", "vllm", "sglang", "llama.cpp", "llama-cpp-python", "openai"]
+            ),
+            default="auto",
+            show_default=True,
+            help="Served models: which server answers (auto: from GET /models' owned_by); "
+            "decides the tokenize endpoint.",
+        ),
+        click.option(
             "--concurrency",
             default=4,
             show_default=True,
@@ -99,6 +109,7 @@ def served_settings(options: dict[str, Any]) -> ServedSettings:
         timeout_s=options["request_timeout"],
         cap=cap,
         api_key_env=options["api_key_env"],
+        server=options["server"],
     )
 
 
