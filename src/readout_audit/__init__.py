@@ -94,6 +94,7 @@ from readout_audit.readout import (
     encode_in_context,
     first_step_logprob,
     option_mass,
+    option_mass_lower,
     read_position,
 )
 from readout_audit.report import compare_runs, report_sections, run_summary
@@ -199,6 +200,7 @@ __all__ = [
     "load_spec_file",
     "load_yesno_items",
     "option_mass",
+    "option_mass_lower",
     "parse_items",
     "polygraph_mmlu_items",
     "read_position",

@@ -15,6 +15,7 @@ from readout_audit.readout import (
     distinct_first_tokens,
     encode_in_context,
     option_mass,
+    option_mass_lower,
 )
 
 
@@ -101,6 +102,11 @@ def test_partial_distribution_missing_a_first_token_gives_no_mass():
     assert option_mass([OptionEncoding("a", (1,)), OptionEncoding("c", (9,))], dist) is None
     assert dist.logprob(9) is None
     assert dist.argmax() == (1, math.log(0.5))
+    # what the partial distribution does hold: a lower bound of the mass, and its coverage
+    lower = option_mass_lower([OptionEncoding("a", (1,)), OptionEncoding("c", (9,))], dist)
+    assert lower == pytest.approx(0.5) and dist.known_mass == pytest.approx(0.75)
+    assert option_mass_lower([OptionEncoding("a", None)], dist) is None
+    assert TokenDistribution(np.log(np.full(4, 0.25))).known_mass is None
 
 
 def test_top_k_orders_by_probability_then_id():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,33 @@ def test_audits_run_on_served_model(audit, served_spec, conformance, tmp_path):
     assert code == 0, output
     run = read_run(out)
     assert run.summary is not None and len(run.records) >= 1
+
+
+def test_without_echo_only_the_top_k_is_read_and_the_rest_is_unavailable(
+    served_spec, conformance, tmp_path
+):
+    # a chat-only endpoint, as a hosted API: the same server asked without echo requests
+    cities = {**CHAT_ITEMS[1], "options": [" Paris", " zebra"]}
+    items = _items(tmp_path, [CHAT_ITEMS[0], cities])
+    runs = {}
+    for name, flag in [("echo", "--echo"), ("top_k", "--no-echo")]:
+        runs[name] = tmp_path / name
+        code, output = _invoke(
+            "score", "--items", str(items), "--out", str(runs[name]), "--plain",
+            "--model", served_spec, "--conformance", str(conformance), flag,
+        )  # fmt: skip
+        assert code == 0, output
+    exact = {r.item_id: r for r in read_run(runs["echo"]).records}
+    top = {r.item_id: r for r in read_run(runs["top_k"]).records}
+    letters, city = top["letters"], top["cities"]
+    # single-token options inside the top-20: the same exact values as the echo gives
+    assert letters.option_logprobs == pytest.approx(exact["letters"].option_logprobs, abs=1e-5)
+    assert letters.option_mass == pytest.approx(exact["letters"].option_mass, abs=1e-5)
+    # " zebra" is outside the top-20: unavailable, never 0; the mass is only bounded below
+    assert city.option_logprobs[1] is None and city.option_mass is None
+    assert city.option_probs is None
+    paris = math.exp(exact["cities"].option_token_logprobs[0][0])
+    assert city.option_mass_lower == pytest.approx(paris, abs=1e-5)
+    assert paris <= city.top_k_mass <= 1.0 + 1e-6
+    methods = json.loads((runs["top_k"] / "manifest.json").read_text())["model"]["served"]
+    assert "lower bound" in methods["option_mass"]

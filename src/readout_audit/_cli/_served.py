@@ -42,6 +42,12 @@ def served_options(command: F) -> F:
             "decides the tokenize endpoint.",
         ),
         click.option(
+            "--echo/--no-echo",
+            default=None,
+            help="Served models: whether the endpoint echoes prompt log-probs (default: every "
+            "known server does; a plain OpenAI-compatible API does not).",
+        ),
+        click.option(
             "--concurrency",
             default=4,
             show_default=True,
@@ -110,6 +116,7 @@ def served_settings(options: dict[str, Any]) -> ServedSettings:
         cap=cap,
         api_key_env=options["api_key_env"],
         server=options["server"],
+        echo=options["echo"],
     )
 
 

@@ -31,6 +31,13 @@ class TokenDistribution:
         """The whole vocabulary's log-probabilities, or None for a partial distribution."""
         return self._full
 
+    @property
+    def known_mass(self) -> float | None:
+        """Probability held by a partial distribution's known tokens; None for a full one."""
+        if self._full is not None:
+            return None
+        return float(sum(np.exp(v) for v in self._known.values()))
+
     def logprob(self, token_id: int) -> float | None:
         """Log-probability of ``token_id``, or None where a partial distribution lacks it."""
         if self._full is not None:

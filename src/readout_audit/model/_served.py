@@ -8,6 +8,7 @@ weights, and sent as text; every request goes through the run's ledger and paced
 from __future__ import annotations
 
 import json
+import math
 import tempfile
 import urllib.error
 import urllib.request
@@ -65,6 +66,8 @@ class ServedSettings:
     api_key_env: str | None = None
     """Environment variable holding the API key; the key itself is never stored."""
     server: str = "auto"
+    echo: bool | None = None
+    """Whether the endpoint echoes prompt log-probs; None: the servers known to (not ``openai``)."""
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
 
 
@@ -121,6 +124,7 @@ class ServedModel(ScoringModel):
             if settings.server != "auto"
             else detect_server(spec.base_urls[0], headers, min(settings.timeout_s, 30.0))
         )
+        self.echo = settings.echo if settings.echo is not None else self.server in ECHO_SERVERS
         self.capabilities = Capabilities(
             full_distribution=False,
             top_k_limit=settings.top_logprobs,
@@ -165,13 +169,24 @@ class ServedModel(ScoringModel):
             if self.server in TOKENIZE_PATHS
             else "the local tokenizer (the server has no tokenize endpoint)"
         )
+        top_k = (
+            f"top-{self.settings.top_logprobs} of a temperature-0 completion's first step, "
+            "token strings mapped to ids by the local vocabulary (ambiguous strings dropped)"
+        )
+        if not self.echo:
+            return {
+                "option_loglik": "unavailable (no echo): a single-token option's first-step "
+                "log-prob where the top-k holds it, else None",
+                "option_mass": "a lower bound from the top-k (option_mass_lower), with the "
+                "top-k's own mass as its coverage (top_k_mass)",
+                "top_k": top_k,
+                "argmax": "the top-k's first entry",
+                "greedy": "a temperature-0 completion, re-encoded by the local tokenizer",
+            }
         return {
             "option_loglik": f"echo log-probs of context + option, aligned by {aligned}",
             "option_mass": "exact: each distinct first token's echo log-prob",
-            "top_k": (
-                f"top-{self.settings.top_logprobs} of a temperature-0 completion's first step, "
-                "token strings mapped to ids by the local vocabulary (ambiguous strings dropped)"
-            ),
+            "top_k": top_k,
             "argmax": "the top-k's first entry",
             "greedy": "a temperature-0 completion, re-encoded by the local tokenizer",
         }
@@ -309,9 +324,13 @@ class _Plan:
             ),
             conts=conts,
             texts=texts,
-            echoes=[echo_call(name, prompt + t) if t is not None else None for t in texts],
+            echoes=[
+                echo_call(name, prompt + t) if t is not None and model.echo else None for t in texts
+            ],
             tokenize=[
-                tokenize_call(model.server, name, prompt + t) if t is not None else None
+                tokenize_call(model.server, name, prompt + t)
+                if t is not None and model.echo
+                else None
                 for t in ["", *texts]
             ],
         )
@@ -325,7 +344,7 @@ class _Plan:
     ) -> PositionScores | Unsettled:
         """The position's scores, or why it stays unsettled."""
         form = model.form(self.request.context)
-        if form in model.refused_forms and any(self.echoes):
+        if form in model.refused_forms and any(e is not None for e in self.echoes):
             return Unsettled(
                 f"conformance found this endpoint's echoed log-probs of {form} prompts read at "
                 "the wrong position; they are not used (--allow-nonconforming overrides)"
@@ -353,6 +372,12 @@ class _Plan:
         for index, (cont, text, echo, full_call) in enumerate(
             zip(self.conts, self.texts, self.echoes, full_calls, strict=True)
         ):
+            if not model.echo:  # a lone first token from the top-k, else unavailable (NaN)
+                lone = known.get(cont[0]) if len(cont) == 1 else None
+                if index < len(request.continuations):
+                    values_or_nan = [lone] if lone is not None else [math.nan] * len(cont)
+                    scored.append(np.asarray(values_or_nan, dtype=np.float32))
+                continue
             if text is None or echo is None:
                 raise ReplyError(f"continuation {index} does not decode after the context")
             n_tokens, first_agrees = len(cont), True

@@ -12,6 +12,7 @@ from readout_audit.readout._options import (
     distinct_first_tokens,
     encode_in_context,
     option_mass,
+    option_mass_lower,
 )
 from readout_audit.readout._position import (
     DEFAULT_GREEDY_TOKENS,
@@ -67,6 +68,7 @@ __all__ = [
     "max_logit_decision",
     "numeric_values",
     "option_mass",
+    "option_mass_lower",
     "parse_yes_no",
     "position_request",
     "read_continuation",

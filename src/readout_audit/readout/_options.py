@@ -56,6 +56,18 @@ def distinct_first_tokens(encodings: Sequence[OptionEncoding]) -> bool | None:
     return len(set(firsts)) == len(firsts)
 
 
+def option_mass_lower(encodings: Sequence[OptionEncoding], dist: TokenDistribution) -> float | None:
+    """Σ p(t | c) over the distinct first tokens a partial distribution holds.
+
+    A lower bound of μ(c) where a served top-k lacks some (None when a boundary is not kept).
+    """
+    firsts = {e.first_id for e in encodings}
+    if None in firsts:
+        return None
+    values = [dist.logprob(t) for t in sorted(t for t in firsts if t is not None)]
+    return sum(math.exp(v) for v in values if v is not None)
+
+
 def option_mass(encodings: Sequence[OptionEncoding], dist: TokenDistribution) -> float | None:
     """μ(c) = Σ p(t | c) over the options' *distinct* first tokens, each counted once.
 

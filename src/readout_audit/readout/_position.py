@@ -15,6 +15,7 @@ from readout_audit.readout._options import (
     distinct_first_tokens,
     encode_in_context,
     option_mass,
+    option_mass_lower,
 )
 
 DEFAULT_TOP_K = 10
@@ -56,6 +57,11 @@ class PositionReadout(BaseModel):
     distinct_first_tokens: bool | None
     option_mass: float | None
     """μ(c): summed probability of the options' distinct first tokens; None if not measurable."""
+    option_mass_lower: float | None = None
+    """Where μ(c) is None because a partial distribution (a served top-k) lacks some first
+    tokens: the sum over those it holds, a lower bound of μ(c)."""
+    top_k_mass: float | None = None
+    """For a partial distribution: the probability its known tokens hold (its coverage)."""
     option_logprobs: list[float | None]
     """Full-option log-likelihoods: sums of per-token log-probabilities."""
     option_token_logprobs: list[list[float] | None]
@@ -129,14 +135,17 @@ def read_position(
     dist = scores.distribution
     argmax_id, argmax_logprob = dist.argmax()
     scored = iter(scores.continuations)
+    # a served endpoint that cannot echo gives NaN for a continuation it cannot score
     per_token = [
         [float(x) for x in next(scored)] if e.token_ids is not None else None for e in encodings
     ]
+    per_token = [t if t is None or not any(map(math.isnan, t)) else None for t in per_token]
     option_logprobs = [sum(tokens) if tokens is not None else None for tokens in per_token]
     complete = [lp for lp in option_logprobs if lp is not None]
     probs = renormalise(complete) if len(complete) == len(options) else None
     values = numeric_values(options)
     greedy_ids = scores.greedy
+    mass = option_mass(encodings, dist)
     return PositionReadout(
         argmax_id=argmax_id,
         argmax_token=codec.token_surface(argmax_id),
@@ -152,7 +161,9 @@ def read_position(
         option_first_ids=firsts,
         boundary_preserved=all(e.boundary_preserved for e in encodings),
         distinct_first_tokens=distinct_first_tokens(encodings),
-        option_mass=option_mass(encodings, dist),
+        option_mass=mass,
+        option_mass_lower=option_mass_lower(encodings, dist) if mass is None else None,
+        top_k_mass=dist.known_mass,
         option_logprobs=option_logprobs,
         option_token_logprobs=per_token,
         option_probs=probs,
