@@ -150,3 +150,22 @@ def test_without_echo_only_the_top_k_is_read_and_the_rest_is_unavailable(
     assert paris <= city.top_k_mass <= 1.0 + 1e-6
     methods = json.loads((runs["top_k"] / "manifest.json").read_text())["model"]["served"]
     assert "lower bound" in methods["option_mass"]
+
+
+def test_ptrue_runs_with_greedy_answers_and_refuses_a_minimum_it_cannot_ask(
+    served_spec, conformance, tmp_path
+):
+    qa = _items(
+        tmp_path, [{"id": "q1", "question": "What is the capital of France?", "gold": "Paris"}]
+    )
+    served = ["--model", served_spec, "--conformance", str(conformance), "--plain"]
+    out = tmp_path / "greedy"
+    code, output = _invoke(
+        "audit", "ptrue", "--items", str(qa), "--answers", "greedy", "--out", str(out), *served
+    )
+    assert code == 0, output
+    assert len(read_run(out).records) >= 1
+    code, output = _invoke(
+        "audit", "ptrue", "--items", str(qa), "--out", str(tmp_path / "library"), *served
+    )
+    assert code == 1 and "takes no minimum of new tokens" in output
