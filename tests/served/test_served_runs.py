@@ -85,6 +85,9 @@ def test_served_score_matches_local_and_compares(served_spec, conformance, tmp_p
             assert SECRET.encode() not in path.read_bytes(), path
     code, output = _invoke("compare", str(local), str(served), "--plain")
     assert code == 0, output
+    code, output = _invoke("report", str(served), "--plain")
+    assert code == 0 and "llama-cpp-python" in output
+    assert "fail: echo_alignment_raw" in output and "echo log-probs of context + option" in output
 
 
 def test_raw_positions_refused_other_records_kept(served_spec, conformance, tmp_path):

@@ -10,7 +10,8 @@ from readout_audit._exceptions import ReadoutError
 from readout_audit.kind._executor import batches
 from readout_audit.kind._runner import Job
 from readout_audit.model._backend import PositionScores
-from readout_audit.model._served import ServedModel, Unsettled
+from readout_audit.model._served import ServedModel
+from readout_audit.model._served_plan import Unsettled
 from readout_audit.serve import LEDGER_FILE
 
 

@@ -200,7 +200,7 @@ class _Probe:
     def run(self) -> dict[str, CallResult]:
         calls = [*self.echo, *self.greedy, *self.repeat, *self.chat]
         calls += [c for c in self.tokenize if c is not None]
-        return {r.key: r for r in self.served._run(calls)}
+        return {r.key: r for r in self.served.run_calls(calls)}
 
 
 def _reply(results: Mapping[str, CallResult], call: HttpCall) -> Mapping[str, Any] | None:

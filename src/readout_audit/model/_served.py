@@ -8,7 +8,6 @@ weights, and sent as text; every request goes through the run's ledger and paced
 from __future__ import annotations
 
 import json
-import math
 import tempfile
 import urllib.error
 import urllib.request
@@ -34,16 +33,9 @@ from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._generation import GenerationSettings
 from readout_audit.model._served_calls import (
     TOKENIZE_PATHS,
-    ReplyError,
     byte_bound,
-    continuation_count,
-    echo_call,
-    greedy_call,
-    read_echo,
-    read_greedy,
-    tokenize_call,
-    tokens_of,
 )
+from readout_audit.model._served_plan import PositionPlan, Unsettled
 from readout_audit.model._served_spec import ServedSpec
 from readout_audit.serve import CallResult, CostCap, Endpoint, HttpCall, Ledger, RequestRunner
 
@@ -69,13 +61,6 @@ class ServedSettings:
     echo: bool | None = None
     """Whether the endpoint echoes prompt log-probs; None: the servers known to (not ``openai``)."""
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
-
-
-@dataclass(frozen=True)
-class Unsettled:
-    """A scored position the endpoint did not answer (yet), with the reason."""
-
-    reason: str
 
 
 def api_headers(api_key_env: str | None) -> dict[str, str]:
@@ -169,27 +154,24 @@ class ServedModel(ScoringModel):
             if self.server in TOKENIZE_PATHS
             else "the local tokenizer (the server has no tokenize endpoint)"
         )
-        top_k = (
-            f"top-{self.settings.top_logprobs} of a temperature-0 completion's first step, "
-            "token strings mapped to ids by the local vocabulary (ambiguous strings dropped)"
-        )
-        if not self.echo:
-            return {
-                "option_loglik": "unavailable (no echo): a single-token option's first-step "
-                "log-prob where the top-k holds it, else None",
-                "option_mass": "a lower bound from the top-k (option_mass_lower), with the "
-                "top-k's own mass as its coverage (top_k_mass)",
-                "top_k": top_k,
-                "argmax": "the top-k's first entry",
-                "greedy": "a temperature-0 completion, re-encoded by the local tokenizer",
-            }
-        return {
+        methods = {
             "option_loglik": f"echo log-probs of context + option, aligned by {aligned}",
             "option_mass": "exact: each distinct first token's echo log-prob",
-            "top_k": top_k,
+            "top_k": f"top-{self.settings.top_logprobs} of a temperature-0 completion's first "
+            "step, token strings mapped to ids by the local vocabulary (ambiguous ones dropped)",
             "argmax": "the top-k's first entry",
             "greedy": "a temperature-0 completion, re-encoded by the local tokenizer",
         }
+        if not self.echo:
+            methods["option_loglik"] = (
+                "unavailable (no echo): a single-token option's first-step log-prob where the "
+                "top-k holds it, else None"
+            )
+            methods["option_mass"] = (
+                "a lower bound from the top-k (option_mass_lower), with the top-k's own mass "
+                "as its coverage (top_k_mass)"
+            )
+        return methods
 
     @contextmanager
     def ledger(self, path: str | Path) -> Iterator[RequestRunner]:
@@ -201,7 +183,8 @@ class ServedModel(ScoringModel):
             finally:
                 self.runner = None
 
-    def _run(self, calls: Sequence[HttpCall]) -> list[CallResult]:
+    def run_calls(self, calls: Sequence[HttpCall]) -> list[CallResult]:
+        """Send calls through the bound ledger (a scratch one when the model is not bound)."""
         if self.runner is not None:
             return self.runner.run(calls)
         with tempfile.TemporaryDirectory() as scratch, self.ledger(Path(scratch) / "l.sqlite"):
@@ -219,9 +202,9 @@ class ServedModel(ScoringModel):
 
     def settle(self, requests: Sequence[PositionRequest]) -> list[PositionScores | Unsettled]:
         """Answer every request that its replies allow; the others say why they are unsettled."""
-        plans = [_Plan.make(self, r) for r in requests]
+        plans = [PositionPlan.make(self, r) for r in requests]
         calls = [call for plan in plans for call in plan.calls()]
-        results = {r.key: r for r in self._run(calls)}
+        results = {r.key: r for r in self.run_calls(calls)}
         return [plan.read(self, results) for plan in plans]
 
     def score_positions(self, requests: Sequence[PositionRequest]) -> list[PositionScores]:
@@ -275,7 +258,7 @@ class ServedModel(ScoringModel):
                 )
             body["min_tokens"] = settings.min_new_tokens
         call = HttpCall("/completions", body, byte_bound(prompt), settings.max_new_tokens)
-        result = self._run([call])[0]
+        result = self.run_calls([call])[0]
         choices = (result.response or {}).get("choices")
         if result.state != "completed" or not isinstance(choices, list) or not choices:
             raise CapabilityError(f"{self.info.spec}: generation {result.state}: {result.error}")
@@ -285,121 +268,6 @@ class ServedModel(ScoringModel):
         """The endpoint's temperature-0 continuation, re-encoded by the local tokenizer."""
         request = PositionRequest(context=context, greedy_tokens=max_new_tokens)
         return self.score_positions([request])[0].greedy
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """The calls of one scored position and how to assemble their replies."""
-
-    request: PositionRequest
-    prompt: str
-    greedy: HttpCall
-    conts: list[list[int]]
-    """The requested continuations, then each wanted token that is no continuation's first."""
-    texts: list[str | None]
-    """Each continuation's text after the prompt; None where it does not decode after it."""
-    echoes: list[HttpCall | None]
-    tokenize: list[HttpCall | None]
-    """The server's tokenisation of the prompt, then of the prompt + each continuation (None
-    where the server has no tokenize endpoint)."""
-
-    @classmethod
-    def make(cls, model: ServedModel, request: PositionRequest) -> _Plan:
-        if request.inputs:
-            raise CapabilityError(f"{model.info.spec} takes no inputs besides text (images)")
-        codec, name = model.codec, model.spec.model
-        prompt = codec.decode(request.context)
-        firsts = {c[0] for c in request.continuations if c}
-        conts = [list(c) for c in request.continuations]
-        conts += [[w] for w in sorted(set(request.want_ids) - firsts)]
-        texts: list[str | None] = []
-        for cont in conts:
-            full = codec.decode([*request.context, *cont])
-            texts.append(full[len(prompt) :] if full.startswith(prompt) and cont else None)
-        return cls(
-            request=request,
-            prompt=prompt,
-            greedy=greedy_call(
-                name, prompt, max(1, request.greedy_tokens), model.settings.top_logprobs
-            ),
-            conts=conts,
-            texts=texts,
-            echoes=[
-                echo_call(name, prompt + t) if t is not None and model.echo else None for t in texts
-            ],
-            tokenize=[
-                tokenize_call(model.server, name, prompt + t)
-                if t is not None and model.echo
-                else None
-                for t in ["", *texts]
-            ],
-        )
-
-    def calls(self) -> list[HttpCall]:
-        """Every call of this position (the runner sends a repeated one once)."""
-        return [self.greedy, *(c for c in (*self.echoes, *self.tokenize) if c is not None)]
-
-    def read(
-        self, model: ServedModel, results: Mapping[str, CallResult]
-    ) -> PositionScores | Unsettled:
-        """The position's scores, or why it stays unsettled."""
-        form = model.form(self.request.context)
-        if form in model.refused_forms and any(e is not None for e in self.echoes):
-            return Unsettled(
-                f"conformance found this endpoint's echoed log-probs of {form} prompts read at "
-                "the wrong position; they are not used (--allow-nonconforming overrides)"
-            )
-        for call in self.calls():
-            result = results[call.key]
-            if result.state != "completed" or result.response is None:
-                return Unsettled(f"request {call.key[:12]} {result.state}: {result.error}")
-        try:
-            return self._assemble(model, results)
-        except ReplyError as error:
-            return Unsettled(f"context {self.prompt[-40:]!r}: {error}")
-
-    def _assemble(self, model: ServedModel, results: Mapping[str, CallResult]) -> PositionScores:
-        def reply(call: HttpCall) -> Mapping[str, Any]:
-            return results[call.key].response or {}
-
-        request = self.request
-        greedy = read_greedy(reply(self.greedy))
-        surfaces = model.surface_ids()
-        known = {surfaces[s]: lp for s, lp in greedy.top.items() if s in surfaces}
-        context_call, *full_calls = self.tokenize
-        context_tokens = tokens_of(reply(context_call)) if context_call is not None else None
-        scored: list[np.ndarray] = []
-        for index, (cont, text, echo, full_call) in enumerate(
-            zip(self.conts, self.texts, self.echoes, full_calls, strict=True)
-        ):
-            if not model.echo:  # a lone first token from the top-k, else unavailable (NaN)
-                lone = known.get(cont[0]) if len(cont) == 1 else None
-                if index < len(request.continuations):
-                    values_or_nan = [lone] if lone is not None else [math.nan] * len(cont)
-                    scored.append(np.asarray(values_or_nan, dtype=np.float32))
-                continue
-            if text is None or echo is None:
-                raise ReplyError(f"continuation {index} does not decode after the context")
-            n_tokens, first_agrees = len(cont), True
-            if context_tokens is not None and full_call is not None:
-                full = tokens_of(reply(full_call))
-                count = continuation_count(context_tokens, full)
-                if count is None:
-                    raise ReplyError(
-                        f"the server's tokens of the context change when {text!r} follows"
-                    )
-                n_tokens, first_agrees = count, full[len(context_tokens)] == cont[0]
-            values = read_echo(reply(echo), self.prompt + text, text, n_tokens)
-            if first_agrees:
-                known[cont[0]] = values[0]
-            if index < len(request.continuations):
-                scored.append(np.asarray(values, dtype=np.float32))
-        greedy_ids = model.codec.encode(greedy.text)[: request.greedy_tokens]
-        return PositionScores(
-            distribution=TokenDistribution(known=known),
-            continuations=scored,
-            greedy=greedy_ids if request.greedy_tokens > 0 else [],
-        )
 
 
 def load_served(

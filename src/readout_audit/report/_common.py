@@ -22,6 +22,25 @@ from readout_audit.report._blocks import (
 )
 
 
+def served_rows(served: Mapping[str, Any] | None) -> list[list[str]]:
+    """A served model's server, endpoints, readout methods and conformance verdicts."""
+    if not served:
+        return []
+    rows = []
+    for key, value in served.items():
+        if key == "conformance":
+            for endpoint, verdicts in value.items():
+                failed = [name for name, v in verdicts.items() if v == "fail"]
+                rows.append(
+                    [f"conformance {endpoint}", "fail: " + ", ".join(failed) if failed else "pass"]
+                )
+        else:
+            rows.append(
+                [key, ", ".join(map(str, value)) if isinstance(value, list) else str(value)]
+            )
+    return rows
+
+
 def manifest_section(run: Run) -> Section:
     """Model, file hashes, versions, seeds and the commands that wrote the run."""
     m = run.manifest
@@ -38,10 +57,16 @@ def manifest_section(run: Run) -> Section:
     config = [[k, str(v)] for k, v in sorted(m.config.items())]
     config += [[f"seed {k}", str(v)] for k, v in sorted(m.seeds.items())]
     versions = [[k, v] for k, v in sorted(m.versions.items())] + [["platform", m.platform]]
+    served = served_rows(m.model.get("served"))
     return Section(
         "Manifest",
         [
             TableBlock("Model", ["field", "value"], model_rows),
+            *(
+                [TableBlock("Served", ["field", "value"], served, wrap=("value",))]
+                if served
+                else []
+            ),
             TableBlock("Model files", ["file", "sha256", "bytes"], files),
             TableBlock("Commands", ["command", "started", "finished"], commands, wrap=("command",)),
             TableBlock("Configuration", ["key", "value"], config, wrap=("value",)),
