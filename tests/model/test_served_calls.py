@@ -9,8 +9,10 @@ from readout_audit.model._served import api_headers
 from readout_audit.model._served_calls import (
     ReplyError,
     continuation_count,
+    greedy_call,
     read_echo,
     read_greedy,
+    top_ids,
 )
 from readout_audit.model._served_spec import parse_served_spec
 
@@ -57,6 +59,14 @@ def test_greedy_reply_gives_text_and_first_step_top():
     assert greedy.text == " Paris" and greedy.top == {" Paris": -0.2, " the": -2.5}
     with pytest.raises(ReplyError, match="no logprobs"):
         read_greedy({"choices": [{"text": "x"}]})
+
+
+def test_top_k_keys_become_ids_by_vllm_token_ids_or_unique_surfaces():
+    surfaces = {" Paris": 7, "A": 3}
+    top = {"token_id:12": -0.1, " Paris": -1.0, " unknown": -2.0, "token_id:x": -3.0}
+    assert top_ids(top, surfaces) == {12: -0.1, 7: -1.0}
+    assert greedy_call("m", "p", 2, 5, token_ids=True).body["return_tokens_as_token_ids"] is True
+    assert "return_tokens_as_token_ids" not in greedy_call("m", "p", 2, 5).body
 
 
 def test_continuation_count_needs_the_context_tokens_unchanged():

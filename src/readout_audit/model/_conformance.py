@@ -29,6 +29,7 @@ from readout_audit.model._served_calls import (
     read_greedy,
     tokenize_call,
     tokens_of,
+    top_ids,
     usage_tokens,
 )
 from readout_audit.serve import CallResult, HttpCall
@@ -173,7 +174,8 @@ class _Probe:
         self.served, self.local, self.prompts = served, local, prompts
         name, server, k = served.spec.model, served.server, served.settings.top_logprobs
         self.echo = [echo_call(name, p.text) for p in prompts]
-        self.greedy = [greedy_call(name, p.text, 1, k) for p in prompts]
+        ids = server == "vllm"
+        self.greedy = [greedy_call(name, p.text, 1, k, token_ids=ids) for p in prompts]
         self.repeat = [
             HttpCall(c.path, {**c.body, "user": "conformance-repeat"}, c.prompt_tokens_max, 1)
             for c in (*self.echo, *self.greedy)
@@ -365,10 +367,10 @@ def _top_k(
             return Check(name="top_k", verdict="unavailable", detail="greedy completion failed")
         top = read_greedy(reply).top
         coverage.append(sum(math.exp(v) for v in top.values()))
-        ids = [surfaces[s] for s in top if s in surfaces]
+        ids = top_ids(top, surfaces)
         mapped.append(len(ids) / max(len(top), 1))
-        best = max(top, key=lambda s: top[s]) if top else None
-        agree += int(best is not None and surfaces.get(best) == dist[-1].argmax()[0])
+        best = max(ids, key=lambda i: ids[i]) if ids else None
+        agree += int(best == dist[-1].argmax()[0])
     n = len(probe.greedy)
     return Check(
         name="top_k",

@@ -39,9 +39,14 @@ def byte_bound(text: str) -> int:
     return len(text.encode("utf-8")) + 2
 
 
-def greedy_call(model: str, prompt: str, max_tokens: int, top_logprobs: int) -> HttpCall:
-    """Greedy completion of ``prompt``; its first step carries the top-k log-probabilities."""
-    body = {
+def greedy_call(
+    model: str, prompt: str, max_tokens: int, top_logprobs: int, *, token_ids: bool = False
+) -> HttpCall:
+    """Greedy completion of ``prompt``; its first step carries the top-k log-probabilities.
+
+    ``token_ids``: ask for the top-k keyed ``token_id:N`` (vLLM), so no string is ambiguous.
+    """
+    body: dict[str, Any] = {
         "model": model,
         "prompt": prompt,
         "max_tokens": max_tokens,
@@ -49,7 +54,25 @@ def greedy_call(model: str, prompt: str, max_tokens: int, top_logprobs: int) -> 
         "logprobs": top_logprobs,
         "echo": False,
     }
+    if token_ids:
+        body["return_tokens_as_token_ids"] = True
     return HttpCall("/completions", body, byte_bound(prompt), max_tokens)
+
+
+def top_ids(top: Mapping[str, float], surfaces: Mapping[str, int]) -> dict[int, float]:
+    """A top-k keyed by token id.
+
+    ``token_id:N`` keys say their id; other strings go through the local vocabulary, and those
+    that do not map to exactly one id are dropped.
+    """
+    ids: dict[int, float] = {}
+    for key, value in top.items():
+        number = key.removeprefix("token_id:")
+        if number != key and number.isdigit():
+            ids[int(number)] = value
+        elif key in surfaces:
+            ids[surfaces[key]] = value
+    return ids
 
 
 def echo_call(model: str, prompt: str) -> HttpCall:

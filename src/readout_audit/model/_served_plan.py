@@ -21,6 +21,7 @@ from readout_audit.model._served_calls import (
     read_greedy,
     tokenize_call,
     tokens_of,
+    top_ids,
 )
 from readout_audit.serve import CallResult, HttpCall
 
@@ -68,7 +69,11 @@ class PositionPlan:
             request=request,
             prompt=prompt,
             greedy=greedy_call(
-                name, prompt, max(1, request.greedy_tokens), model.settings.top_logprobs
+                name,
+                prompt,
+                max(1, request.greedy_tokens),
+                model.settings.top_logprobs,
+                token_ids=model.server == "vllm",
             ),
             conts=conts,
             texts=texts,
@@ -113,7 +118,7 @@ class PositionPlan:
         request = self.request
         greedy = read_greedy(reply(self.greedy))
         surfaces = model.surface_ids()
-        known = {surfaces[s]: lp for s, lp in greedy.top.items() if s in surfaces}
+        known = top_ids(greedy.top, surfaces)
         context_call, *full_calls = self.tokenize
         context_tokens = tokens_of(reply(context_call)) if context_call is not None else None
         scored: list[np.ndarray] = []
