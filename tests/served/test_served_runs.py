@@ -172,3 +172,26 @@ def test_ptrue_runs_with_greedy_answers_and_refuses_a_minimum_it_cannot_ask(
         "audit", "ptrue", "--items", str(qa), "--out", str(tmp_path / "library"), *served
     )
     assert code == 1 and "takes no minimum of new tokens" in output
+
+
+def test_chat_api_scores_chat_renderings_only(served_spec, conformance, tmp_path):
+    # an API with chat completions only: the server renders the turns itself
+    items = _items(tmp_path, CHAT_ITEMS)
+    echo, chat = tmp_path / "echo", tmp_path / "chat"
+    served = ["--model", served_spec, "--conformance", str(conformance), "--plain"]
+    code, output = _invoke("score", "--items", str(items), "--out", str(echo), *served)
+    assert code == 0, output
+    code, output = _invoke(
+        "score", "--items", str(items), "--out", str(chat), *served, "--chat-api"
+    )
+    assert code == 1 and "1 of 2 scored positions have no record" in output
+    assert "exactly its chat turns' rendering" in output  # the stemmed item
+    exact = {r.item_id: r for r in read_run(echo).records}
+    (letters,) = read_run(chat).records
+    assert letters.item_id == "letters"
+    # the server's own rendering of the turns gives the locally rendered context's numbers
+    assert letters.argmax_id == exact["letters"].argmax_id
+    assert letters.option_logprobs == pytest.approx(exact["letters"].option_logprobs, abs=1e-4)
+    assert letters.greedy.text == exact["letters"].greedy.text
+    served_info = json.loads((chat / "manifest.json").read_text())["model"]["served"]
+    assert "chat completion" in served_info["top_k"]

@@ -48,6 +48,12 @@ def served_options(command: F) -> F:
             "known server does; a plain OpenAI-compatible API does not).",
         ),
         click.option(
+            "--chat-api",
+            is_flag=True,
+            help="Served models: score through /chat/completions only (an API without "
+            "/completions); contexts with an answer stem or a raw prompt are not scored.",
+        ),
+        click.option(
             "--concurrency",
             default=4,
             show_default=True,
@@ -117,6 +123,7 @@ def served_settings(options: dict[str, Any]) -> ServedSettings:
         api_key_env=options["api_key_env"],
         server=options["server"],
         echo=options["echo"],
+        chat=options["chat_api"],
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -42,6 +42,9 @@ class PositionRequest:
     """Tokens a partial backend must include in the distribution."""
     inputs: Mapping[str, Any] | None = None
     """Model inputs besides the tokens (an image's pixel values), for backends that take them."""
+    chat: Any = field(default=None, compare=False)
+    """The chat turns the context renders (``prompt.ChatTurns``), where it is exactly their
+    rendering: a served chat API scores from these; local backends ignore them."""
 
 
 @dataclass(frozen=True)

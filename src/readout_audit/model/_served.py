@@ -60,6 +60,9 @@ class ServedSettings:
     server: str = "auto"
     echo: bool | None = None
     """Whether the endpoint echoes prompt log-probs; None: the servers known to (not ``openai``)."""
+    chat: bool = False
+    """Score through ``/chat/completions`` only (an API without ``/completions``): the server
+    renders the turns, so only contexts that are exactly a chat rendering are scored."""
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
 
 
@@ -109,7 +112,8 @@ class ServedModel(ScoringModel):
             if settings.server != "auto"
             else detect_server(spec.base_urls[0], headers, min(settings.timeout_s, 30.0))
         )
-        self.echo = settings.echo if settings.echo is not None else self.server in ECHO_SERVERS
+        echo = settings.echo if settings.echo is not None else self.server in ECHO_SERVERS
+        self.echo = echo and not settings.chat
         self.capabilities = Capabilities(
             full_distribution=False,
             top_k_limit=settings.top_logprobs,
@@ -162,6 +166,13 @@ class ServedModel(ScoringModel):
             "argmax": "the top-k's first entry",
             "greedy": "a temperature-0 completion, re-encoded by the local tokenizer",
         }
+        if self.settings.chat:
+            methods["top_k"] = (
+                f"top-{self.settings.top_logprobs} of a temperature-0 chat completion's first "
+                "token (the server renders the turns), strings mapped to ids by the local "
+                "vocabulary"
+            )
+            methods["greedy"] = "the chat completion's text, re-encoded by the local tokenizer"
         if not self.echo:
             methods["option_loglik"] = (
                 "unavailable (no echo): a single-token option's first-step log-prob where the "

@@ -10,6 +10,7 @@ reported at the wrong position is refused rather than read.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -73,6 +74,40 @@ def top_ids(top: Mapping[str, float], surfaces: Mapping[str, int]) -> dict[int, 
         elif key in surfaces:
             ids[surfaces[key]] = value
     return ids
+
+
+def chat_call(
+    model: str,
+    messages: Sequence[Mapping[str, Any]],
+    template_kwargs: Mapping[str, Any],
+    max_tokens: int,
+    top_logprobs: int,
+) -> HttpCall:
+    """A temperature-0 chat completion: the server renders the turns; top-k at its first step."""
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": [dict(m) for m in messages],
+        "max_tokens": max_tokens,
+        "temperature": 0.0,
+        "logprobs": True,
+        "top_logprobs": top_logprobs,
+    }
+    if template_kwargs:
+        body["chat_template_kwargs"] = dict(template_kwargs)  # vLLM and SGLang take these
+    bound = byte_bound(json.dumps(body["messages"], ensure_ascii=False))
+    return HttpCall("/chat/completions", body, bound, max_tokens)
+
+
+def read_chat(reply: Mapping[str, Any]) -> GreedyReply:
+    """The answer's text and its first token's top-k of a chat completion."""
+    try:
+        choice = reply["choices"][0]
+        text = choice["message"]["content"] or ""
+        first = choice["logprobs"]["content"][0]["top_logprobs"]
+        top = {str(t["token"]): float(t["logprob"]) for t in first if _finite(t["logprob"])}
+    except (KeyError, IndexError, TypeError, ValueError):
+        raise ReplyError("chat completion reply has no message or no top_logprobs") from None
+    return GreedyReply(str(text), top)
 
 
 def echo_call(model: str, prompt: str) -> HttpCall:

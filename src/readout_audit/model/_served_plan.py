@@ -14,9 +14,11 @@ from readout_audit.model._backend import PositionRequest, PositionScores
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._served_calls import (
     ReplyError,
+    chat_call,
     continuation_count,
     echo_call,
     greedy_call,
+    read_chat,
     read_echo,
     read_greedy,
     tokenize_call,
@@ -42,7 +44,9 @@ class PositionPlan:
 
     request: PositionRequest
     prompt: str
-    greedy: HttpCall
+    greedy: HttpCall | None
+    """The temperature-0 completion (or chat completion) that gives the top-k and greedy text;
+    None where a chat API cannot score the context."""
     conts: list[list[int]]
     """The requested continuations, then each wanted token that is no continuation's first."""
     texts: list[str | None]
@@ -65,16 +69,19 @@ class PositionPlan:
         for cont in conts:
             full = codec.decode([*request.context, *cont])
             texts.append(full[len(prompt) :] if full.startswith(prompt) and cont else None)
+        length, k = max(1, request.greedy_tokens), model.settings.top_logprobs
+        if not model.settings.chat:
+            greedy: HttpCall | None = greedy_call(
+                name, prompt, length, k, token_ids=model.server == "vllm"
+            )
+        elif request.chat is not None:
+            greedy = chat_call(name, request.chat.messages, request.chat.template_kwargs, length, k)
+        else:
+            greedy = None
         return cls(
             request=request,
             prompt=prompt,
-            greedy=greedy_call(
-                name,
-                prompt,
-                max(1, request.greedy_tokens),
-                model.settings.top_logprobs,
-                token_ids=model.server == "vllm",
-            ),
+            greedy=greedy,
             conts=conts,
             texts=texts,
             echoes=[
@@ -90,12 +97,17 @@ class PositionPlan:
 
     def calls(self) -> list[HttpCall]:
         """Every call of this position (the runner sends a repeated one once)."""
-        return [self.greedy, *(c for c in (*self.echoes, *self.tokenize) if c is not None)]
+        return [c for c in (self.greedy, *self.echoes, *self.tokenize) if c is not None]
 
     def read(
         self, model: ServedModel, results: Mapping[str, CallResult]
     ) -> PositionScores | Unsettled:
         """The position's scores, or why it stays unsettled."""
+        if self.greedy is None:
+            return Unsettled(
+                "a chat API scores only a context that is exactly its chat turns' rendering "
+                "(this one has an answer stem or is a raw prompt)"
+            )
         form = model.form(self.request.context)
         if form in model.refused_forms and any(e is not None for e in self.echoes):
             return Unsettled(
@@ -116,7 +128,9 @@ class PositionPlan:
             return results[call.key].response or {}
 
         request = self.request
-        greedy = read_greedy(reply(self.greedy))
+        assert self.greedy is not None
+        chat = self.greedy.path == "/chat/completions"
+        greedy = (read_chat if chat else read_greedy)(reply(self.greedy))
         surfaces = model.surface_ids()
         known = top_ids(greedy.top, surfaces)
         context_call, *full_calls = self.tokenize

@@ -50,6 +50,14 @@ class RenderedContext(BaseModel):
 
 
 @dataclass(frozen=True)
+class ChatTurns:
+    """Chat messages and the template arguments they are rendered with."""
+
+    messages: tuple[Mapping[str, Any], ...]
+    template_kwargs: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
 class Rendering:
     """A scored context: its text, its token ids, and how options are encoded after it."""
 
@@ -65,6 +73,9 @@ class Rendering:
     """Inputs besides the token ids (an image's pixel values), passed with the context."""
     source: ContextSource = "messages"
     """What the text was rendered from: chat ``messages`` or a raw ``prompt``."""
+    chat: ChatTurns | None = field(default=None, compare=False)
+    """The messages and template arguments whose rendering (up to the assistant turn's
+    opening) is the whole text, when it is (no stem, no images): a chat API can score it."""
 
     @property
     def text_ids(self) -> tuple[int, ...]:
@@ -116,7 +127,14 @@ def render(
         return _render_with_images(item, codec, text, prefix, expand)
     ids = (*prefix, *codec.encode(text))
     _check_length(item, codec, ids)
-    return Rendering(text=text, token_ids=ids, prefix_ids=prefix, source=context_field(item))
+    chat = (
+        ChatTurns(tuple(_chat_messages(item)), dict(template_kwargs or {}))
+        if item.messages is not None and not item.stem
+        else None
+    )
+    return Rendering(
+        text=text, token_ids=ids, prefix_ids=prefix, source=context_field(item), chat=chat
+    )
 
 
 def _chat_messages(item: Item) -> list[dict[str, Any]]:

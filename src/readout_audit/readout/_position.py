@@ -106,6 +106,7 @@ def position_request(
         greedy_tokens=greedy_tokens,
         want_ids=sorted(firsts | set(want_ids)),
         inputs=rendering.model_inputs,
+        chat=rendering.chat,
     )
 
 
