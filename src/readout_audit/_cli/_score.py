@@ -28,7 +28,7 @@ from readout_audit.model._codec import TextCodec
 from readout_audit.model._device import resolve_device
 from readout_audit.model._load import load_model
 from readout_audit.model._served import load_served
-from readout_audit.model._served_spec import is_served
+from readout_audit.model._served_spec import is_served, parse_served_spec
 from readout_audit.report._report import print_report
 
 
@@ -67,6 +67,7 @@ def _load_served(
     options: dict[str, Any], preflight: Callable[[TextCodec], None] | None
 ) -> ScoringModel:
     """A served model: its local tokenizer, the preflight, then the conformance gate."""
+    parse_served_spec(options["model_spec"])  # a malformed spec is named before anything else
     quiet_loading()
     model = load_served(
         options["model_spec"],
