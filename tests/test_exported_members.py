@@ -15,6 +15,7 @@ def test_all_is_sorted_and_complete():
         "model",
         "prompt",
         "readout",
+        "recover",
         "report",
         "serve",
         "stats",

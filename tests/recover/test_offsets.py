@@ -1,0 +1,99 @@
+"""The prior-conditioned offset fit against a brute-force search, on hand-made score tables."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from readout_audit._exceptions import InputError
+from readout_audit.recover import OffsetGrid, corrected_predictions, fit_offsets
+
+
+def brute_force(scores, prior, reference, values):
+    """Every grid vector in plain Python; the best by (loss, collapse, norm, offsets)."""
+    n, k = len(scores), len(scores[0])
+    free = [label for label in range(k) if label != reference]
+    best = None
+    for chosen in itertools.product(values, repeat=len(free)):
+        offsets = [0.0] * k
+        for label, value in zip(free, chosen, strict=True):
+            offsets[label] = float(value)
+        counts = [0] * k
+        for row in scores:
+            shifted = [s + c for s, c in zip(row, offsets, strict=True)]
+            counts[shifted.index(max(shifted))] += 1
+        fractions = [c / n for c in counts]
+        loss = round(sum((q - p) ** 2 for q, p in zip(fractions, prior, strict=True)), 12)
+        norm = round(math.sqrt(sum(c * c for c in offsets)), 12)
+        key = (loss, max(fractions), norm, tuple(offsets))
+        best = key if best is None or key < best else best
+    return best
+
+
+COLLAPSED = [  # raw argmax is "unknown" (last) for every row; the ranking underneath is not
+    [-1.0, -3.0, 0.0],
+    [-1.2, -3.0, 0.0],
+    [-3.0, -1.0, 0.0],
+    [-3.0, -1.2, 0.0],
+    [-3.0, -3.0, 0.0],
+    [-3.2, -3.1, 0.0],
+]
+
+
+@pytest.mark.parametrize(
+    ("reference", "expected"), [(2, (1.25, 1.25, 0.0)), (0, (0.0, 0.0, -1.25))]
+)
+def test_grid_search_equals_brute_force_and_a_hand_worked_fit(reference, expected):
+    # by hand: a 2/2/2 split needs false and true to beat unknown by more than 1.2 and less
+    # than 3.0; the smallest such grid offset is 1.25 (or unknown lowered by 1.25)
+    grid = OffsetGrid(-4.0, 4.0, 0.25)
+    fit = fit_offsets(np.array(COLLAPSED), reference=reference, grid=grid)
+    assert tuple(fit.offsets) == expected
+    assert fit.loss == 0.0 and fit.collapse == pytest.approx(1 / 3)
+    assert fit.fractions.tolist() == pytest.approx([1 / 3] * 3)
+    loss, collapse, _, offsets = brute_force(COLLAPSED, [1 / 3] * 3, reference, grid.values())
+    assert (fit.loss, fit.collapse, tuple(fit.offsets)) == (loss, collapse, offsets)
+    assert corrected_predictions(np.array(COLLAPSED), fit.offsets).tolist() == [0, 0, 1, 1, 2, 2]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_grid_search_equals_brute_force_on_random_tables_and_priors(seed):
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(size=(40, 3)) + np.array([0.0, 0.5, 2.0])
+    prior = rng.dirichlet([2, 2, 2])
+    grid = OffsetGrid(-3.0, 3.0, 0.2)
+    fit = fit_offsets(scores, prior, grid=grid)
+    loss, collapse, _, offsets = brute_force(scores.tolist(), prior, 2, grid.values())
+    assert (fit.loss, fit.collapse, tuple(fit.offsets)) == (loss, collapse, offsets)
+
+
+def test_two_labels_search_one_offset():
+    scores = np.array([[0.0, 1.0], [0.2, 1.0], [0.9, 1.0], [0.1, 1.5]])
+    fit = fit_offsets(scores, grid=OffsetGrid(-2.0, 2.0, 0.1))
+    loss, _, _, offsets = brute_force(scores.tolist(), [0.5, 0.5], 1, fit.grid.values())
+    assert (fit.loss, tuple(fit.offsets)) == (loss, offsets) and loss == 0.0
+
+
+def test_the_papers_worked_example():
+    # Qwen3.5-9B, lexical OOD, gold true: raw scores collapse to unknown; the paper's offsets
+    raw = np.array([[-6.18, -5.89, -3.49]])  # false, true, unknown
+    offsets = np.array([1.55, 3.25, 0.0])
+    assert corrected_predictions(raw, np.zeros(3))[0] == 2
+    assert (raw + offsets)[0] == pytest.approx([-4.63, -2.64, -3.49])
+    assert corrected_predictions(raw, offsets)[0] == 1
+
+
+def test_grid_values_and_bad_input():
+    assert OffsetGrid(-1.0, 1.0, 0.5).values().tolist() == [-1.0, -0.5, 0.0, 0.5, 1.0]
+    assert 0.0 in OffsetGrid().values() and OffsetGrid().values().size == 401
+    with pytest.raises(InputError, match="step > 0"):
+        OffsetGrid(0.0, 1.0, 0.0).values()
+    with pytest.raises(InputError, match="prior"):
+        fit_offsets(np.zeros((3, 3)), [0.5, 0.5])
+    with pytest.raises(InputError, match="non-finite"):
+        fit_offsets(np.array([[0.0, np.nan]]))
+    with pytest.raises(InputError, match="coarser grid"):
+        fit_offsets(np.zeros((2, 5)), grid=OffsetGrid(-10, 10, 0.01))
