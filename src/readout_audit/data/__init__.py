@@ -3,6 +3,12 @@
 from readout_audit.data._demo import demo_items, demo_items_path
 from readout_audit.data._item import Item, Message
 from readout_audit.data._jsonl import load_items, parse_item, parse_items
+from readout_audit.data._logic import (
+    LogicItem,
+    load_folio_jsonl,
+    load_logic_llm,
+    load_proofwriter_jsonl,
+)
 from readout_audit.data._mc import MMLU_HUB_ID, MCItem, load_mc_items, load_mmlu_csv, load_mmlu_hf
 from readout_audit.data._polygraph import polygraph_mmlu_items
 from readout_audit.data._qa import QAItem, is_correct, load_qa_items
@@ -16,9 +22,10 @@ from readout_audit.data._yesno import (
 )
 
 __all__ = [
-    "MMLU_HUB_ID",
     "Item",
+    "LogicItem",
     "MCItem",
+    "MMLU_HUB_ID",
     "Message",
     "QAItem",
     "RACE_HUB_ID",
@@ -29,11 +36,14 @@ __all__ = [
     "demo_yesno_items",
     "demo_yesno_path",
     "is_correct",
+    "load_folio_jsonl",
     "load_items",
+    "load_logic_llm",
     "load_mc_items",
     "load_mmlu_csv",
     "load_mmlu_hf",
     "load_pope",
+    "load_proofwriter_jsonl",
     "load_qa_items",
     "load_race",
     "load_yesno_items",
