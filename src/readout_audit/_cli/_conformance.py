@@ -9,8 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from readout_audit._cli._common import check_out, user_errors
 from readout_audit._cli._score import quiet_loading
@@ -22,6 +20,8 @@ from readout_audit.model._embedded import EMBEDDED_SPEC
 from readout_audit.model._load import load_model, locate_files, parse_model_spec
 from readout_audit.model._served import gguf_quantisation, load_served
 from readout_audit.model._served_spec import is_served, parse_served_spec
+from readout_audit.report._blocks import Block, Section, TableBlock, TextBlock
+from readout_audit.report._terminal import plain_tables, print_sections, report_console
 from readout_audit.serve import LEDGER_FILE
 
 NONCONFORMING = 3
@@ -29,21 +29,28 @@ NONCONFORMING = 3
 
 
 def print_conformance(conformance: Conformance, plain: bool = False) -> None:
-    """One table per endpoint: check, verdict, what was seen."""
-    console = Console(no_color=plain, soft_wrap=False)
-    for endpoint in conformance.endpoints:
-        table = Table(title=f"{endpoint.endpoint} ({endpoint.server})")
-        for column in ("check", "verdict", "detail"):
-            table.add_column(column, overflow="fold")
-        for check in endpoint.checks:
-            table.add_row(check.name, check.verdict, check.detail)
-        console.print(table)
+    """One table per endpoint: check, verdict, what was seen.
+
+    Drawn as the report draws tables: every string literal, a server's markup or escapes too.
+    """
+    blocks: list[Block] = [
+        TableBlock(
+            f"{endpoint.endpoint} ({endpoint.server})",
+            ["check", "verdict", "detail"],
+            [[c.name, c.verdict, c.detail] for c in endpoint.checks],
+            wrap=("detail",),
+        )
+        for endpoint in conformance.endpoints
+    ]
     verdict = "conforms" if conformance.conforms else "does NOT conform"
-    console.print(
-        f"{conformance.model} {verdict} (reference {conformance.reference}, "
-        f"{conformance.quantisation or 'unquantised'}, tolerance {conformance.tolerance})",
-        markup=False,
+    blocks.append(
+        TextBlock(
+            f"{conformance.model} {verdict} (reference {conformance.reference}, "
+            f"{conformance.quantisation or 'unquantised'}, tolerance {conformance.tolerance})"
+        )
     )
+    with plain_tables(plain):
+        print_sections([Section("Conformance", blocks)], report_console(plain))
 
 
 @click.command("conformance")

@@ -23,6 +23,7 @@ from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._served import ServedModel
 from readout_audit.model._served_calls import (
     ReplyError,
+    chat_call,
     echo_call,
     greedy_call,
     read_echo,
@@ -183,19 +184,7 @@ class _Probe:
         texts = [p.text for p in prompts] + list(TOKENIZE_EXTRA)
         self.tokenize = [tokenize_call(server, name, t) for t in texts]
         self.chat = [
-            HttpCall(
-                "/chat/completions",
-                {
-                    "model": name,
-                    "messages": [{"role": "user", "content": q}],
-                    "max_tokens": 1,
-                    "temperature": 0.0,
-                    "logprobs": True,
-                    "top_logprobs": min(k, 20),
-                },
-                4 * len(q.encode()) + 64,
-                1,
-            )
+            chat_call(name, [{"role": "user", "content": q}], {}, 1, min(k, 20))
             for q in CHAT_QUESTIONS
         ]
 

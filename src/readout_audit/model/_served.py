@@ -8,6 +8,7 @@ weights, and sent as text; every request goes through the run's ledger and paced
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 import urllib.error
 import urllib.request
@@ -31,12 +32,13 @@ from readout_audit.model._backend import (
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._generation import GenerationSettings
+from readout_audit.model._load import load_codec
 from readout_audit.model._served_calls import (
     TOKENIZE_PATHS,
     byte_bound,
 )
 from readout_audit.model._served_plan import PositionPlan, Unsettled
-from readout_audit.model._served_spec import ServedSpec
+from readout_audit.model._served_spec import ServedSpec, parse_served_spec
 from readout_audit.serve import CallResult, CostCap, Endpoint, HttpCall, Ledger, RequestRunner
 
 SERVERS = {"vllm": "vllm", "sglang": "sglang", "llamacpp": "llama.cpp", "me": "llama-cpp-python"}
@@ -68,8 +70,6 @@ class ServedSettings:
 
 def api_headers(api_key_env: str | None) -> dict[str, str]:
     """``Authorization`` from the named environment variable (errors name it, never its value)."""
-    import os
-
     if api_key_env is None:
         return {}
     key = os.environ.get(api_key_env)
@@ -285,9 +285,6 @@ def load_served(
     spec: str, *, tokenizer: str, settings: ServedSettings, allow_download: bool = False
 ) -> ServedModel:
     """A served model spec with its local tokenizer (``tokenizer``: a local model spec)."""
-    from readout_audit.model._load import load_codec
-    from readout_audit.model._served_spec import parse_served_spec
-
     parsed = parse_served_spec(spec)
     codec, files = load_codec(tokenizer, allow_download=allow_download)
     return ServedModel(parsed, codec, files, settings)
