@@ -97,3 +97,23 @@ def test_api_key_comes_from_the_named_variable_and_errors_never_show_it(monkeypa
     monkeypatch.delenv("MY_KEY")
     with pytest.raises(InputError, match="MY_KEY is not set"):
         api_headers("MY_KEY")
+
+
+def test_conformance_table_prints_a_servers_hostile_strings_as_text(capsys):
+    from readout_audit._cli._conformance import print_conformance
+    from readout_audit.model._conformance import Check, Conformance, EndpointConformance
+
+    detail = "first token '[/bold]\x1b[31mRED' maps to no single local id"
+    check = Check(name="chat_template", verdict="fail", detail=detail)
+    conformance = Conformance(
+        model="m[/bold]",
+        reference="r",
+        reference_sha256=[],
+        quantisation=None,
+        tolerance=0.1,
+        endpoints=[EndpointConformance(endpoint="http://x/v1", server="openai", checks=[check])],
+    )
+    print_conformance(conformance, plain=True)  # rich markup here would raise a MarkupError
+    out = capsys.readouterr().out
+    assert "'[/bold]RED'" in out and "\x1b" not in out
+    assert "m[/bold] does NOT conform" in out

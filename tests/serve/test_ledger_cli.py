@@ -50,3 +50,14 @@ def test_a_run_directory_without_a_ledger_is_a_clear_error(tmp_path):
     assert result.exit_code == 1
     assert f"{tmp_path}: holds no requests.sqlite: the run sent no requests" in result.output
     assert not (tmp_path / LEDGER_FILE).exists()
+
+
+def test_a_servers_escape_sequences_are_not_replayed_to_the_terminal(tmp_path, make_calls):
+    (call,) = make_calls(1)
+    with Ledger(tmp_path / LEDGER_FILE) as ledger:
+        ledger.plan([call])
+        ledger.fail(call.key, "HTTP 400: \x1b[2J\x1b]0;pwned\x07[/bold] bad \u2028request")
+    shown = CliRunner().invoke(main, ["ledger", str(tmp_path)])
+    assert shown.exit_code == 0, shown.output
+    assert "\x1b" not in shown.output and "\x07" not in shown.output
+    assert "HTTP 400: [/bold] bad" in shown.output

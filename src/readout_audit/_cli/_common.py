@@ -13,6 +13,7 @@ import click
 
 from readout_audit._cli._served import gate_options, served_options
 from readout_audit._exceptions import InputError, ReadoutError, RunDirectoryError
+from readout_audit._util._text import terminal_safe
 from readout_audit.kind._progress import progress_mode
 from readout_audit.log._lock import RunLock
 from readout_audit.log._run import MANIFEST, read_manifest
@@ -37,8 +38,8 @@ def user_errors(command: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except ReadoutError as error:
-            raise click.ClickException(str(error)) from error
+        except ReadoutError as error:  # may quote an item or a server: shown as plain text
+            raise click.ClickException(terminal_safe(str(error))) from error
         except KeyboardInterrupt:
             click.echo(
                 "\ninterrupted: every finished record is on disk; rerun the same command to resume",

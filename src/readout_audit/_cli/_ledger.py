@@ -10,6 +10,7 @@ import click
 
 from readout_audit._cli._common import user_errors
 from readout_audit._exceptions import InputError
+from readout_audit._util._text import terminal_safe
 from readout_audit.serve._ledger import LEDGER_FILE, Ledger, LedgerEntry
 
 KEY_PREFIX = 12
@@ -65,7 +66,7 @@ def ledger_command(run_dir: Path, release_unknown: bool, as_json: bool) -> None:
         where = entry.endpoint or "no endpoint"
         click.echo(
             f"{entry.state} {entry.key[:KEY_PREFIX]} {where} attempts {entry.attempts}: "
-            f"{entry.error}"
+            f"{terminal_safe(entry.error or '')}"  # a server's answer may hold escape sequences
         )
     if released is not None:
         click.echo(f"released {released} unknown calls: a rerun sends them again")
