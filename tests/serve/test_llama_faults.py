@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from fault_proxy import FaultProxy
 
@@ -53,8 +54,16 @@ def _bodies(out: Path, *states: str) -> dict[str, str]:
         return {e.key: hashlib.sha256(e.body).hexdigest() for e in ledger.entries(*states)}
 
 
-def _logprobs(out: Path) -> dict[str, list]:
-    return {r.item_id: r.option_logprobs for r in read_run(out).records}
+SERVER_ROUNDING = 1e-3
+"""The same numbers from one server by two routes (echo or top-k, another request order and so
+another prefix cache): equal here, but float32 kernels may round differently by batch shape on
+another CPU; a misread position would differ by far more (≥ 0.01)."""
+
+
+def _same_logprobs(one: Path, two: Path) -> bool:
+    """The two runs' records hold the same items and option log-probs within the budget."""
+    a, b = ({r.item_id: r.option_logprobs for r in read_run(d).records} for d in (one, two))
+    return a.keys() == b.keys() and all(a[k] == pytest.approx(b[k], abs=SERVER_ROUNDING) for k in a)
 
 
 def test_each_fault_is_retried_or_left_unknown_and_never_replayed(llama_server, tmp_path):
@@ -82,7 +91,7 @@ def test_each_fault_is_retried_or_left_unknown_and_never_replayed(llama_server, 
         again = Counter(proxy.forwarded) - sent
         assert sorted(again) == sorted(unknown.values())  # only the released calls, once each
         assert all(sent[h] == 1 for h in completed.values())
-    assert _logprobs(out) == _logprobs(straight)
+    assert _same_logprobs(out, straight)
 
 
 def test_cost_cap_is_reserved_before_sending_and_held_across_reruns(llama_server, tmp_path):
@@ -123,7 +132,7 @@ def test_kill_9_then_rerun_loses_nothing_and_resends_nothing_completed(llama_ser
         assert code == 0, output
         sent = Counter(proxy.forwarded)
         assert all(sent[h] == 1 for h in done_before.values())
-    assert _logprobs(out) == _logprobs(straight)
+    assert _same_logprobs(out, straight)
 
 
 def test_two_endpoints_share_one_run(llama_server, tmp_path):
@@ -142,6 +151,6 @@ def test_two_endpoints_share_one_run(llama_server, tmp_path):
         assert result.exit_code == 0, result.output
         assert first.forwarded and second.forwarded  # both pools took calls
         assert not set(first.forwarded) & set(second.forwarded)  # each call sent once
-    assert _logprobs(out) == _logprobs(straight)
+    assert _same_logprobs(out, straight)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["model"]["served"]["endpoints"] == [first.url, second.url]

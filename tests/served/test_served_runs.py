@@ -30,6 +30,10 @@ CHAT_ITEMS = [
     },
 ]
 SECRET = "sk-never-written-anywhere"
+SERVER_ROUNDING = 1e-3
+"""The same numbers from one server by two routes (echo or top-k, another request order and so
+another prefix cache): equal here, but float32 kernels may round differently by batch shape on
+another CPU; a misread position would differ by far more (≥ 0.01)."""
 
 
 def _invoke(*args: str) -> tuple[int, str]:
@@ -143,13 +147,15 @@ def test_without_echo_only_the_top_k_is_read_and_the_rest_is_unavailable(
     top = {r.item_id: r for r in read_run(runs["top_k"]).records}
     letters, city = top["letters"], top["cities"]
     # single-token options inside the top-20: the same exact values as the echo gives
-    assert letters.option_logprobs == pytest.approx(exact["letters"].option_logprobs, abs=1e-5)
-    assert letters.option_mass == pytest.approx(exact["letters"].option_mass, abs=1e-5)
+    assert letters.option_logprobs == pytest.approx(
+        exact["letters"].option_logprobs, abs=SERVER_ROUNDING
+    )
+    assert letters.option_mass == pytest.approx(exact["letters"].option_mass, abs=SERVER_ROUNDING)
     # " zebra" is outside the top-20: unavailable, never 0; the mass is only bounded below
     assert city.option_logprobs[1] is None and city.option_mass is None
     assert city.option_probs is None
     paris = math.exp(exact["cities"].option_token_logprobs[0][0])
-    assert city.option_mass_lower == pytest.approx(paris, abs=1e-5)
+    assert city.option_mass_lower == pytest.approx(paris, abs=SERVER_ROUNDING)
     assert paris <= city.top_k_mass <= 1.0 + 1e-6
     methods = json.loads((runs["top_k"] / "manifest.json").read_text())["model"]["served"]
     assert "lower bound" in methods["option_mass"]
@@ -191,7 +197,9 @@ def test_chat_api_scores_chat_renderings_only(served_spec, conformance, tmp_path
     assert letters.item_id == "letters"
     # the server's own rendering of the turns gives the locally rendered context's numbers
     assert letters.argmax_id == exact["letters"].argmax_id
-    assert letters.option_logprobs == pytest.approx(exact["letters"].option_logprobs, abs=1e-4)
+    assert letters.option_logprobs == pytest.approx(
+        exact["letters"].option_logprobs, abs=SERVER_ROUNDING
+    )
     assert letters.greedy.text == exact["letters"].greedy.text
     served_info = json.loads((chat / "manifest.json").read_text())["model"]["served"]
     assert "chat completion" in served_info["top_k"]
