@@ -1,5 +1,6 @@
-"""Items and their loaders: JSONL input, multiple-choice (MMLU, RACE-H) and QA sets, demo sets."""
+"""Items and loaders: JSONL input, multiple-choice, QA and logic sets, generated and demo sets."""
 
+from readout_audit.data._anli import ANLI_HUB_ID, load_anli_hf, load_anli_jsonl
 from readout_audit.data._demo import demo_items, demo_items_path
 from readout_audit.data._item import Item, Message
 from readout_audit.data._jsonl import load_items, parse_item, parse_items
@@ -22,6 +23,7 @@ from readout_audit.data._yesno import (
 )
 
 __all__ = [
+    "ANLI_HUB_ID",
     "Item",
     "LogicItem",
     "MCItem",
@@ -36,6 +38,8 @@ __all__ = [
     "demo_yesno_items",
     "demo_yesno_path",
     "is_correct",
+    "load_anli_hf",
+    "load_anli_jsonl",
     "load_folio_jsonl",
     "load_items",
     "load_logic_llm",

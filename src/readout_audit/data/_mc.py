@@ -7,11 +7,11 @@ import io
 import string
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from pydantic import field_validator, model_validator
 
 from readout_audit._exceptions import InputError
+from readout_audit.data._hub import hub_rows
 from readout_audit.data._item import IdentifiedItem
 from readout_audit.data._jsonl import load_as, read_text
 
@@ -114,7 +114,7 @@ def load_mmlu_hf(
     ``answer`` a letter, ``category``) load the same way, lettered A to the last option.
     Without ``allow_download`` only the local cache or a local folder is read.
     """
-    rows = _hub_rows(dataset, subset, split, revision, allow_download)
+    rows = hub_rows(dataset, subset, split, revision, allow_download)
     items = []
     seen: Counter[str] = Counter()
     for row in rows:
@@ -144,29 +144,3 @@ def load_mmlu_hf(
                 item_id=f"{subject}/{number}",
             ) from None
     return items
-
-
-def _hub_rows(
-    dataset: str, subset: str, split: str, revision: str | None, allow_download: bool
-) -> list[dict[str, Any]]:
-    """The rows of one split, read through ``datasets`` with the hub offline unless allowed."""
-    import datasets  # a heavy import, needed only here
-    from datasets.utils import disable_progress_bars
-
-    disable_progress_bars()
-    mode = datasets.DownloadMode.REUSE_DATASET_IF_EXISTS
-    previous = datasets.config.HF_HUB_OFFLINE
-    datasets.config.HF_HUB_OFFLINE = not allow_download
-    try:
-        loaded = datasets.load_dataset(
-            dataset, subset, split=split, revision=revision, download_mode=mode
-        )
-    except Exception as error:  # datasets raises many types for a missing or offline dataset
-        hint = "" if allow_download else " (offline: pass allow_download to fetch it)"
-        raise InputError(
-            f"cannot load dataset {dataset!r} subset {subset!r} split {split!r}{hint}: {error}",
-            source=dataset,
-        ) from None
-    finally:
-        datasets.config.HF_HUB_OFFLINE = previous
-    return [dict(row) for row in loaded]

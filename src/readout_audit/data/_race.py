@@ -7,8 +7,9 @@ import random
 from typing import Any
 
 from readout_audit._exceptions import InputError
+from readout_audit.data._hub import hub_rows
 from readout_audit.data._jsonl import parse_as
-from readout_audit.data._mc import MCItem, _hub_rows
+from readout_audit.data._mc import MCItem
 
 RACE_HUB_ID = "ehovy/race"
 RACE_REVISION = "2fec9fd81f1dc971569a9b729c43f2f0e6436637"
@@ -46,7 +47,7 @@ def load_race(
     for split in RACE_SPLITS:
         source = f"{dataset}:{config}/{split}"
         for number, row in enumerate(
-            _hub_rows(dataset, config, split, revision, allow_download), start=1
+            hub_rows(dataset, config, split, revision, allow_download), start=1
         ):
             for column in ("example_id", "article"):
                 if not isinstance(row.get(column), str):
