@@ -28,6 +28,7 @@ from readout_audit.audit import (
     summarise,
 )
 from readout_audit.data import (
+    CONTROLLED_SPLITS,
     Item,
     LogicItem,
     MCItem,
@@ -36,6 +37,7 @@ from readout_audit.data import (
     YesNoItem,
     demo_items,
     demo_yesno_items,
+    generate_controlled_logic,
     load_anli_hf,
     load_anli_jsonl,
     load_folio_jsonl,
@@ -133,6 +135,7 @@ __all__ = [
     "ANSWER",
     "AuditKind",
     "BudgetRow",
+    "CONTROLLED_SPLITS",
     "CallResult",
     "Capabilities",
     "CapabilityError",
@@ -210,6 +213,7 @@ __all__ = [
     "first_step_logprob",
     "fit_offsets",
     "generate_answers",
+    "generate_controlled_logic",
     "get_kind",
     "llama_server",
     "load_anli_hf",

@@ -1,6 +1,7 @@
 """Items and loaders: JSONL input, multiple-choice, QA and logic sets, generated and demo sets."""
 
 from readout_audit.data._anli import ANLI_HUB_ID, load_anli_hf, load_anli_jsonl
+from readout_audit.data._controlled_logic import CONTROLLED_SPLITS, generate_controlled_logic
 from readout_audit.data._demo import demo_items, demo_items_path
 from readout_audit.data._item import Item, Message
 from readout_audit.data._jsonl import load_items, parse_item, parse_items
@@ -24,6 +25,7 @@ from readout_audit.data._yesno import (
 
 __all__ = [
     "ANLI_HUB_ID",
+    "CONTROLLED_SPLITS",
     "Item",
     "LogicItem",
     "MCItem",
@@ -37,6 +39,7 @@ __all__ = [
     "demo_items_path",
     "demo_yesno_items",
     "demo_yesno_path",
+    "generate_controlled_logic",
     "is_correct",
     "load_anli_hf",
     "load_anli_jsonl",
