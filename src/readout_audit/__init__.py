@@ -109,11 +109,14 @@ from readout_audit.recover import (
     BudgetRow,
     OffsetFit,
     OffsetGrid,
+    PriorSensitivity,
     Recovery,
     budget_curve,
     corrected_predictions,
     evaluate_recovery,
     fit_offsets,
+    perturbed_priors,
+    prior_sensitivity,
 )
 from readout_audit.report import compare_runs, report_sections, run_summary
 from readout_audit.serve import (
@@ -171,6 +174,7 @@ __all__ = [
     "PositionReadout",
     "PositionRequest",
     "PositionScores",
+    "PriorSensitivity",
     "PromptSpec",
     "QAItem",
     "RECORD_SCHEMA_VERSION",
@@ -236,7 +240,9 @@ __all__ = [
     "option_mass",
     "option_mass_lower",
     "parse_items",
+    "perturbed_priors",
     "polygraph_mmlu_items",
+    "prior_sensitivity",
     "read_position",
     "read_run",
     "register_kind",

@@ -16,18 +16,30 @@ from readout_audit.recover._offsets import (
     corrected_predictions,
     fit_offsets,
 )
+from readout_audit.recover._priors import (
+    PRIOR_RADIUS,
+    PRIOR_STEP,
+    PriorSensitivity,
+    perturbed_priors,
+    prior_sensitivity,
+)
 
 __all__ = [
     "BUDGETS",
+    "PRIOR_RADIUS",
+    "PRIOR_STEP",
     "REPEATS",
     "BudgetRow",
     "OffsetFit",
     "OffsetGrid",
+    "PriorSensitivity",
     "Recovery",
     "budget_curve",
     "corrected_predictions",
     "evaluate_recovery",
     "fit_offsets",
     "macro_f1",
+    "perturbed_priors",
+    "prior_sensitivity",
     "subsample",
 ]

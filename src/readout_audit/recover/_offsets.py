@@ -6,11 +6,15 @@ minimises Σ_y (q_c(y) − π_y)², the squared gap between the prediction fract
 induce on an unlabelled fit set and the target prior π. Ties are broken as the paper's code
 does: lower collapse (the largest prediction fraction), then the smaller offset norm, then the
 lexicographically smaller offsets.
+
+The search sweeps the last free offset over its whole grid at once: a row predicts that label
+from some grid index on (a binary search with the argmax's own float comparisons finds it) and,
+before it, the label it predicts without it, so counts for every grid value come from a
+cumulative sum. A 1,000 × 3 fit on the default grid takes tens of milliseconds.
 """
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +23,10 @@ from readout_audit._exceptions import InputError
 
 MAX_CANDIDATES = 20_000_000
 """Largest number of offset vectors one fit may try (grid points ** free offsets)."""
-_CHUNK = 2_048
+_BLOCK_CELLS = 1 << 21
+"""About how many (row or grid value) × offset vector × label cells one step of the search holds."""
+_Key = tuple[float, float, float, tuple[float, ...]]
+"""(loss, collapse, norm, offsets): the order in which candidate offsets are ranked."""
 _DECIMALS = 12
 """Losses and norms are compared after rounding, so that equal fits in a different summation
 order count as ties."""
@@ -107,22 +114,7 @@ def fit_offsets(
             "use a coarser grid",
             field="grid",
         )
-    best: tuple[float, float, float, tuple[float, ...]] | None = None
-    product = itertools.product(values, repeat=len(free))
-    while chunk := list(itertools.islice(product, _CHUNK)):
-        candidates = np.zeros((len(chunk), k))
-        candidates[:, free] = np.asarray(chunk)
-        counts = _prediction_counts(table, candidates)
-        fractions = counts / n
-        loss = np.round(np.sum((fractions - target) ** 2, axis=1), _DECIMALS)
-        collapse = fractions.max(axis=1)
-        norm = np.round(np.linalg.norm(candidates, axis=1), _DECIMALS)
-        order = np.lexsort((*candidates.T[::-1], norm, collapse, loss))
-        i = int(order[0])
-        key = (float(loss[i]), float(collapse[i]), float(norm[i]), tuple(candidates[i]))
-        if best is None or key < best:
-            best = key
-    assert best is not None
+    best = _search(table, target, values, free)
     offsets = np.asarray(best[3])
     fractions = np.bincount(corrected_predictions(table, offsets), minlength=k) / n
     return OffsetFit(
@@ -137,9 +129,100 @@ def fit_offsets(
     )
 
 
-def _prediction_counts(table: np.ndarray, candidates: np.ndarray) -> np.ndarray:
-    """Per candidate offset vector, how many rows each label wins: shape (candidates, labels)."""
-    shifted = table[None, :, :] + candidates[:, None, :]
-    winners = np.argmax(shifted, axis=2)
-    k = table.shape[1]
-    return np.stack([(winners == label).sum(axis=1) for label in range(k)], axis=1)
+def _search(table: np.ndarray, target: np.ndarray, values: np.ndarray, free: list[int]) -> _Key:
+    """The best key over the grid's product on the ``free`` labels, in enumeration order.
+
+    The outer offsets (all free but the last) go in blocks; each block's counts are summed over
+    chunks of rows, so memory stays near ``_BLOCK_CELLS`` whatever the table's size.
+    """
+    n, k = table.shape
+    *outer, last = free
+    n_outer = values.size ** len(outer)
+    per_block = max(1, _BLOCK_CELLS // (values.size * k))
+    best: _Key | None = None
+    for start in range(0, n_outer, per_block):
+        fixed = _outer_offsets(values, len(outer), start, min(start + per_block, n_outer))
+        rows = max(1, _BLOCK_CELLS // (len(fixed) * k))
+        counts = np.zeros((len(fixed), values.size, k), dtype=np.int64)
+        for first in range(0, n, rows):
+            counts += _sweep(table[first : first + rows], values, outer, last, fixed)
+        candidates = np.zeros((len(fixed), values.size, k))
+        candidates[:, :, outer] = fixed[:, None, :]
+        candidates[:, :, last] = values
+        key = _first_best(candidates.reshape(-1, k), counts.reshape(-1, k), n, target)
+        if best is None or key < best:
+            best = key
+    assert best is not None
+    return best
+
+
+def _outer_offsets(values: np.ndarray, width: int, start: int, stop: int) -> np.ndarray:
+    """Rows ``start`` to ``stop`` of the grid's ``width``-fold product, the last column fastest."""
+    powers = values.size ** np.arange(width - 1, -1, -1)
+    return np.asarray(values[(np.arange(start, stop)[:, None] // powers) % values.size])
+
+
+def _sweep(
+    table: np.ndarray, values: np.ndarray, outer: list[int], last: int, fixed: np.ndarray
+) -> np.ndarray:
+    """Prediction counts for every grid value of the ``last`` offset, per ``fixed`` combination.
+
+    Shape (combinations, grid, labels). A row predicts ``last`` from some grid index on and, before
+    it, the winner among the other labels, which does not depend on the ``last`` offset.
+    """
+    n, k = table.shape
+    b, g = fixed.shape[0], values.size
+    offsets = np.zeros((b, k))
+    offsets[:, outer] = fixed
+    best = below = above = np.full((n, b), -np.inf)
+    others = np.full((n, b), 1 if last == 0 else 0)
+    for label in (y for y in range(k) if y != last):
+        score = table[:, label, None] + offsets[:, label]
+        np.copyto(others, label, where=score > best)  # strictly: a tie stays with the earlier
+        best = np.maximum(best, score)
+        if label < last:
+            below = best
+        else:
+            above = np.maximum(above, score)
+    start = _first_win(table[:, last], values, below, above)
+    cell = (np.arange(b) * (g + 1) + start) * k + others
+    won = np.cumsum(np.bincount(cell.ravel(), minlength=b * (g + 1) * k).reshape(b, g + 1, k), 1)
+    counts = won[:, g:, :] - won[:, :g, :]
+    counts[:, :, last] = n - sum(counts[:, :, y] for y in range(k) if y != last)
+    return counts
+
+
+def _first_win(
+    column: np.ndarray, values: np.ndarray, below: np.ndarray, above: np.ndarray
+) -> np.ndarray:
+    """Per row, the first grid index at which the ``last`` label wins the argmax (``g`` if none).
+
+    It wins when s + c beats every earlier label (``below``) and at least ties every later one
+    (``above``), the argmax's own comparisons: s + c ≥ max(next float after ``below``,
+    ``above``), or never when ``below`` is +inf. Float addition is monotone in c, so each row's
+    scores over the grid are sorted and a binary search on them finds the index.
+    """
+    threshold = np.maximum(np.nextafter(below, np.inf), above)
+    start = np.empty(threshold.shape, dtype=np.intp)
+    for row, scores in enumerate(column[:, None] + values):
+        start[row] = np.searchsorted(scores, threshold[row])
+    start[below == np.inf] = values.size
+    return start
+
+
+def _first_best(candidates: np.ndarray, counts: np.ndarray, n: int, target: np.ndarray) -> _Key:
+    """The first candidate with the smallest (loss, collapse, norm, offsets).
+
+    Each key after the loss is computed only for the candidates still tied: numpy reduces each
+    row of a table alike whatever the table's length, so the floats are those of the whole.
+    """
+    fractions = counts / n
+    loss = np.round(np.sum((fractions - target) ** 2, axis=1), _DECIMALS)
+    rows = np.flatnonzero(loss == loss.min())
+    collapse = fractions[rows].max(axis=1)
+    rows = rows[collapse == collapse.min()]
+    norm = np.round(np.linalg.norm(candidates[rows], axis=1), _DECIMALS)
+    rows = rows[norm == norm.min()]
+    for column in candidates.T:
+        rows = rows[column[rows] == column[rows].min()]
+    return float(loss.min()), float(collapse.min()), float(norm.min()), tuple(candidates[rows[0]])
