@@ -16,18 +16,30 @@ from readout_audit.recover._offsets import (
     corrected_predictions,
     fit_offsets,
 )
+from readout_audit.recover._probes import (
+    PROBE_ROWS,
+    PROBE_SEEDS,
+    Probe,
+    fit_probe,
+    probe_predictions,
+)
 
 __all__ = [
     "BUDGETS",
+    "PROBE_ROWS",
+    "PROBE_SEEDS",
     "REPEATS",
     "BudgetRow",
     "OffsetFit",
     "OffsetGrid",
+    "Probe",
     "Recovery",
     "budget_curve",
     "corrected_predictions",
     "evaluate_recovery",
     "fit_offsets",
+    "fit_probe",
     "macro_f1",
+    "probe_predictions",
     "subsample",
 ]
