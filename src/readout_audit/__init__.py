@@ -115,6 +115,7 @@ from readout_audit.recover import (
     fit_offsets,
     fit_probe,
     probe_predictions,
+    tfidf_predictions,
 )
 from readout_audit.report import compare_runs, report_sections, run_summary
 from readout_audit.serve import (
@@ -249,4 +250,5 @@ __all__ = [
     "score",
     "score_item",
     "summarise",
+    "tfidf_predictions",
 ]

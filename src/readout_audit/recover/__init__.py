@@ -23,6 +23,7 @@ from readout_audit.recover._probes import (
     fit_probe,
     probe_predictions,
 )
+from readout_audit.recover._slices import tfidf_predictions
 
 __all__ = [
     "BUDGETS",
@@ -42,4 +43,5 @@ __all__ = [
     "macro_f1",
     "probe_predictions",
     "subsample",
+    "tfidf_predictions",
 ]
