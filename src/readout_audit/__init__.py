@@ -105,6 +105,7 @@ from readout_audit.recover import (
     PROBE_ROWS,
     PROBE_SEEDS,
     BudgetRow,
+    GapRow,
     OffsetFit,
     OffsetGrid,
     Probe,
@@ -115,6 +116,7 @@ from readout_audit.recover import (
     fit_offsets,
     fit_probe,
     probe_predictions,
+    readout_gap,
     tfidf_predictions,
 )
 from readout_audit.report import compare_runs, report_sections, run_summary
@@ -147,6 +149,7 @@ __all__ = [
     "Endpoint",
     "Executor",
     "FORECAST",
+    "GapRow",
     "GenerationSettings",
     "HttpCall",
     "InputError",
@@ -242,6 +245,7 @@ __all__ = [
     "probe_predictions",
     "read_position",
     "read_run",
+    "readout_gap",
     "register_kind",
     "render",
     "report_sections",

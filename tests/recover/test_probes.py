@@ -112,7 +112,7 @@ def test_bad_input_names_the_field():
 def test_importing_the_package_does_not_load_scikit_learn():
     code = (
         "import sys, readout_audit; "
-        "from readout_audit.recover import fit_probe, tfidf_predictions; "
+        "from readout_audit.recover import fit_probe, readout_gap, tfidf_predictions; "
         "assert 'sklearn' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -10,6 +10,7 @@ from readout_audit.recover._evaluate import (
     macro_f1,
     subsample,
 )
+from readout_audit.recover._gap import GapRow, readout_gap
 from readout_audit.recover._offsets import (
     OffsetFit,
     OffsetGrid,
@@ -31,6 +32,7 @@ __all__ = [
     "PROBE_SEEDS",
     "REPEATS",
     "BudgetRow",
+    "GapRow",
     "OffsetFit",
     "OffsetGrid",
     "Probe",
@@ -42,6 +44,7 @@ __all__ = [
     "fit_probe",
     "macro_f1",
     "probe_predictions",
+    "readout_gap",
     "subsample",
     "tfidf_predictions",
 ]
