@@ -149,6 +149,44 @@ def test_row_groups_bound_the_packed_logits_and_change_nothing(model64, monkeypa
         assert a.greedy == b.greedy  # the cache was not disturbed for the decode
 
 
+def test_batched_hidden_states_equal_single_forwards(model, torch_model, float32_budget):
+    """Hidden states of a left-padded batch, at positions counted from either end, equal
+    each context's own unpadded forward within the float32 budget."""
+    contexts = [model.codec.encode(text) for text in CONTEXTS[:3]]
+    requests = [
+        PositionRequest(c, hidden_positions=(-1, 2, -4), hidden_layers=(0, 15, -1))
+        for c in contexts
+    ]
+    answers = model.score_positions(requests)
+    for context, answer in zip(contexts, answers, strict=True):
+        with torch.inference_mode():
+            out = torch_model(input_ids=torch.tensor([context]), output_hidden_states=True)
+        n = len(context)
+        assert answer.hidden is not None and answer.hidden.shape == (3, 3, 576)
+        for i, position in enumerate((n - 1, 2, n - 4)):
+            for j, layer in enumerate((0, 15, -1)):
+                expected = out.hidden_states[layer][0, position].numpy()
+                np.testing.assert_allclose(
+                    answer.hidden[i, j], expected, atol=50 * float32_budget(n), rtol=0
+                )
+
+
+def test_unembedding_of_the_last_hidden_state_gives_the_logits(model, torch_model):
+    """logit_t = h · W[t] (+ b[t]) on the final (normed) hidden state, for tokens we choose."""
+    context = model.codec.encode(CONTEXTS[1])
+    ids = [5, 260, 1000, 49151]
+    head = model.unembedding(ids)
+    assert head.weight.shape == (4, 576) and head.bias is None  # SmolLM2's head is tied
+    np.testing.assert_array_equal(
+        head.weight, torch_model.get_input_embeddings().weight[ids].detach().numpy()
+    )
+    final = model.score_positions([PositionRequest(context, hidden_positions=(-1,))])[0].hidden
+    with torch.inference_mode():
+        logits = torch_model(input_ids=torch.tensor([context])).logits[0, -1, ids].numpy()
+    np.testing.assert_allclose(final[0, 0] @ head.weight.T, logits, atol=1e-3, rtol=0)
+    assert model.hidden_layer_count() == 31
+
+
 def test_hidden_states_match_output_hidden_states(model, torch_model):
     context = model.codec.encode(CONTEXTS[1])
     states = model.hidden_states(context, position=-1)

@@ -203,3 +203,28 @@ def test_chat_api_scores_chat_renderings_only(served_spec, conformance, tmp_path
     assert letters.greedy.text == exact["letters"].greedy.text
     served_info = json.loads((chat / "manifest.json").read_text())["model"]["served"]
     assert "chat completion" in served_info["top_k"]
+
+
+def test_recover_runs_on_served_model_without_hidden_states(served_spec, conformance, tmp_path):
+    from readout_audit import generate_controlled_logic
+
+    path = tmp_path / "logic.jsonl"
+    items = generate_controlled_logic("fit", 4, 9) + generate_controlled_logic("id", 4, 9)
+    path.write_text("".join(i.model_dump_json() + "\n" for i in items), encoding="utf-8")
+    args = ["audit", "recover", "--items", str(path), "--fit", "fit", "--eval", "id", "--plain"]
+    args += ["--n-perm", "200", "--n-boot", "200"]
+    local, served = tmp_path / "local", tmp_path / "served"
+    code, output = _invoke(*args, "--out", str(local))
+    assert code == 0, output
+    code, output = _invoke(
+        *args, "--out", str(served), "--model", served_spec, "--conformance", str(conformance)
+    )
+    assert code == 0, output
+    mine = {r.item_id: r for r in read_run(local).records}
+    for record in read_run(served).records:
+        assert record.hidden_row is None and record.label_logits is None
+        assert record.option_token_ids == mine[record.item_id].option_token_ids
+        assert record.option_logprobs == pytest.approx(
+            mine[record.item_id].option_logprobs, abs=Q4_1
+        )
+    assert "full string + label-free offsets" in output and "No probes: the backend" in output

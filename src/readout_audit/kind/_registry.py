@@ -45,6 +45,7 @@ def load_plugins() -> None:
         return
     _loaded = True
     importlib.import_module("readout_audit.audit")
+    importlib.import_module("readout_audit.recover")
     for name in filter(None, (p.strip() for p in os.environ.get(PLUGINS_ENV, "").split(","))):
         try:
             importlib.import_module(name)

@@ -7,6 +7,7 @@ from readout_audit.model._backend import (
     PositionRequest,
     PositionScores,
     ScoringModel,
+    Unembedding,
 )
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._distribution import TokenDistribution
@@ -23,6 +24,7 @@ __all__ = [
     "ModelSpec",
     "PositionRequest",
     "PositionScores",
+    "Unembedding",
     "ScoringModel",
     "TextCodec",
     "TokenDistribution",

@@ -24,7 +24,7 @@ class Capabilities:
     top_k_limit: int | None
     """Largest top-k a partial backend returns; None when unlimited."""
     hidden_states: bool
-    """``hidden_states`` is available."""
+    """Requests may ask for hidden states (``hidden_positions``) and the unembedding is read."""
     cache_reuse: bool
     """Continuations are scored from the context's key-value cache, not by re-encoding it."""
     images: bool = False
@@ -45,6 +45,12 @@ class PositionRequest:
     chat: Any = field(default=None, compare=False)
     """The chat turns the context renders (``prompt.ChatTurns``), where it is exactly their
     rendering: a served chat API scores from these; local backends ignore them."""
+    hidden_positions: Sequence[int] = ()
+    """Positions of the context (negative from its end) whose hidden states to return, from
+    the same forward that gives the distribution; needs ``capabilities.hidden_states``."""
+    hidden_layers: Sequence[int] = (-1,)
+    """Which of the ``layers + 1`` hidden states (embeddings first; negative from the last,
+    the one the unembedding reads) to return at each position."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,18 @@ class PositionScores:
     continuations: list[np.ndarray]
     """Per-token log-probabilities of each requested continuation, in order."""
     greedy: list[int]
+    hidden: np.ndarray | None = None
+    """Hidden states at the requested positions, shape (positions, layers, dim), float32."""
+
+
+@dataclass(frozen=True)
+class Unembedding:
+    """The output layer's rows for some tokens: logit_t(h) = h · weight[t] + bias[t]."""
+
+    weight: np.ndarray
+    """Shape (tokens, dim), float32."""
+    bias: np.ndarray | None
+    """Shape (tokens,), or None when the output layer has no bias."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +143,8 @@ class ScoringModel(ABC):
         """Answer several requests; backends that can batch or share work override this."""
         if any(r.inputs for r in requests):
             raise CapabilityError(f"{self.info.spec} takes no inputs besides tokens (images)")
+        if any(r.hidden_positions for r in requests):
+            raise CapabilityError(f"{self.info.spec} does not expose hidden states")
         return [
             PositionScores(
                 distribution=self.next_token_logprobs([r.context], want_ids=r.want_ids)[0],
@@ -140,7 +160,21 @@ class ScoringModel(ABC):
 
     def hidden_states(self, context: Sequence[int], position: int = -1) -> np.ndarray:
         """Hidden states of every layer at ``position`` of the context, shape (layers+1, dim)."""
+        if not self.capabilities.hidden_states:
+            raise CapabilityError(f"{self.info.spec} does not expose hidden states")
+        layers = range(self.hidden_layer_count())
+        request = PositionRequest(context, hidden_positions=(position,), hidden_layers=layers)
+        hidden = self.score_positions([request])[0].hidden
+        assert hidden is not None
+        return np.asarray(hidden[0])
+
+    def hidden_layer_count(self) -> int:
+        """How many hidden states a position has: the layers plus the embeddings."""
         raise CapabilityError(f"{self.info.spec} does not expose hidden states")
+
+    def unembedding(self, token_ids: Sequence[int]) -> Unembedding:
+        """The output layer's weight rows (and bias) of these tokens, read from the weights."""
+        raise CapabilityError(f"{self.info.spec} does not expose its output layer")
 
     def generation_defaults(self) -> dict[str, Any]:
         """The checkpoint's own generation settings (sampling, warpers, end-of-sequence ids).

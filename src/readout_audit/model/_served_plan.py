@@ -60,6 +60,8 @@ class PositionPlan:
     def make(cls, model: ServedModel, request: PositionRequest) -> PositionPlan:
         if request.inputs:
             raise CapabilityError(f"{model.info.spec} takes no inputs besides text (images)")
+        if request.hidden_positions:
+            raise CapabilityError(f"{model.info.spec} does not expose hidden states")
         codec, name = model.codec, model.spec.model
         prompt = codec.decode(request.context)
         firsts = {c[0] for c in request.continuations if c}

@@ -15,6 +15,7 @@ from readout_audit.model._backend import (
     PositionRequest,
     PositionScores,
     ScoringModel,
+    Unembedding,
 )
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._distribution import TokenDistribution
@@ -64,6 +65,21 @@ def _log_softmax(logits: torch.Tensor) -> torch.Tensor:
     return _working_precision(logits).log_softmax(-1)
 
 
+def _hidden_at(
+    states: Sequence[torch.Tensor], row: int, width: int, request: PositionRequest
+) -> np.ndarray:
+    """A request's hidden states from a left-padded forward: (positions, layers, dim)."""
+    n = len(request.context)
+    columns = []
+    for position in request.hidden_positions:
+        if not -n <= position < n:
+            raise ValueError(f"hidden position {position} is outside a context of {n} tokens")
+        columns.append(width - n + position % n)
+    layers = [states[layer] for layer in request.hidden_layers]
+    picked = torch.stack([torch.stack([layer[row, c] for layer in layers]) for c in columns])
+    return picked.float().cpu().numpy()
+
+
 class TransformersModel(ScoringModel):
     """Scores with a ``transformers`` causal LM on the CPU or an accelerator.
 
@@ -99,8 +115,13 @@ class TransformersModel(ScoringModel):
         contexts: Sequence[Sequence[int]],
         use_cache: bool,
         inputs: Mapping[str, Any] | None = None,
+        hidden: bool = False,
     ) -> tuple[Any, Any]:
-        """One forward over left-padded contexts (and their other inputs): output and mask."""
+        """One forward over left-padded contexts (and their other inputs): output and mask.
+
+        ``hidden`` keeps every layer's hidden states (``out.hidden_states``) for the caller to
+        pick positions from; they are dropped with the output.
+        """
         extra = {k: v.to(self._device) for k, v in (inputs or {}).items()}
         width = max(len(context) for context in contexts)
         ids = torch.zeros((len(contexts), width), dtype=torch.long)
@@ -118,6 +139,7 @@ class TransformersModel(ScoringModel):
                 position_ids=positions.to(self._device),
                 use_cache=use_cache,
                 logits_to_keep=1,
+                output_hidden_states=hidden,
                 **extra,
             )
         return out, mask.to(self._device)
@@ -145,22 +167,33 @@ class TransformersModel(ScoringModel):
             return []
         contexts = list(dict.fromkeys(tuple(r.context) for r in requests))
         row_of = {context: row for row, context in enumerate(contexts)}
-        out, mask = self._left_padded(contexts, use_cache=True, inputs=inputs)
-        logprobs = _log_softmax(out.logits[:, -1])
+        wants_hidden = any(r.hidden_positions for r in requests)
+        out, mask = self._left_padded(contexts, True, inputs, hidden=wants_hidden)
+        # keep the cache and last logits only: every layer at every position is freed here
+        cache, logprobs, states = out.cache, _log_softmax(out.logits[:, -1]), out.hidden_states
+        del out
         rows = [row_of[tuple(r.context)] for r in requests]
-        scored = self._batched_continuations(out.cache, mask, logprobs, requests, rows)
+        hidden = [
+            _hidden_at(states, row, mask.shape[1], r) if r.hidden_positions else None
+            for r, row in zip(requests, rows, strict=True)
+        ]
+        del states
+        scored = self._batched_continuations(cache, mask, logprobs, requests, rows)
         greedy_n = [0] * len(contexts)
         for request, row in zip(requests, rows, strict=True):
             greedy_n[row] = max(greedy_n[row], request.greedy_tokens)
-        decoded = self._batched_greedy(out.cache, mask, logprobs, greedy_n)
+        decoded = self._batched_greedy(cache, mask, logprobs, greedy_n)
         table = logprobs.cpu().numpy()
         return [
             PositionScores(
                 distribution=TokenDistribution(table[row]),
                 continuations=continuations,
                 greedy=decoded[row][: request.greedy_tokens],
+                hidden=states,
             )
-            for request, row, continuations in zip(requests, rows, scored, strict=True)
+            for request, row, continuations, states in zip(
+                requests, rows, scored, hidden, strict=True
+            )
         ]
 
     def _batched_continuations(
@@ -377,9 +410,15 @@ class TransformersModel(ScoringModel):
             )
         return [int(t) for t in out[0, len(context) :].tolist()]
 
-    def hidden_states(self, context: Sequence[int], position: int = -1) -> np.ndarray:
-        """Every layer's hidden state (embeddings first) at ``position`` of the context."""
+    def hidden_layer_count(self) -> int:
+        """The decoder's layers plus the embeddings."""
+        return int(self._model.config.get_text_config().num_hidden_layers) + 1
+
+    def unembedding(self, token_ids: Sequence[int]) -> Unembedding:
+        """Rows of the output layer (the tied embeddings where they are tied) and its bias."""
+        head = self._model.get_output_embeddings()
+        index = torch.tensor(list(token_ids), dtype=torch.long, device=head.weight.device)
         with torch.inference_mode():
-            out = self._model(input_ids=self._ids([context]), output_hidden_states=True)
-        stacked = torch.stack([layer[0, position] for layer in out.hidden_states])
-        return stacked.float().cpu().numpy()
+            weight = head.weight[index].float().cpu().numpy()
+            bias = None if head.bias is None else head.bias[index].float().cpu().numpy()
+        return Unembedding(weight=weight, bias=bias)

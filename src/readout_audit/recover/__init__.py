@@ -1,5 +1,6 @@
 """Collapsed sequence scores (seed 003): where the answer is lost, and label-free recovery."""
 
+from readout_audit.recover._audit import RecoverSplits, audit_recover, plan_items
 from readout_audit.recover._evaluate import (
     BUDGETS,
     REPEATS,
@@ -10,6 +11,8 @@ from readout_audit.recover._evaluate import (
     macro_f1,
     subsample,
 )
+from readout_audit.recover._gap import GapRow, readout_gap
+from readout_audit.recover._kind import RECOVER
 from readout_audit.recover._offsets import (
     OffsetFit,
     OffsetGrid,
@@ -23,23 +26,64 @@ from readout_audit.recover._priors import (
     perturbed_priors,
     prior_sensitivity,
 )
+from readout_audit.recover._probes import (
+    PROBE_ROWS,
+    PROBE_SEEDS,
+    Probe,
+    fit_probe,
+    probe_predictions,
+)
+from readout_audit.recover._record import RecoverRecord
+from readout_audit.recover._setup import (
+    ALL_CONFIGURATIONS,
+    PROMPTS,
+    VERBALIZERS,
+    Configuration,
+    RecoverSetup,
+    Verbalizer,
+)
+from readout_audit.recover._slices import tfidf_predictions
+from readout_audit.recover._store import HiddenLayout, read_hidden
+from readout_audit.recover._summary import RecoverSummary
 
 __all__ = [
+    "ALL_CONFIGURATIONS",
     "BUDGETS",
     "PRIOR_RADIUS",
     "PRIOR_STEP",
+    "PROBE_ROWS",
+    "PROBE_SEEDS",
+    "PROMPTS",
+    "RECOVER",
     "REPEATS",
+    "VERBALIZERS",
     "BudgetRow",
+    "Configuration",
+    "GapRow",
+    "HiddenLayout",
     "OffsetFit",
     "OffsetGrid",
     "PriorSensitivity",
+    "Probe",
+    "RecoverRecord",
+    "RecoverSetup",
+    "RecoverSplits",
+    "RecoverSummary",
     "Recovery",
+    "Verbalizer",
+    "audit_recover",
     "budget_curve",
     "corrected_predictions",
     "evaluate_recovery",
     "fit_offsets",
+    "fit_probe",
     "macro_f1",
     "perturbed_priors",
+    "plan_items",
     "prior_sensitivity",
+    "probe_predictions",
+    "read_hidden",
+    "readout_gap",
     "subsample",
+    "tfidf_predictions",
 ]

@@ -87,7 +87,7 @@ def paired_difference(
     )
 
 
-def _mean_difference(
+def mean_difference(
     name: str,
     a: Sequence[float],
     b: Sequence[float],
@@ -95,6 +95,7 @@ def _mean_difference(
     n_boot: int,
     seed: int,
 ) -> PairedDifference:
+    """The mean of per-item values in run A and B, and B − A with its paired interval."""
     boot = paired_bootstrap(
         {"A": np.asarray(a, float), "B": np.asarray(b, float)},
         statistic="mean",
@@ -132,7 +133,7 @@ def _group_differences(
         kept = [(x, y, c) for x, y, c in kept if x is not None and y is not None]
         if kept:
             xs, ys, cs = zip(*kept, strict=True)
-            rows.append(_mean_difference(name, xs, ys, cs, n_boot, seed))
+            rows.append(mean_difference(name, xs, ys, cs, n_boot, seed))
     return rows + (extra(pairs, n_boot, seed) if extra is not None else [])
 
 
@@ -153,7 +154,7 @@ def options_paired_metrics(pairs: Pairs, n_boot: int, seed: int) -> list[PairedD
     if not kept:
         return []
     xs, ys, clusters = zip(*kept, strict=True)
-    return [_mean_difference("accuracy (option-mass choice)", xs, ys, clusters, n_boot, seed)]
+    return [mean_difference("accuracy (option-mass choice)", xs, ys, clusters, n_boot, seed)]
 
 
 def ptrue_paired_metrics(pairs: Pairs, n_boot: int, seed: int) -> list[PairedDifference]:

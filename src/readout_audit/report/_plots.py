@@ -166,3 +166,37 @@ def intervals(rows: Mapping[str, tuple[float, float, float]], title: str, zero: 
     axes.invert_yaxis()
     axes.set_title(title)
     return _svg(figure)
+
+
+def budget_curves(
+    curves: Mapping[str, Sequence[tuple[int, float, float]]], raw: Mapping[str, float], title: str
+) -> str:
+    """Corrected accuracy (mean ± sd over subsamples) against the fit budget, raw dashed."""
+    figure, axes = plt.subplots(figsize=(7.0, 3.4))
+    for index, (name, points) in enumerate(curves.items()):
+        colour = COLOURS[index % len(COLOURS)]
+        budgets, means, sds = (np.asarray(v, dtype=float) for v in zip(*points, strict=True))
+        axes.errorbar(budgets, means, yerr=sds, marker="o", capsize=3, color=colour, label=name)
+        axes.axhline(raw[name], color=colour, linestyle="--", linewidth=1)
+    axes.set_xscale("log")
+    axes.xaxis.set_minor_formatter(NullFormatter())
+    axes.set_xlabel("unlabelled fit examples (log scale); dashed: raw accuracy")
+    axes.set_ylabel("held-out accuracy")
+    _legend(axes, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+    axes.set_title(title)
+    return _svg(figure)
+
+
+def null_histogram(
+    counts: Sequence[int], edges: Sequence[float], observed: float, title: str
+) -> str:
+    """The permutation null's accuracies as a histogram, the observed accuracy marked."""
+    figure, axes = plt.subplots(figsize=(7.0, 2.8))
+    widths = np.diff(np.asarray(edges, dtype=float))
+    axes.bar(edges[:-1], counts, width=widths, align="edge", color=COLOURS[5], alpha=0.7)
+    axes.axvline(observed, color=COLOURS[1], linewidth=1.5)
+    axes.text(observed, max(counts) if counts else 1, " observed", color=COLOURS[1], va="top")
+    axes.set_xlabel("accuracy of the corrected predictions permuted with their label counts kept")
+    axes.set_ylabel("permutations")
+    axes.set_title(title)
+    return _svg(figure)

@@ -1,0 +1,296 @@
+"""``readout audit recover``: collapsed sequence scores and their label-free recovery (seed 003)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from readout_audit._cli._common import greedy_tokens, model_options, user_errors
+from readout_audit._cli._score import run_with_model
+from readout_audit._exceptions import InputError
+from readout_audit.data._anli import load_anli_hf, load_anli_jsonl
+from readout_audit.data._controlled_logic import generate_controlled_logic
+from readout_audit.data._jsonl import load_as, read_lines
+from readout_audit.data._logic import (
+    LogicItem,
+    load_folio_jsonl,
+    load_logic_llm,
+    load_proofwriter_jsonl,
+)
+from readout_audit.model._codec import TextCodec
+from readout_audit.recover._audit import RecoverSplits, audit_recover, plan_items
+from readout_audit.recover._offsets import OffsetGrid
+from readout_audit.recover._setup import RecoverSetup, configurations_named
+
+GENERATED_EVALS = ("id", "depth", "lexical")
+
+
+def load_logic_file(path: Path) -> list[LogicItem]:
+    """Logic items from a file, its layout found from its content.
+
+    A JSON array is Logic-LLM's layout (ProofWriter, FOLIO); JSON lines are ProofWriter's
+    theories (``theory``, ``questions``), FOLIO's (``premises``, ``conclusion``), ANLI's
+    (``premise``, ``hypothesis``) or this project's items (``context``, ``statement``).
+    """
+    if path.suffix == ".json":
+        return load_logic_llm(path)
+    first = next((line for line in read_lines(path) if line.strip()), "")
+    try:
+        keys = set(json.loads(first)) if first else set()
+    except (json.JSONDecodeError, TypeError):
+        keys = set()
+    if {"theory", "questions"} <= keys:
+        return load_proofwriter_jsonl(path)
+    if {"premises", "conclusion"} <= keys:
+        return load_folio_jsonl(path)
+    if {"premise", "hypothesis"} <= keys:
+        return load_anli_jsonl(path)
+    return load_as(LogicItem, path)
+
+
+def _split_of(item: LogicItem) -> str | None:
+    split = item.metadata.get("split")
+    return split if isinstance(split, str) else None
+
+
+def load_source(source: str, pooled: list[LogicItem], allow_download: bool) -> list[LogicItem]:
+    """A split named by SOURCE: a split of ``--items``, ``anli:[DATASET[@REV]:]SPLIT`` or a file."""
+    named = [item for item in pooled if _split_of(item) == source]
+    if named:
+        return named
+    if source.startswith("anli:"):
+        spec = source.removeprefix("anli:")
+        dataset, _, split = spec.rpartition(":")
+        name, _, revision = dataset.partition("@")
+        return load_anli_hf(
+            name or "facebook/anli",
+            split=split,
+            revision=revision or None,
+            allow_download=allow_download,
+        )
+    path = Path(source)
+    if not path.exists():
+        known = sorted({s for item in pooled if (s := _split_of(item))})
+        hint = f" (splits of --items: {', '.join(known)})" if known else ""
+        raise InputError(f"{source!r} is neither a file nor a split{hint}", field="source")
+    return load_logic_file(path)
+
+
+def _named(source: str) -> tuple[str, str]:
+    """``NAME=SOURCE``, or SOURCE named by its split or file stem."""
+    name, sep, rest = source.partition("=")
+    if sep and name and "/" not in name:
+        return name, rest
+    stem = Path(source).stem if Path(source).suffix else source.rpartition(":")[2]
+    return stem, source
+
+
+def _splits(
+    items: tuple[Path, ...],
+    fit: str | None,
+    evals: tuple[str, ...],
+    probe_train: str | None,
+    generate: str | None,
+    n: int,
+    train_n: int,
+    seed: int,
+    allow_download: bool,
+) -> RecoverSplits:
+    if generate is not None:
+        if fit or evals or probe_train or items:
+            raise click.UsageError("--generate replaces --items, --fit, --eval and --probe-train")
+        names = [name for e in evals for name in e.split(",")] or list(GENERATED_EVALS)
+        return RecoverSplits(
+            train=generate_controlled_logic("train", train_n, seed),
+            fit=generate_controlled_logic("fit", n, seed),
+            evals={name: generate_controlled_logic(name, n, seed) for name in names},
+        )
+    if fit is None or not evals:
+        raise click.UsageError("give --fit and at least one --eval (or --generate)")
+    pooled = [item for path in items for item in load_logic_file(path)]
+    named = dict(_named(e) for e in evals)
+    return RecoverSplits(
+        train=load_source(probe_train, pooled, allow_download) if probe_train else (),
+        fit=load_source(fit, pooled, allow_download),
+        evals={name: load_source(src, pooled, allow_download) for name, src in named.items()},
+    )
+
+
+def _numbers(text: str | None, field: str, kind: type[float] | type[int] = float) -> Any:
+    """Comma-separated numbers of one kind, or None for an option not given."""
+    if text is None:
+        return None
+    try:
+        return tuple(kind(part) for part in text.split(","))
+    except ValueError:
+        raise InputError(
+            f"expected comma-separated {kind.__name__}s, got {text!r}", field=field
+        ) from None
+
+
+@click.command("recover")
+@click.option(
+    "--items",
+    "items",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Logic items whose metadata names their split (e.g. a generated set), so that --fit, "
+    "--eval and --probe-train can name splits in them (repeatable).",
+)
+@click.option(
+    "--fit",
+    help="The unlabelled in-domain split the offsets are fitted on (labels are dropped): a split "
+    "of --items, a file (Logic-LLM JSON, ProofWriter/FOLIO/ANLI JSONL, item JSONL) or "
+    "anli:[DATASET[@REV]:]SPLIT (e.g. anli:dev_r1).",
+)
+@click.option(
+    "--eval",
+    "evals",
+    multiple=True,
+    help="A held-out labelled split, [NAME=]SOURCE as for --fit (repeatable). With --generate: "
+    "comma-separated generator splits [id,depth,lexical; also counterfactual].",
+)
+@click.option(
+    "--probe-train",
+    help="A labelled split the probes and the bag-of-words baseline train on (SOURCE as for "
+    "--fit); without it no probe or TF-IDF control runs.",
+)
+@click.option(
+    "--generate",
+    type=click.Choice(["controlled-logic"]),
+    help="Generate the controlled-logic splits (seed 003, Appendix B) instead of reading items.",
+)
+@click.option(
+    "--n",
+    "n",
+    default=1000,
+    show_default=True,
+    type=click.IntRange(3),
+    help="Generated items per fit and held-out split.",
+)
+@click.option(
+    "--train-n",
+    default=2000,
+    show_default=True,
+    type=click.IntRange(3),
+    help="Generated probe-training items.",
+)
+@click.option("--generator-seed", default=0, show_default=True, type=int)
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--configurations",
+    default="main/words",
+    show_default=True,
+    help="Comma-separated PROMPT/VERBALIZER configurations, the first the main one, or 'all' for "
+    "the 20 built-in ones (prompts main, question-first, terse, judge, plain × verbalizers "
+    "words, capitalised, abc, abc-options).",
+)
+@click.option(
+    "--variant-items",
+    default=300,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Items per split scored under each configuration after the first.",
+)
+@click.option(
+    "--layers",
+    help="Comma-separated hidden-state layers to store and probe "
+    "(0 = embeddings, -1 = last) [the middle and the last].",
+)
+@click.option(
+    "--chat/--no-chat",
+    default=None,
+    help="Render through the chat template [when the tokenizer has one].",
+)
+@click.option("--prior", help="Target label prior of the offset fit, e.g. 0.4,0.3,0.3 [uniform].")
+@click.option("--grid", default="-10,10,0.05", show_default=True, help="Offset grid LOW,HIGH,STEP.")
+@click.option("--probe-rows", default=2000, show_default=True, type=click.IntRange(10))
+@click.option("--probe-seeds", default="42,123,456", show_default=True)
+@click.option(
+    "--collapse-threshold",
+    default=0.8,
+    show_default=True,
+    type=float,
+    help="Share of one label at which raw string scores count as collapsed.",
+)
+@click.option(
+    "--seed",
+    default=0,
+    show_default=True,
+    type=int,
+    help="Seed of the permutation null, the bootstraps and the fit-budget subsamples.",
+)
+@click.option("--n-perm", default=10_000, show_default=True, type=click.IntRange(100))
+@click.option("--n-boot", default=10_000, show_default=True, type=click.IntRange(100))
+@model_options
+@user_errors
+def recover_command(
+    items: tuple[Path, ...],
+    fit: str | None,
+    evals: tuple[str, ...],
+    probe_train: str | None,
+    generate: str | None,
+    n: int,
+    train_n: int,
+    generator_seed: int,
+    out: Path,
+    configurations: str,
+    variant_items: int,
+    layers: str | None,
+    chat: bool | None,
+    prior: str | None,
+    grid: str,
+    probe_rows: int,
+    probe_seeds: str,
+    collapse_threshold: float,
+    seed: int,
+    n_perm: int,
+    n_boot: int,
+    **options: Any,
+) -> None:
+    """Collapsed sequence scores: probes, label logits, string scores, label-free offsets."""
+    splits = _splits(
+        items,
+        fit,
+        evals,
+        probe_train,
+        generate,
+        n,
+        train_n,
+        generator_seed,
+        options["allow_download"],
+    )
+    low_high_step = _numbers(grid, "grid")
+    if len(low_high_step) != 3:
+        raise InputError("expected LOW,HIGH,STEP", field="grid")
+    setup = RecoverSetup(
+        configurations=configurations_named(configurations),
+        variant_items=variant_items,
+        layers=_numbers(layers, "layers", int),
+        chat=chat,
+        probe_seeds=_numbers(probe_seeds, "probe-seeds", int),
+        probe_rows=probe_rows,
+        seed=seed,
+        n_perm=n_perm,
+        n_boot=n_boot,
+        grid=OffsetGrid(*low_high_step),
+        prior=_numbers(prior, "prior"),
+        collapse_threshold=collapse_threshold,
+    )
+    greedy = greedy_tokens(options, 0)
+
+    def preflight(codec: TextCodec, settings: dict[str, Any]) -> None:
+        plan_items(splits, setup, codec, settings["template_kwargs"], greedy)
+
+    run_with_model(
+        "recover",
+        out,
+        options,
+        lambda model, settings: audit_recover(
+            model, splits, out, setup=setup, greedy_tokens=greedy, **settings
+        ),
+        preflight,
+    )

@@ -1,0 +1,445 @@
+"""A recovery run's analysis from its files alone: probes, offsets, nulls, slices and budgets.
+
+Everything is recomputed from ``records.jsonl``, ``hidden.f32`` and the manifest, so a run can
+be re-analysed (other seeds, another grid) without the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from readout_audit.audit._summary import MASS_FLOOR
+from readout_audit.data._logic import LABELS
+from readout_audit.log._run import Run
+from readout_audit.log._summary import Check, Verdict
+from readout_audit.recover._evaluate import BUDGETS, Recovery, budget_curve, evaluate_recovery
+from readout_audit.recover._gap import readout_gap
+from readout_audit.recover._offsets import OffsetGrid, corrected_predictions, fit_offsets
+from readout_audit.recover._priors import PRIOR_RADIUS, PRIOR_STEP, prior_sensitivity
+from readout_audit.recover._probes import probe_predictions
+from readout_audit.recover._record import RecoverRecord
+from readout_audit.recover._slices import tfidf_predictions
+from readout_audit.recover._store import HiddenLayout, read_hidden
+from readout_audit.recover._summary import (
+    BudgetResult,
+    ConfigurationResult,
+    NullResult,
+    PriorResult,
+    ReadoutAccuracy,
+    ReadoutGap,
+    RecoverSummary,
+    RecoveryResult,
+    SliceResult,
+    SplitResult,
+)
+from readout_audit.stats._permutation import permutation_null
+
+NULL_BINS = 40
+STRING = "full string"
+LOGITS = "label logits"
+SLOT_PROBE = "answer-slot probe"
+OFFSET = "full string + label-free offsets"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The analysis settings a run's manifest records."""
+
+    seed: int
+    n_perm: int
+    n_boot: int
+    probe_seeds: tuple[int, ...]
+    probe_rows: int
+    grid: OffsetGrid
+    prior: np.ndarray | None
+    collapse_threshold: float
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Settings:
+        """The settings of a run's manifest configuration."""
+        return cls(
+            seed=int(config["seed"]),
+            n_perm=int(config["n_perm"]),
+            n_boot=int(config["n_boot"]),
+            probe_seeds=tuple(config["probe_seeds"]),
+            probe_rows=int(config["probe_rows"]),
+            grid=OffsetGrid(**config["grid"]),
+            prior=np.asarray(config["prior"]) if config["prior"] is not None else None,
+            collapse_threshold=float(config["collapse_threshold"]),
+        )
+
+
+@dataclass(frozen=True)
+class Table:
+    """One split's scored records of one configuration, as arrays."""
+
+    records: list[RecoverRecord]
+    sums: np.ndarray
+    """Full candidate-string scores s_y(x), shape (n, labels)."""
+    means: np.ndarray
+    """The same divided by each candidate's token count."""
+    firsts: np.ndarray
+    logits: np.ndarray | None
+    labels: np.ndarray | None
+
+    @classmethod
+    def of(cls, records: Sequence[RecoverRecord]) -> Table:
+        """The records' score arrays (records without every candidate scored are left out)."""
+        kept = [r for r in records if all(t is not None for t in r.option_token_logprobs)]
+        tokens = [[list(t or ()) for t in r.option_token_logprobs] for r in kept]
+        sums = np.array([[sum(t) for t in row] for row in tokens]).reshape(-1, len(LABELS))
+        means = np.array([[sum(t) / len(t) for t in row] for row in tokens])
+        firsts = np.array([[t[0] for t in row] for row in tokens]).reshape(-1, len(LABELS))
+        logits = None
+        if kept and all(r.label_logits and None not in r.label_logits for r in kept):
+            logits = np.array([r.label_logits for r in kept], dtype=np.float64)
+        labels = None
+        if kept and all(r.label is not None for r in kept):
+            labels = np.array([LABELS.index(r.label) for r in kept if r.label is not None])
+        return cls(kept, sums, means.reshape(-1, len(LABELS)), firsts, logits, labels)
+
+    def hidden(self, states: np.ndarray, position: int, layer: int) -> np.ndarray:
+        """The records' stored hidden states at one position and layer index."""
+        rows = np.array([r.hidden_row for r in self.records], dtype=np.int64)
+        return np.asarray(states[rows, position, layer], dtype=np.float64)
+
+
+def _recovery(result: Recovery) -> RecoveryResult:
+    return RecoveryResult(
+        n=result.n,
+        raw_accuracy=result.raw_accuracy,
+        corrected_accuracy=result.corrected_accuracy,
+        raw_macro_f1=result.raw_macro_f1,
+        corrected_macro_f1=result.corrected_macro_f1,
+        gained=result.gained,
+        lost=result.lost,
+        p_value=result.p_value,
+        raw_histogram=list(result.raw_histogram),
+        corrected_histogram=list(result.corrected_histogram),
+    )
+
+
+def _null(pred: np.ndarray, labels: np.ndarray, settings: Settings) -> NullResult:
+    null = permutation_null(pred, labels, n_perm=settings.n_perm, seed=settings.seed)
+    counts, edges = np.histogram(null.null, bins=NULL_BINS)
+    return NullResult(
+        observed=null.observed,
+        null_mean=null.null_mean,
+        null_low=null.null_low,
+        null_high=null.null_high,
+        gap=null.gap,
+        p_value=null.p_value,
+        n_perm=settings.n_perm,
+        counts=counts.tolist(),
+        edges=edges.tolist(),
+    )
+
+
+def _budgets(fit: np.ndarray, scores: np.ndarray, labels: np.ndarray, s: Settings) -> list[Any]:
+    """The fit-budget curve: the paper's budgets below the fit split's size, then all of it."""
+    budgets = [b for b in BUDGETS if b < len(fit)] + [len(fit)]
+    rows = budget_curve(
+        fit, scores, labels, budgets=budgets, seed=s.seed, prior=s.prior, grid=s.grid
+    )
+    return [
+        BudgetResult(
+            budget=row.budget,
+            draws=len(row.accuracies),
+            mean=row.mean,
+            sd=row.sd,
+            minimum=min(row.accuracies),
+            n_positive=row.n_positive,
+            raw_accuracy=row.raw_accuracy,
+        )
+        for row in rows
+    ]
+
+
+def _accuracy(pred: np.ndarray, labels: np.ndarray) -> float:
+    return float(np.mean(pred == labels))
+
+
+class _Probes:
+    """Probe correctness per (split, readout) for one configuration, from the stored states."""
+
+    def __init__(
+        self,
+        train: Table,
+        evals: dict[str, Table],
+        states: Any,
+        layers: Sequence[int],
+        settings: Settings,
+    ) -> None:
+        self.correct: dict[str, dict[str, np.ndarray]] = {name: {} for name in evals}
+        if states is None or train.labels is None or len(set(train.labels.tolist())) < 2:
+            return
+        final = len(layers) - 1
+        for position, name in ((0, "prompt-end probe"), (1, SLOT_PROBE)):
+            for index, layer in enumerate(layers):
+                readout = name if index == final else f"{name} (layer {layer})"
+                self._fit(train, evals, states, position, index, readout, settings, False)
+        self._fit(train, evals, states, 1, final, f"{SLOT_PROBE}, shuffled labels", settings, True)
+
+    def _fit(
+        self,
+        train: Table,
+        evals: dict[str, Table],
+        states: Any,
+        position: int,
+        layer: int,
+        readout: str,
+        settings: Settings,
+        shuffle: bool,
+    ) -> None:
+        predictions = probe_predictions(
+            train.hidden(states, position, layer),
+            train.labels,
+            {name: t.hidden(states, position, layer) for name, t in evals.items()},
+            seeds=settings.probe_seeds,
+            max_rows=settings.probe_rows,
+            k=len(LABELS),
+            shuffle_labels=shuffle,
+        )
+        for name, table in evals.items():
+            assert table.labels is not None
+            self.correct[name][readout] = (predictions[name] == table.labels).astype(float)
+
+
+def _split(
+    name: str,
+    table: Table,
+    fit: Table,
+    offsets: tuple[np.ndarray, np.ndarray],
+    probes: dict[str, np.ndarray],
+    train: Table,
+    full: bool,
+    s: Settings,
+) -> SplitResult:
+    labels = table.labels
+    assert labels is not None
+    k = len(LABELS)
+    raw = corrected_predictions(table.sums, np.zeros(k))
+    correct: dict[str, np.ndarray] = {}
+    readouts = []
+    for readout, values in probes.items():
+        per_seed = values.mean(axis=1)
+        readouts.append(
+            ReadoutAccuracy(
+                readout=readout,
+                accuracy=float(values.mean()),
+                sd=float(np.std(per_seed, ddof=1)) if len(per_seed) > 1 else None,
+                n=len(labels),
+            )
+        )
+        correct[readout] = values.mean(axis=0)
+    if table.logits is not None:
+        correct[LOGITS] = (np.argmax(table.logits, axis=1) == labels).astype(float)
+    correct["first-label token"] = (np.argmax(table.firsts, axis=1) == labels).astype(float)
+    correct[STRING] = (raw == labels).astype(float)
+    correct["full string (mean)"] = (np.argmax(table.means, axis=1) == labels).astype(float)
+    readouts += [
+        ReadoutAccuracy(readout=r, accuracy=float(c.mean()), n=len(labels))
+        for r, c in correct.items()
+        if r not in probes
+    ]
+    pairs = [
+        (a, b)
+        for a, b in ((SLOT_PROBE, LOGITS), (SLOT_PROBE, STRING), (LOGITS, STRING))
+        if a in correct and b in correct
+    ]
+    clusters = [r.cluster for r in table.records]
+    gaps = [
+        ReadoutGap(a=g.a, b=g.b, difference=g.difference, low=g.low, high=g.high, p_value=g.p_value)
+        for g in readout_gap(correct, pairs, n_boot=s.n_boot, seed=s.seed, clusters=clusters)
+    ]
+    corrected = corrected_predictions(table.sums, offsets[0])
+    readouts.append(
+        ReadoutAccuracy(readout=OFFSET, accuracy=_accuracy(corrected, labels), n=len(labels))
+    )
+    priors = slices = None
+    budgets: list[BudgetResult] = []
+    if full:
+        budgets = _budgets(fit.sums, table.sums, labels, s)
+        sensitivity = prior_sensitivity(fit.sums, table.sums, labels, grid=s.grid)
+        priors = PriorResult(
+            n_priors=sensitivity.n_priors,
+            radius=PRIOR_RADIUS,
+            step=PRIOR_STEP,
+            worst_accuracy=sensitivity.worst_accuracy,
+            median_accuracy=sensitivity.median_accuracy,
+            worst_gain=sensitivity.worst_gain,
+            worst_macro_f1=sensitivity.worst_macro_f1,
+        )
+        if train.labels is not None and len(train.records):
+            slices = _tfidf(table, fit, train, offsets[0], s)
+    return SplitResult(
+        split=name,
+        n=len(labels),
+        gold_histogram=np.bincount(labels, minlength=k).tolist(),
+        readouts=readouts,
+        gaps=gaps,
+        recovery=_recovery(evaluate_recovery(table.sums, labels, offsets[0])),
+        recovery_mean=_recovery(evaluate_recovery(table.means, labels, offsets[1])),
+        null=_null(corrected, labels, s),
+        budgets=budgets,
+        priors=priors,
+        tfidf=slices,
+    )
+
+
+def _tfidf(table: Table, fit: Table, train: Table, offsets: np.ndarray, s: Settings) -> SliceResult:
+    labels = table.labels
+    assert labels is not None and train.labels is not None
+    predicted = tfidf_predictions(
+        [r.text for r in train.records],
+        train.labels,
+        [r.text for r in table.records],
+        k=len(LABELS),
+    )
+    missed = predicted != labels
+    if not missed.any():
+        return SliceResult(tfidf_accuracy=1.0, n_missed=0, recovery=None, null=None, budgets=[])
+    scores, gold = table.sums[missed], labels[missed]
+    return SliceResult(
+        tfidf_accuracy=_accuracy(predicted, labels),
+        n_missed=int(missed.sum()),
+        recovery=_recovery(evaluate_recovery(scores, gold, offsets)),
+        null=_null(corrected_predictions(scores, offsets), gold, s),
+        budgets=_budgets(fit.sums, scores, gold, s),
+    )
+
+
+def _configuration(
+    name: str,
+    records: list[RecoverRecord],
+    full: bool,
+    states: Any,
+    layers: Sequence[int],
+    s: Settings,
+) -> ConfigurationResult:
+    by_split: dict[str, list[RecoverRecord]] = {}
+    for record in records:
+        by_split.setdefault(record.split, []).append(record)
+    roles = {r.split: r.role for r in records}
+    fit = Table.of(by_split.get("fit", []))
+    train = Table.of(by_split.get("train", []))
+    evals = {n: Table.of(rs) for n, rs in by_split.items() if roles[n] == "eval"}
+    k = len(LABELS)
+    fitted = fit_offsets(fit.sums, s.prior, grid=s.grid)
+    fitted_mean = fit_offsets(fit.means, s.prior, grid=s.grid)
+    raw_fit = np.bincount(corrected_predictions(fit.sums, np.zeros(k)), minlength=k)
+    probes = _Probes(train, evals, states, layers, s)
+    offsets = (fitted.offsets, fitted_mean.offsets)
+    tokens = [
+        int(np.median([len(r.option_token_ids[i] or ()) for r in records])) if records else None
+        for i in range(k)
+    ]
+    return ConfigurationResult(
+        configuration=name,
+        full=full,
+        candidates=list(records[0].options),
+        candidate_tokens=tokens,
+        n_fit=len(fit.records),
+        offsets=fitted.offsets.tolist(),
+        offsets_mean=fitted_mean.offsets.tolist(),
+        fit_loss=fitted.loss,
+        fit_collapse=fitted.collapse,
+        raw_collapse=float(raw_fit.max() / raw_fit.sum()),
+        raw_fit_histogram=raw_fit.tolist(),
+        collapsed=bool(raw_fit.max() / raw_fit.sum() >= s.collapse_threshold),
+        n_unscored=len(records)
+        - len(fit.records)
+        - len(train.records)
+        - sum(len(t.records) for t in evals.values()),
+        splits=[
+            _split(n, t, fit, offsets, probes.correct[n], train, full, s) for n, t in evals.items()
+        ],
+    )
+
+
+def recover_checks(records: Sequence[RecoverRecord], threshold: float) -> list[Check]:
+    """Label-free checks: encodable candidates, their mass at the slot, string-score collapse."""
+    broken = [r for r in records if not r.boundary_preserved or r.distinct_first_tokens is False]
+    checks = [
+        Check(
+            "candidates",
+            "fail" if broken else "pass",
+            f"{len(broken)} record(s) with a candidate that does not continue the slot "
+            "cleanly or shares its first token"
+            if broken
+            else "every candidate continues the slot with its own first token",
+            {"n_broken": len(broken), "examples": [r.item_id for r in broken[:5]]},
+            "Change the verbalizer or the slot's last characters." if broken else None,
+        )
+    ]
+    masses = [r.option_mass for r in records if r.option_mass is not None]
+    if masses:
+        median = float(np.median(masses))
+        checks.append(
+            Check(
+                "label_mass",
+                "fail" if median < MASS_FLOOR else "pass",
+                f"the candidates' first tokens hold a median {median:.3g} of the slot's "
+                "next-token probability",
+                {"median_mass": median, "floor": MASS_FLOOR},
+                "The model is about to write something else: check the slot's rendering."
+                if median < MASS_FLOOR
+                else None,
+            )
+        )
+    for name in dict.fromkeys(r.variant for r in records):
+        table = Table.of([r for r in records if r.variant == name and r.role == "fit"])
+        if not len(table.records):
+            continue
+        hist = np.bincount(np.argmax(table.sums, axis=1), minlength=len(LABELS))
+        share = float(hist.max() / hist.sum())
+        label = LABELS[int(hist.argmax())]
+        verdict: Verdict = "fail" if share >= threshold else "warn" if share >= 0.5 else "pass"
+        checks.append(
+            Check(
+                f"collapse {name}",
+                verdict,
+                f"{name}: the full string score predicts {label!r} for {share:.1%} of the "
+                "unlabelled fit split",
+                {
+                    "histogram": dict(zip(LABELS, hist.tolist(), strict=True)),
+                    "share": share,
+                    "threshold": threshold,
+                },
+                "Read the held-out recovery: a label-free offset may expose the ranking."
+                if verdict != "pass"
+                else None,
+            )
+        )
+    return checks
+
+
+def summarise_recover_run(run: Run) -> RecoverSummary:
+    """The recovery summary from the run's files (records, hidden states, manifest)."""
+    config = run.manifest.config
+    s = Settings.from_config(config)
+    records = [r for r in run.records if isinstance(r, RecoverRecord)]
+    layout = HiddenLayout.from_config(config["hidden"]) if config.get("hidden") else None
+    states = read_hidden(run.directory, layout) if layout is not None else None
+    layers = list(layout.layers) if layout is not None else []
+    names = list(config["configurations"])
+    results = [
+        _configuration(name, [r for r in records if r.variant == name], i == 0, states, layers, s)
+        for i, name in enumerate(names)
+        if any(r.variant == name for r in records)
+    ]
+    return RecoverSummary(
+        kind=run.manifest.kind,
+        n_records=len(records),
+        n_items=len({(r.split, r.item_id) for r in records}),
+        checks=recover_checks(records, s.collapse_threshold),
+        labels=list(LABELS),
+        layers=layers,
+        collapse_threshold=s.collapse_threshold,
+        n_collapsed=sum(c.collapsed for c in results),
+        configurations=results,
+    )

@@ -1,0 +1,241 @@
+"""The recovery run (seed 003): every readout of every split from one forward pass per item.
+
+Each item is read at two positions of the same forward: the prompt's end and the answer slot
+(hidden states of the chosen layers, stored beside the records), and at the slot the candidate
+continuations (full-string and first-token scores) and the label logits through the output
+layer. Probes, offsets, nulls and slices are computed afterwards from the run's files alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from readout_audit._exceptions import InputError
+from readout_audit.audit._score import PreparedItem, items_sha256, prepare, score_item
+from readout_audit.data._logic import LogicItem
+from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
+from readout_audit.kind._runner import Job, ScoreResult, run_kind
+from readout_audit.log._run import RunDirectory
+from readout_audit.model._backend import PositionScores, ScoringModel
+from readout_audit.model._codec import TextCodec
+from readout_audit.prompt._render import render
+from readout_audit.readout._position import DEFAULT_TOP_K, position_request
+from readout_audit.recover._record import RecoverRecord, Role
+from readout_audit.recover._setup import RecoverSetup
+from readout_audit.recover._store import HiddenLayout, HiddenWriter
+
+RESERVED = ("train", "fit")
+
+
+@dataclass(frozen=True)
+class RecoverSplits:
+    """The items of a recovery run by role: probe training, offset fit, held-out evaluation."""
+
+    fit: Sequence[LogicItem]
+    """Unlabelled in-domain items the offsets are fitted on (their labels are dropped)."""
+    evals: Mapping[str, Sequence[LogicItem]]
+    """Held-out labelled splits by name (``id``, ``depth``, ``lexical``, ``test`` ...)."""
+    train: Sequence[LogicItem] = ()
+    """Labelled items the probes and the bag-of-words baseline are trained on (optional)."""
+
+    def __post_init__(self) -> None:
+        if not self.fit:
+            raise InputError("the offset-fit split holds no items", field="fit")
+        if not self.evals:
+            raise InputError("name at least one held-out split", field="eval")
+        for name, items in self.evals.items():
+            if name in RESERVED or not name:
+                raise InputError(f"{name!r} cannot name a held-out split", field="eval")
+            if not items:
+                raise InputError(f"held-out split {name!r} holds no items", field="eval")
+        for role, items in (("train", self.train), *self.evals.items()):
+            for item in items:
+                if item.label is None:
+                    raise item.error(f"split {role!r} needs a label on every item", "label")
+
+    def roles(self) -> list[tuple[str, Role, list[LogicItem]]]:
+        """(split name, role, items) in scoring order; the fit split's labels removed."""
+        unlabelled = [item.model_copy(update={"label": None}) for item in self.fit]
+        named: list[tuple[str, Role, list[LogicItem]]] = []
+        if self.train:
+            named.append(("train", "train", list(self.train)))
+        named.append(("fit", "fit", unlabelled))
+        named += [(name, "eval", list(items)) for name, items in self.evals.items()]
+        return named
+
+
+def _prompt_end(prepared: PreparedItem, codec: Any, template_kwargs: Mapping[str, Any]) -> int:
+    """The last context position shared with the prompt rendered without the answer slot."""
+    bare = render(prepared.item.model_copy(update={"stem": None}), codec, template_kwargs)
+    full = prepared.rendering.token_ids
+    shared = 0
+    for a, b in zip(bare.token_ids, full, strict=False):
+        if a != b:
+            break
+        shared += 1
+    if shared == 0 or shared == len(full):
+        raise prepared.item.error(
+            "the answer slot adds no token of its own after the prompt", "stem"
+        )
+    return shared - 1
+
+
+def recover_record(
+    model: ScoringModel,
+    scores: PositionScores,
+    *,
+    job: PreparedItem,
+    source: LogicItem,
+    split: str,
+    role: Role,
+    prompt_end: int,
+    store: HiddenWriter | None,
+    top_k: int,
+) -> RecoverRecord:
+    """One item's readouts: candidate scores, label logits from the slot's last hidden state."""
+    base = score_item(model, job, top_k=top_k, scores=scores)
+    row, logits = None, None
+    if store is not None and scores.hidden is not None:
+        row = store.append(scores.hidden)
+        final = scores.hidden[1, -1].astype(np.float64)  # the slot's last hidden state
+        firsts = base.option_first_ids
+        known = [t for t in firsts if t is not None]
+        head = model.unembedding(known)
+        z = head.weight.astype(np.float64) @ final
+        if head.bias is not None:
+            z += head.bias
+        by_id = dict(zip(known, z.tolist(), strict=True))
+        logits = [by_id[t] if t is not None else None for t in firsts]
+    return RecoverRecord(
+        **base.model_dump(),
+        split=split,
+        role=role,
+        label=source.label,
+        depth=source.depth,
+        text=f"{source.context.strip()}\n{source.statement.strip()}",
+        prompt_end_index=prompt_end,
+        hidden_row=row,
+        label_logits=logits,
+    )
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One item of one split under one configuration, rendered and checked."""
+
+    prepared: PreparedItem
+    source: LogicItem
+    split: str
+    role: Role
+    prompt_end: int
+
+
+def plan_items(
+    splits: RecoverSplits,
+    setup: RecoverSetup,
+    codec: TextCodec,
+    template_kwargs: Mapping[str, Any],
+    greedy_tokens: int = 0,
+) -> list[Planned]:
+    """Every item rendered under every configuration and checked against the window.
+
+    The first configuration takes every item; the others (surface controls) the first
+    ``setup.variant_items`` of each split.
+    """
+    chat = setup.uses_chat(codec)
+    planned = []
+    for index, configuration in enumerate(setup.configurations):
+        limit = setup.variant_items if index > 0 else None
+        for name, role, items in splits.roles():
+            for source in items[:limit]:
+                built = configuration.item(source, chat=chat)
+                prepared = prepare(built, codec, template_kwargs, greedy_tokens, configuration.name)
+                end = _prompt_end(prepared, codec, template_kwargs)
+                planned.append(Planned(prepared, source, name, role, end))
+    return planned
+
+
+def recover_jobs(
+    planned: Sequence[Planned], store: HiddenWriter | None, greedy_tokens: int, top_k: int
+) -> list[Job[Any]]:
+    """The jobs of planned items: one position request each, hidden states where stored."""
+    jobs = []
+    for p in planned:
+        request = position_request(p.prepared.rendering, p.prepared.encodings, greedy_tokens)
+        if store is not None:
+            request = dataclasses.replace(
+                request, hidden_positions=(p.prompt_end, -1), hidden_layers=store.layout.layers
+            )
+        record = partial(
+            recover_record,
+            job=p.prepared,
+            source=p.source,
+            split=p.split,
+            role=p.role,
+            prompt_end=p.prompt_end,
+            store=store,
+            top_k=top_k,
+        )
+        jobs.append(Job((p.split, p.prepared.item.id, p.prepared.variant), request, record))
+    return jobs
+
+
+def hidden_layout(model: ScoringModel, setup: RecoverSetup) -> HiddenLayout | None:
+    """What each stored row holds for this model, or None when it exposes no hidden states."""
+    if not model.capabilities.hidden_states:
+        return None
+    layers = setup.resolved_layers(model.hidden_layer_count())
+    return HiddenLayout(layers=layers, dim=model.unembedding([0]).weight.shape[1])
+
+
+def audit_recover(
+    model: ScoringModel,
+    splits: RecoverSplits,
+    out: str | Path,
+    *,
+    setup: RecoverSetup | None = None,
+    top_k: int = DEFAULT_TOP_K,
+    greedy_tokens: int = 0,
+    template_kwargs: Mapping[str, Any] | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    progress: bool = False,
+) -> ScoreResult:
+    """Score every split under every configuration into ``out``; the summary does the rest.
+
+    Every item is rendered and checked against the model's window before any is scored.
+    """
+    from readout_audit.recover._kind import RECOVER
+
+    setup = setup or RecoverSetup()
+    kwargs = dict(template_kwargs or {})
+    codec = model.codec
+    layout = hidden_layout(model, setup)
+    planned = plan_items(splits, setup, codec, kwargs, greedy_tokens)
+
+    def plan(run_dir: RunDirectory) -> list[Job[Any]]:
+        store = HiddenWriter(run_dir.directory, layout) if layout is not None else None
+        return recover_jobs(planned, store, greedy_tokens, top_k)
+
+    config: dict[str, Any] = {
+        **setup.as_config(),
+        "chat_template": setup.uses_chat(codec),
+        "splits": {
+            name: {"role": role, "n": len(items), "items_sha256": items_sha256(items)}
+            for name, role, items in splits.roles()
+        },
+        "hidden": layout.as_config() if layout is not None else None,
+        "top_k": top_k,
+        "greedy_tokens": greedy_tokens,
+        "template_kwargs": kwargs,
+    }
+    seeds = {"analysis": setup.seed, **{f"probe_{i}": s for i, s in enumerate(setup.probe_seeds)}}
+    return run_kind(
+        RECOVER, model, out, config, plan, seeds=seeds, batch_size=batch_size, progress=progress
+    )

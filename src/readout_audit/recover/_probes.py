@@ -1,0 +1,116 @@
+"""Linear probes on frozen hidden states (seed 003, §3 "Probe training", Appendix B).
+
+A probe is a multinomial logistic regression on standardised features, fitted on at most 2,000
+in-domain rows per seed (seeds 42, 123, 456) and judged on disjoint held-out splits; with
+shuffled training labels it is the randomized-label control of Table 14.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from readout_audit._exceptions import InputError
+from readout_audit.recover._linear import class_labels, feature_matrix, fit_logistic, two_classes
+
+PROBE_SEEDS = (42, 123, 456)
+"""The paper's three probe seeds (Appendix B, format-matched reruns)."""
+PROBE_ROWS = 2000
+"""The paper's probe-training rows (Appendix B)."""
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A fitted probe: the standardisation and the linear map, enough to predict."""
+
+    mean: np.ndarray = field(repr=False)
+    """Per-feature mean of the training rows."""
+    scale: np.ndarray = field(repr=False)
+    """Per-feature standard deviation of the training rows (1 where it is 0, as scikit-learn)."""
+    coef: np.ndarray = field(repr=False)
+    """Shape (classes, features); one row when two classes were seen (a binary fit)."""
+    intercept: np.ndarray = field(repr=False)
+    classes: np.ndarray
+    """The label indices seen in training, in increasing order."""
+    rows: np.ndarray = field(repr=False)
+    """Indices of the training rows used, in increasing order."""
+    converged: bool
+    """False when L-BFGS stopped at its iteration cap."""
+
+    def predict(self, features: Any) -> np.ndarray:
+        """Label indices for rows of features, as scikit-learn's pipeline would predict them."""
+        x = feature_matrix(features, "features", width=self.mean.size)
+        scores = (x - self.mean) / self.scale @ self.coef.T + self.intercept
+        index = (scores[:, 0] > 0).astype(np.int64) if self.coef.shape[0] == 1 else scores.argmax(1)
+        return np.asarray(self.classes[index], dtype=np.int64)
+
+
+def fit_probe(
+    features: Any,
+    labels: Any,
+    *,
+    seed: int,
+    max_rows: int = PROBE_ROWS,
+    k: int = 3,
+    shuffle_labels: bool = False,
+) -> Probe:
+    """Fit one probe: a StandardScaler, then a multinomial L-BFGS logistic regression (C = 1).
+
+    With more than ``max_rows`` rows, ``np.random.default_rng(seed)`` picks ``max_rows`` of them
+    without replacement; ``shuffle_labels`` then permutes their labels with the same generator
+    (the randomized-label control). The scaler sees the training rows only.
+    """
+    x = feature_matrix(features, "features")
+    y = class_labels(labels, x.shape[0], k, "labels")
+    if isinstance(max_rows, bool) or not isinstance(max_rows, int | np.integer) or max_rows < 2:
+        raise InputError(f"expected an integer >= 2, got {max_rows!r}", field="max_rows")
+    rng = np.random.default_rng(seed)
+    n = x.shape[0]
+    rows = np.sort(rng.choice(n, size=max_rows, replace=False)) if n > max_rows else np.arange(n)
+    train_y = rng.permutation(y[rows]) if shuffle_labels else y[rows]
+    two_classes(train_y, "labels")
+    from sklearn.preprocessing import StandardScaler
+
+    scaler = StandardScaler().fit(x[rows])
+    model, converged = fit_logistic(scaler.transform(x[rows]), train_y)
+    return Probe(
+        mean=np.asarray(scaler.mean_, dtype=np.float64),
+        scale=np.asarray(scaler.scale_, dtype=np.float64),
+        coef=np.asarray(model.coef_, dtype=np.float64),
+        intercept=np.asarray(model.intercept_, dtype=np.float64),
+        classes=np.asarray(model.classes_, dtype=np.int64),
+        rows=rows,
+        converged=converged,
+    )
+
+
+def probe_predictions(
+    train_x: Any,
+    train_y: Any,
+    evals: Mapping[str, Any],
+    *,
+    seeds: Sequence[int] = PROBE_SEEDS,
+    max_rows: int = PROBE_ROWS,
+    k: int = 3,
+    shuffle_labels: bool = False,
+) -> dict[str, np.ndarray]:
+    """One probe per seed, fitted on the training split; predictions (seeds, rows) per eval split.
+
+    A readout gap averages a probe's correctness over its seeds:
+    ``(predictions[name] == labels).mean(axis=0)``.
+    """
+    if not seeds:
+        raise InputError("expected at least one seed", field="seeds")
+    x = feature_matrix(train_x, "train_x")
+    y = class_labels(train_y, x.shape[0], k, "train_y")
+    tables = {
+        name: feature_matrix(e, f"evals[{name!r}]", width=x.shape[1]) for name, e in evals.items()
+    }
+    probes = [
+        fit_probe(x, y, seed=s, max_rows=max_rows, k=k, shuffle_labels=shuffle_labels)
+        for s in seeds
+    ]
+    return {name: np.stack([p.predict(e) for p in probes]) for name, e in tables.items()}

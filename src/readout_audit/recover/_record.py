@@ -1,0 +1,42 @@
+"""The record of a recovery run: one item of one split under one configuration."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from readout_audit.data._logic import LogicLabel
+from readout_audit.log._record import ScoreRecord
+
+Role = Literal["train", "fit", "eval"]
+"""What a split is for: labelled probe and bag-of-words training, the unlabelled offset fit, or
+held-out evaluation."""
+
+
+class RecoverRecord(ScoreRecord):
+    """Every readout of one forced-choice item from one forward pass (seed 003, §3).
+
+    ``options`` are the candidate continuations (``true</answer>`` ...) in the label order
+    true, false, unknown; ``option_logprobs`` are the full candidate-string scores s_y(x) and
+    the first element of each ``option_token_logprobs`` the first-label-token score.
+    """
+
+    split: str
+    role: Role
+    label: LogicLabel | None
+    """The gold label; None for the offset-fit split, whose labels are never read."""
+    depth: int | None = None
+    text: str
+    """The item's context and statement, as the bag-of-words baseline reads them."""
+    prompt_end_index: int
+    """Context position of the prompt's last token before the answer slot."""
+    hidden_row: int | None
+    """Row of ``hidden.f32`` holding this record's hidden states (None: not stored)."""
+    label_logits: list[float | None] | None
+    """z_y = h·w_y + b_y at the answer slot for each candidate's first token, from the stored
+    last hidden state and the output layer's rows (None where not exposed or not encoded)."""
+
+
+def split_key(record: ScoreRecord) -> tuple[str, ...]:
+    """A recovery record's identity: (split, item id, configuration)."""
+    assert isinstance(record, RecoverRecord)
+    return (record.split, record.item_id, record.variant)

@@ -1,0 +1,122 @@
+"""The recovery run on the embedded model: readouts from one forward, arrays, refits, seeds."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from readout_audit import generate_controlled_logic, read_run
+from readout_audit.data._logic import LABELS
+from readout_audit.prompt import render
+from readout_audit.recover import RecoverSetup, RecoverSplits, audit_recover
+from readout_audit.recover._analysis import Table
+from readout_audit.recover._kind import RECOVER
+from readout_audit.recover._probes import probe_predictions
+from readout_audit.recover._setup import Configuration
+from readout_audit.recover._store import HiddenLayout, read_hidden
+
+N = 30
+
+
+@pytest.fixture(scope="module")
+def splits():
+    return RecoverSplits(
+        train=generate_controlled_logic("train", 2 * N, 3),
+        fit=generate_controlled_logic("fit", N, 3),
+        evals={"lexical": generate_controlled_logic("lexical", N, 3)},
+    )
+
+
+@pytest.fixture(scope="module")
+def run_dir(model, splits, tmp_path_factory):
+    out = tmp_path_factory.mktemp("recover") / "run"
+    setup = RecoverSetup(n_perm=500, n_boot=500, probe_rows=2 * N)
+    audit_recover(model, splits, out, setup=setup, batch_size=8)
+    return out
+
+
+def test_records_hold_every_readout_of_one_forward(run_dir, splits):
+    run = read_run(run_dir)
+    assert len(run.records) == 4 * N
+    fit = [r for r in run.records if r.role == "fit"]
+    assert fit and all(r.label is None for r in fit)  # the fit split's labels are never kept
+    for record in run.records:
+        assert record.rendered_tail.endswith("Answer: <answer>")
+        assert record.options == ["true</answer>", "false</answer>", "unknown</answer>"]
+        assert record.boundary_preserved and record.distinct_first_tokens
+        assert 0 < record.prompt_end_index < record.scored_index
+        # label logits through the output layer differ like the first-token log-probabilities
+        # of the same forward (log-softmax only subtracts one constant per position)
+        z = np.array(record.label_logits)
+        first = np.array([t[0] for t in record.option_token_logprobs])
+        np.testing.assert_allclose(z - z[0], first - first[0], atol=2e-3)
+
+
+def test_stored_hidden_states_equal_a_plain_forward(run_dir, model, torch_model):
+    run = read_run(run_dir)
+    layout = HiddenLayout.from_config(run.manifest.config["hidden"])
+    assert layout.layers == (15, 30)
+    states = read_hidden(run_dir, layout)
+    record = max(run.records, key=lambda r: r.n_tokens)
+    source = next(
+        i for i in generate_controlled_logic(record.split, N, 3) if i.id == record.item_id
+    )
+    if record.role == "fit":
+        source = source.model_copy(update={"label": None})
+    ids = render(Configuration("main", "words").item(source, chat=True), model.codec).token_ids
+    assert len(ids) == record.n_tokens
+    with torch.inference_mode():
+        out = torch_model(input_ids=torch.tensor([ids]), output_hidden_states=True)
+    for p, position in enumerate((record.prompt_end_index, len(ids) - 1)):
+        for j, layer in enumerate(layout.layers):
+            expected = out.hidden_states[layer][0, position].numpy()
+            np.testing.assert_allclose(states[record.hidden_row, p, j], expected, atol=5e-3)
+
+
+def test_probes_refit_from_the_stored_arrays_equal_the_runs(run_dir):
+    run = read_run(run_dir)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    config = run.manifest.config
+    states = read_hidden(run_dir, HiddenLayout.from_config(config["hidden"]))
+    train = Table.of([r for r in run.records if r.role == "train"])
+    held = Table.of([r for r in run.records if r.split == "lexical"])
+    predictions = probe_predictions(
+        train.hidden(states, 1, 1),
+        train.labels,
+        {"lexical": held.hidden(states, 1, 1)},
+        seeds=tuple(config["probe_seeds"]),
+        max_rows=config["probe_rows"],
+    )
+    accuracy = float(np.mean(predictions["lexical"] == held.labels))
+    split = summary["configurations"][0]["splits"][0]
+    found = {r["readout"]: r["accuracy"] for r in split["readouts"]}
+    assert found["answer-slot probe"] == accuracy
+    assert found["full string"] == float(np.mean(np.argmax(held.sums, axis=1) == held.labels))
+
+
+def test_analysis_is_deterministic_under_its_seeds(run_dir):
+    run = read_run(run_dir)
+    first = RECOVER.summary(run).model_dump()
+    again = RECOVER.summary(read_run(run_dir)).model_dump()
+    assert first["configurations"] == again["configurations"]
+    split = first["configurations"][0]["splits"][0]
+    # the paper's budgets below the fit split's 30 rows (25, in 30 subsamples), then all of it
+    assert [(b["budget"], b["draws"]) for b in split["budgets"]] == [(25, 30), (30, 1)]
+    reseeded = run.manifest.model_copy(update={"config": {**run.manifest.config, "seed": 1}})
+    other = RECOVER.summary(
+        type(run)(directory=run.directory, manifest=reseeded, records=run.records, summary=None)
+    )
+    null_a = split["null"]
+    null_b = other.configurations[0].splits[0].null
+    assert null_a["observed"] == null_b.observed and null_a["null_mean"] != null_b.null_mean
+
+
+def test_resuming_a_finished_run_scores_nothing(run_dir, model, splits):
+    setup = RecoverSetup(n_perm=500, n_boot=500, probe_rows=2 * N)
+    result = audit_recover(model, splits, run_dir, setup=setup, batch_size=8)
+    assert result.n_new == 0
+    assert (run_dir / "hidden.f32").stat().st_size == 4 * N * HiddenLayout((15, 30), 576).row_bytes
+    assert LABELS == ("true", "false", "unknown")
