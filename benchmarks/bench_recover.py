@@ -9,8 +9,9 @@ left-padded forward keeping the hidden states of the prompt's end and the answer
 layers), the three candidates scored from the batch's key-value cache, the hidden rows appended
 to the array file, the label logits through the output layer, and the typed record. The bare
 forward reads the same tokens (context plus every candidate's tokens, one row per item) in the
-same batches, keeping the last logits only. Best of ``--rounds``, alternating; the ratio is the
-issue's 1.3x budget.
+same batches, keeping the last logits only. The two are timed batch by batch, alternating which
+goes first, so a change in the machine's load touches both alike; best of ``--rounds``. The
+ratio is the issue's 1.3x budget.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import torch
 
 from readout_audit import EMBEDDED_SPEC, load_model
 from readout_audit.data import load_logic_llm
-from readout_audit.kind._executor import LocalExecutor
+from readout_audit.kind._executor import batches
 from readout_audit.kind._runner import Job
 from readout_audit.recover._audit import (
     RecoverSplits,
@@ -40,42 +41,35 @@ from readout_audit.recover._setup import RecoverSetup
 from readout_audit.recover._store import HiddenWriter
 
 
-def readouts(model: Any, jobs: Sequence[Job[Any]], batch: int) -> float:
-    """Seconds for every job's forward, candidates, hidden rows and record."""
+def readouts(model: Any, batch: Sequence[Job[Any]]) -> float:
+    """Seconds for one batch's forward, candidates, hidden rows and records."""
     start = time.perf_counter()
-    for job, scores in LocalExecutor(model, batch).run(jobs):
+    answers = model.score_positions([job.request for job in batch])
+    for job, scores in zip(batch, answers, strict=True):
         RECOVER.make_record(model, job, scores)
     return time.perf_counter() - start
 
 
-def bare(model: Any, jobs: Sequence[Job[Any]], batch: int) -> tuple[float, int]:
-    """Seconds for left-padded forwards over each context plus all its candidates' tokens."""
-    ordered = sorted(jobs, key=lambda job: len(job.request.context))
+def bare(model: Any, batch: Sequence[Job[Any]]) -> float:
+    """Seconds for one left-padded forward over each context plus all its candidates' tokens."""
     rows = [
-        [*job.request.context, *(t for c in job.request.continuations for t in c)]
-        for job in ordered
+        [*job.request.context, *(t for c in job.request.continuations for t in c)] for job in batch
     ]
-    tokens = sum(len(r) for r in rows)
     start = time.perf_counter()
-    for chunk in _chunks(rows, batch):
-        width = max(len(r) for r in chunk)
-        ids = torch.zeros((len(chunk), width), dtype=torch.long)
-        mask = torch.zeros((len(chunk), width), dtype=torch.long)
-        for i, row in enumerate(chunk):
-            ids[i, width - len(row) :] = torch.tensor(row)
-            mask[i, width - len(row) :] = 1
-        with torch.inference_mode():
-            model._model(
-                input_ids=ids,
-                attention_mask=mask,
-                position_ids=(mask.cumsum(-1) - 1).clamp(min=0),
-                logits_to_keep=1,
-            )
-    return time.perf_counter() - start, tokens
-
-
-def _chunks(rows: list[list[int]], size: int) -> list[list[list[int]]]:
-    return [rows[i : i + size] for i in range(0, len(rows), size)]
+    width = max(len(r) for r in rows)
+    ids = torch.zeros((len(rows), width), dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for i, row in enumerate(rows):
+        ids[i, width - len(row) :] = torch.tensor(row)
+        mask[i, width - len(row) :] = 1
+    with torch.inference_mode():
+        model._model(
+            input_ids=ids,
+            attention_mask=mask,
+            position_ids=(mask.cumsum(-1) - 1).clamp(min=0),
+            logits_to_keep=1,
+        )
+    return time.perf_counter() - start
 
 
 def main() -> None:
@@ -94,12 +88,23 @@ def main() -> None:
     layout = hidden_layout(model, setup)
     assert layout is not None
     ours, theirs = [], []
-    for _ in range(args.rounds):
+    for round_ in range(args.rounds):
         with tempfile.TemporaryDirectory() as directory:
             jobs = recover_jobs(planned, HiddenWriter(Path(directory), layout), 0, 10)
-            ours.append(readouts(model, jobs, args.batch_size))
-        seconds, tokens = bare(model, jobs, args.batch_size)
-        theirs.append(seconds)
+            ordered = sorted(jobs, key=lambda job: len(job.request.context))  # as the executor
+            mine = theirs_now = 0.0
+            for index, batch in enumerate(batches(ordered, args.batch_size)):
+                if (index + round_) % 2:  # alternate which goes first, batch by batch
+                    theirs_now += bare(model, batch)
+                    mine += readouts(model, batch)
+                else:
+                    mine += readouts(model, batch)
+                    theirs_now += bare(model, batch)
+        ours.append(mine)
+        theirs.append(theirs_now)
+    tokens = sum(
+        len(job.request.context) + sum(len(c) for c in job.request.continuations) for job in jobs
+    )
     result = {
         "items": len(planned),
         "tokens": tokens,

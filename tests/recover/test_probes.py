@@ -86,6 +86,10 @@ def test_probe_predictions_stack_one_row_per_seed():
     for i, seed in enumerate(PROBE_SEEDS):
         probe = fit_probe(x, y, seed=seed, max_rows=80)
         assert np.array_equal(out["ood"][i], probe.predict(splits["ood"]))
+    # no subsample (120 rows ≤ 2,000): one fit serves every seed, equal to each seed's own
+    whole = probe_predictions(x, y, splits)
+    for i, seed in enumerate(PROBE_SEEDS):
+        assert np.array_equal(whole["id"][i], fit_probe(x, y, seed=seed).predict(splits["id"]))
 
 
 def test_bad_input_names_the_field():

@@ -17,6 +17,7 @@ from readout_audit.recover._kind import RECOVER
 from readout_audit.recover._probes import probe_predictions
 from readout_audit.recover._setup import Configuration
 from readout_audit.recover._store import HiddenLayout, read_hidden
+from readout_audit.report import render_html
 
 N = 30
 
@@ -120,3 +121,41 @@ def test_resuming_a_finished_run_scores_nothing(run_dir, model, splits):
     assert result.n_new == 0
     assert (run_dir / "hidden.f32").stat().st_size == 4 * N * HiddenLayout((15, 30), 576).row_bytes
     assert LABELS == ("true", "false", "unknown")
+
+
+def test_an_interrupted_run_is_summarised_and_reported(run_dir):
+    run = read_run(run_dir)
+    early = type(run)(
+        directory=run.directory,
+        manifest=run.manifest,
+        records=[r for r in run.records if r.role == "train"],
+        summary=None,
+    )
+    summary = RECOVER.summary(early)
+    assert summary.configurations == [] and summary.n_records == 2 * N
+    assert [s.title for s in RECOVER.sections(early, summary)] == []
+
+
+def test_html_report_draws_every_section(run_dir):
+    html = render_html(read_run(run_dir))
+    for title in (
+        "Held-out accuracy by readout",
+        "Count-preserving permutation null",
+        "TF-IDF-missed slice",
+        "Prior perturbation",
+        "Fit-budget curve",
+        "Prediction histograms",
+    ):
+        assert title in html
+    assert html.count("<svg") == 3  # the histograms, the null of the one held-out split, budgets
+
+
+def test_checks_read_the_unlabelled_fit_split_and_the_slot_mass(run_dir):
+    run = read_run(run_dir)
+    checks = {c.name: c for c in RECOVER.summary(run).checks}
+    assert list(checks) == ["candidates", "label_mass", "collapse"]
+    fit = [r for r in run.records if r.role == "fit"]
+    picks = [LABELS[int(np.argmax(r.option_logprobs))] for r in fit]
+    assert checks["collapse"].evidence["histogram"] == {y: picks.count(y) for y in LABELS}
+    median = float(np.median([r.option_mass for r in run.records]))
+    assert checks["label_mass"].evidence["median_mass"] == pytest.approx(median, rel=1e-12)

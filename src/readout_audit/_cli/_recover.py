@@ -100,8 +100,8 @@ def _splits(
     allow_download: bool,
 ) -> RecoverSplits:
     if generate is not None:
-        if fit or evals or probe_train or items:
-            raise click.UsageError("--generate replaces --items, --fit, --eval and --probe-train")
+        if fit or probe_train or items:
+            raise click.UsageError("--generate replaces --items, --fit and --probe-train")
         names = [name for e in evals for name in e.split(",")] or list(GENERATED_EVALS)
         return RecoverSplits(
             train=generate_controlled_logic("train", train_n, seed),

@@ -6,6 +6,7 @@ be re-analysed (other seeds, another grid) without the model.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -109,18 +110,7 @@ class Table:
 
 
 def _recovery(result: Recovery) -> RecoveryResult:
-    return RecoveryResult(
-        n=result.n,
-        raw_accuracy=result.raw_accuracy,
-        corrected_accuracy=result.corrected_accuracy,
-        raw_macro_f1=result.raw_macro_f1,
-        corrected_macro_f1=result.corrected_macro_f1,
-        gained=result.gained,
-        lost=result.lost,
-        p_value=result.p_value,
-        raw_histogram=list(result.raw_histogram),
-        corrected_histogram=list(result.corrected_histogram),
-    )
+    return RecoveryResult.model_validate(dataclasses.asdict(result))
 
 
 def _null(pred: np.ndarray, labels: np.ndarray, settings: Settings) -> NullResult:
@@ -163,38 +153,25 @@ def _accuracy(pred: np.ndarray, labels: np.ndarray) -> float:
     return float(np.mean(pred == labels))
 
 
-class _Probes:
-    """Probe correctness per (split, readout) for one configuration, from the stored states."""
-
-    def __init__(
-        self,
-        train: Table,
-        evals: dict[str, Table],
-        states: Any,
-        layers: Sequence[int],
-        settings: Settings,
-    ) -> None:
-        self.correct: dict[str, dict[str, np.ndarray]] = {name: {} for name in evals}
-        if states is None or train.labels is None or len(set(train.labels.tolist())) < 2:
-            return
-        final = len(layers) - 1
-        for position, name in ((0, "prompt-end probe"), (1, SLOT_PROBE)):
-            for index, layer in enumerate(layers):
-                readout = name if index == final else f"{name} (layer {layer})"
-                self._fit(train, evals, states, position, index, readout, settings, False)
-        self._fit(train, evals, states, 1, final, f"{SLOT_PROBE}, shuffled labels", settings, True)
-
-    def _fit(
-        self,
-        train: Table,
-        evals: dict[str, Table],
-        states: Any,
-        position: int,
-        layer: int,
-        readout: str,
-        settings: Settings,
-        shuffle: bool,
-    ) -> None:
+def _probe_correct(
+    train: Table,
+    evals: dict[str, Table],
+    states: Any,
+    layers: Sequence[int],
+    settings: Settings,
+) -> dict[str, dict[str, np.ndarray]]:
+    """Per held-out split and probe readout, each example's correctness (one row per seed)."""
+    correct: dict[str, dict[str, np.ndarray]] = {name: {} for name in evals}
+    if states is None or train.labels is None or len(set(train.labels.tolist())) < 2:
+        return correct
+    final = len(layers) - 1
+    probes = [
+        (position, index, name if index == final else f"{name} (layer {layer})", False)
+        for position, name in ((0, "prompt-end probe"), (1, SLOT_PROBE))
+        for index, layer in enumerate(layers)
+    ]
+    probes.append((1, final, f"{SLOT_PROBE}, shuffled labels", True))
+    for position, layer, readout, shuffle in probes:
         predictions = probe_predictions(
             train.hidden(states, position, layer),
             train.labels,
@@ -205,8 +182,8 @@ class _Probes:
             shuffle_labels=shuffle,
         )
         for name, table in evals.items():
-            assert table.labels is not None
-            self.correct[name][readout] = (predictions[name] == table.labels).astype(float)
+            correct[name][readout] = (predictions[name] == table.labels).astype(float)
+    return correct
 
 
 def _split(
@@ -320,7 +297,7 @@ def _configuration(
     states: Any,
     layers: Sequence[int],
     s: Settings,
-) -> ConfigurationResult:
+) -> ConfigurationResult | None:
     by_split: dict[str, list[RecoverRecord]] = {}
     for record in records:
         by_split.setdefault(record.split, []).append(record)
@@ -328,16 +305,16 @@ def _configuration(
     fit = Table.of(by_split.get("fit", []))
     train = Table.of(by_split.get("train", []))
     evals = {n: Table.of(rs) for n, rs in by_split.items() if roles[n] == "eval"}
+    evals = {n: t for n, t in evals.items() if t.labels is not None}
+    if not len(fit.records) or not evals:
+        return None  # an interrupted run before its fit or held-out rows: nothing to judge
     k = len(LABELS)
     fitted = fit_offsets(fit.sums, s.prior, grid=s.grid)
     fitted_mean = fit_offsets(fit.means, s.prior, grid=s.grid)
     raw_fit = np.bincount(corrected_predictions(fit.sums, np.zeros(k)), minlength=k)
-    probes = _Probes(train, evals, states, layers, s)
+    probes = _probe_correct(train, evals, states, layers, s)
     offsets = (fitted.offsets, fitted_mean.offsets)
-    tokens = [
-        int(np.median([len(r.option_token_ids[i] or ()) for r in records])) if records else None
-        for i in range(k)
-    ]
+    tokens = [int(np.median([len(r.option_token_ids[i] or ()) for r in records])) for i in range(k)]
     return ConfigurationResult(
         configuration=name,
         full=full,
@@ -355,13 +332,13 @@ def _configuration(
         - len(fit.records)
         - len(train.records)
         - sum(len(t.records) for t in evals.values()),
-        splits=[
-            _split(n, t, fit, offsets, probes.correct[n], train, full, s) for n, t in evals.items()
-        ],
+        splits=[_split(n, t, fit, offsets, probes[n], train, full, s) for n, t in evals.items()],
     )
 
 
-def recover_checks(records: Sequence[RecoverRecord], threshold: float) -> list[Check]:
+def recover_checks(
+    records: Sequence[RecoverRecord], names: Sequence[str], threshold: float
+) -> list[Check]:
     """Label-free checks: encodable candidates, their mass at the slot, string-score collapse."""
     broken = [r for r in records if not r.boundary_preserved or r.distinct_first_tokens is False]
     checks = [
@@ -376,34 +353,36 @@ def recover_checks(records: Sequence[RecoverRecord], threshold: float) -> list[C
             "Change the verbalizer or the slot's last characters." if broken else None,
         )
     ]
-    masses = [r.option_mass for r in records if r.option_mass is not None]
+    main = [r for r in records if names and r.variant == names[0]]
+    masses = [r.option_mass for r in main if r.option_mass is not None]
     if masses:
         median = float(np.median(masses))
         checks.append(
             Check(
                 "label_mass",
                 "fail" if median < MASS_FLOOR else "pass",
-                f"the candidates' first tokens hold a median {median:.3g} of the slot's "
-                "next-token probability",
+                f"{names[0]}: the candidates' first tokens hold a median {median:.3g} of the "
+                "slot's next-token probability",
                 {"median_mass": median, "floor": MASS_FLOOR},
                 "The model is about to write something else: check the slot's rendering."
                 if median < MASS_FLOOR
                 else None,
             )
         )
-    for name in dict.fromkeys(r.variant for r in records):
+    shares = {}
+    for name in names:
         table = Table.of([r for r in records if r.variant == name and r.role == "fit"])
-        if not len(table.records):
-            continue
-        hist = np.bincount(np.argmax(table.sums, axis=1), minlength=len(LABELS))
-        share = float(hist.max() / hist.sum())
-        label = LABELS[int(hist.argmax())]
+        if len(table.records):
+            hist = np.bincount(np.argmax(table.sums, axis=1), minlength=len(LABELS))
+            shares[name] = (float(hist.max() / hist.sum()), LABELS[int(hist.argmax())], hist)
+    if names and names[0] in shares:
+        share, label, hist = shares[names[0]]
         verdict: Verdict = "fail" if share >= threshold else "warn" if share >= 0.5 else "pass"
         checks.append(
             Check(
-                f"collapse {name}",
+                "collapse",
                 verdict,
-                f"{name}: the full string score predicts {label!r} for {share:.1%} of the "
+                f"{names[0]}: the full string score predicts {label!r} for {share:.1%} of the "
                 "unlabelled fit split",
                 {
                     "histogram": dict(zip(LABELS, hist.tolist(), strict=True)),
@@ -412,6 +391,20 @@ def recover_checks(records: Sequence[RecoverRecord], threshold: float) -> list[C
                 },
                 "Read the held-out recovery: a label-free offset may expose the ranking."
                 if verdict != "pass"
+                else None,
+            )
+        )
+    if len(shares) > 1:
+        collapsed = [n for n, (share, _, _) in shares.items() if share >= threshold]
+        checks.append(
+            Check(
+                "collapse_across_configurations",
+                "warn" if collapsed else "pass",
+                f"{len(collapsed)} of {len(shares)} prompt/verbalizer configurations collapse "
+                f"(one label ≥ {threshold:.0%} of the fit split)",
+                {"n_collapsed": len(collapsed), "n": len(shares), "threshold": threshold},
+                "The collapse is not one wording's: read the per-configuration table."
+                if collapsed
                 else None,
             )
         )
@@ -427,16 +420,17 @@ def summarise_recover_run(run: Run) -> RecoverSummary:
     states = read_hidden(run.directory, layout) if layout is not None else None
     layers = list(layout.layers) if layout is not None else []
     names = list(config["configurations"])
-    results = [
+    found = [
         _configuration(name, [r for r in records if r.variant == name], i == 0, states, layers, s)
         for i, name in enumerate(names)
         if any(r.variant == name for r in records)
     ]
+    results = [c for c in found if c is not None]
     return RecoverSummary(
         kind=run.manifest.kind,
         n_records=len(records),
         n_items=len({(r.split, r.item_id) for r in records}),
-        checks=recover_checks(records, s.collapse_threshold),
+        checks=recover_checks(records, names, s.collapse_threshold),
         labels=list(LABELS),
         layers=layers,
         collapse_threshold=s.collapse_threshold,

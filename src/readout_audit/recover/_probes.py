@@ -109,8 +109,12 @@ def probe_predictions(
     tables = {
         name: feature_matrix(e, f"evals[{name!r}]", width=x.shape[1]) for name, e in evals.items()
     }
-    probes = [
-        fit_probe(x, y, seed=s, max_rows=max_rows, k=k, shuffle_labels=shuffle_labels)
-        for s in seeds
-    ]
+    # without subsampling or shuffling every seed trains on the same rows and labels, and
+    # L-BFGS is deterministic: one fit serves them all
+    same = not shuffle_labels and x.shape[0] <= max_rows
+    fitted = {
+        s: fit_probe(x, y, seed=s, max_rows=max_rows, k=k, shuffle_labels=shuffle_labels)
+        for s in (seeds[:1] if same else dict.fromkeys(seeds))
+    }
+    probes = [fitted[seeds[0] if same else s] for s in seeds]
     return {name: np.stack([p.predict(e) for p in probes]) for name, e in tables.items()}

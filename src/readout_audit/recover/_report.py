@@ -297,7 +297,7 @@ def _configurations_section(summary: RecoverSummary) -> Section:
         rows.append(
             [
                 c.configuration,
-                " / ".join(MISSING if t is None else str(t) for t in c.candidate_tokens),
+                " / ".join(map(str, c.candidate_tokens)),
                 f"{c.raw_collapse:.3f}",
                 "yes" if c.collapsed else "no",
                 fmt(sum(slot) / len(slot), 3) if slot else MISSING,

@@ -121,7 +121,7 @@ class ConfigurationResult(_Row):
     full: bool
     """Whether the fit-budget, prior and TF-IDF controls ran (the main configuration)."""
     candidates: list[str]
-    candidate_tokens: list[int | None]
+    candidate_tokens: list[int]
     """Tokens of each candidate continuation (their median over the records)."""
     n_fit: int
     offsets: list[float]
