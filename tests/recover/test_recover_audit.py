@@ -143,7 +143,7 @@ def test_html_report_draws_every_section(run_dir):
         "Count-preserving permutation null",
         "TF-IDF-missed slice",
         "Prior perturbation",
-        "Fit-budget curve",
+        "Corrected held-out accuracy by unlabelled fit budget",
         "Prediction histograms",
     ):
         assert title in html

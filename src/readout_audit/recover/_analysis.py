@@ -229,9 +229,14 @@ def _split(
         if a in correct and b in correct
     ]
     clusters = [r.cluster for r in table.records]
+    found = (
+        readout_gap(correct, pairs, n_boot=s.n_boot, seed=s.seed, clusters=clusters)
+        if pairs  # none without hidden states (a served model): no probe, no label logits
+        else []
+    )
     gaps = [
         ReadoutGap(a=g.a, b=g.b, difference=g.difference, low=g.low, high=g.high, p_value=g.p_value)
-        for g in readout_gap(correct, pairs, n_boot=s.n_boot, seed=s.seed, clusters=clusters)
+        for g in found
     ]
     corrected = corrected_predictions(table.sums, offsets[0])
     readouts.append(
