@@ -168,14 +168,14 @@ def _numbers(text: str | None, field: str, kind: type[float] | type[int] = float
     "n",
     default=1000,
     show_default=True,
-    type=click.IntRange(3),
+    type=click.IntRange(3, 100_000),
     help="Generated items per fit and held-out split.",
 )
 @click.option(
     "--train-n",
     default=2000,
     show_default=True,
-    type=click.IntRange(3),
+    type=click.IntRange(3, 100_000),
     help="Generated probe-training items.",
 )
 @click.option("--generator-seed", default=0, show_default=True, type=int)
