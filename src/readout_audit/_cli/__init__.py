@@ -7,6 +7,7 @@ import click
 from readout_audit._cli._audit import audit_group
 from readout_audit._cli._conformance import conformance_command
 from readout_audit._cli._ledger import ledger_command
+from readout_audit._cli._lift import lift_group
 from readout_audit._cli._report import compare_command, report_command
 from readout_audit._cli._score import demo_command, score_command
 from readout_audit._version import __version__
@@ -25,3 +26,4 @@ main.add_command(report_command)
 main.add_command(compare_command)
 main.add_command(conformance_command)
 main.add_command(ledger_command)
+main.add_command(lift_group)
