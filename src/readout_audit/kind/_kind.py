@@ -6,7 +6,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from readout_audit.log._record import ScoreRecord
+from pydantic import BaseModel
+
 from readout_audit.log._run import Run
 from readout_audit.log._summary import Check, Summary
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from readout_audit.report._blocks import Section
     from readout_audit.report._compare import PairedDifference
 
-RecordT = TypeVar("RecordT", bound=ScoreRecord)
+RecordT = TypeVar("RecordT", bound=BaseModel)
 SummaryT = TypeVar("SummaryT", bound=Summary)
 
 
@@ -31,9 +32,14 @@ def bound_record(model: ScoringModel, job: Job[Any], scores: PositionScores) -> 
     return job.payload(model, scores=scores)
 
 
-def item_and_variant(record: ScoreRecord) -> tuple[str, ...]:
+def item_and_variant(record: Any) -> tuple[str, ...]:
     """The usual record key: (item id, variant)."""
     return (record.item_id, record.variant)
+
+
+def context_and_options(record: Any) -> int:
+    """The usual count of a record's scored tokens: its context and its options' tokens."""
+    return int(record.n_tokens) + sum(len(t or ()) for t in record.option_token_ids)
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,8 @@ class AuditKind(Generic[RecordT, SummaryT]):
     """The input items' type, for callers and documentation."""
     record_key: Callable[[RecordT], tuple[str, ...]] = item_and_variant
     """A record's identity within a run: what a resumed run skips."""
+    scored_tokens: Callable[[RecordT], int] = context_and_options
+    """How many tokens the model read for a record (the run's tokens per second)."""
     paired_metrics: (
         Callable[[Sequence[tuple[RecordT, RecordT]], int, int], list[PairedDifference]] | None
     ) = None

@@ -46,6 +46,7 @@ def load_plugins() -> None:
     _loaded = True
     importlib.import_module("readout_audit.audit")
     importlib.import_module("readout_audit.recover")
+    importlib.import_module("readout_audit.lift._kind")
     for name in filter(None, (p.strip() for p in os.environ.get(PLUGINS_ENV, "").split(","))):
         try:
             importlib.import_module(name)

@@ -92,7 +92,7 @@ def run_kind(
                         f"{kind.record_key(record)}; a resumed run could not skip it"
                     )
                 run_dir.append(record)
-                tokens += record.n_tokens + sum(len(t or ()) for t in record.option_token_ids)
+                tokens += kind.scored_tokens(record)
                 report.advance()
         elapsed = time.perf_counter() - started
         summary = kind.summary(read_run(out)).model_copy(

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from readout_audit._exceptions import RunDirectoryError
 from readout_audit._util._jsonl import (
@@ -230,7 +230,7 @@ class RunDirectory:
         assert self.manifest is not None
         write_json_atomic(self.directory / MANIFEST, self.manifest.model_dump(mode="json"))
 
-    def append(self, record: ScoreRecord) -> None:
+    def append(self, record: BaseModel) -> None:
         """Append one record and flush it to disk."""
         if self._appender is None:
             raise RunDirectoryError("start the run directory before appending records")

@@ -128,7 +128,8 @@ def _group_differences(
     seed: int,
 ) -> list[PairedDifference]:
     rows = []
-    for name, metric in _per_record_metrics(pairs).items():
+    generic = _per_record_metrics(pairs) if isinstance(pairs[0][0], ScoreRecord) else {}
+    for name, metric in generic.items():
         kept = [(metric(a), metric(b), a.cluster) for a, b in pairs]
         kept = [(x, y, c) for x, y, c in kept if x is not None and y is not None]
         if kept:

@@ -1,0 +1,20 @@
+"""The ``lift`` audit kind: registered once, found by the runner, reports and compare."""
+
+from __future__ import annotations
+
+from readout_audit.kind._kind import AuditKind
+from readout_audit.kind._registry import register_kind
+from readout_audit.lift._record import LiftRecord, scored_tokens
+from readout_audit.lift._report import lift_sections
+from readout_audit.lift._summary import LiftSummary, summarise_lift_run
+
+LIFT: AuditKind[LiftRecord, LiftSummary] = AuditKind(
+    name="lift",
+    title="likelihood lift",
+    record_type=LiftRecord,
+    summary_type=LiftSummary,
+    summarise=summarise_lift_run,
+    sections=lift_sections,
+    scored_tokens=scored_tokens,
+)
+register_kind(LIFT)

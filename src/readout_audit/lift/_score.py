@@ -1,0 +1,153 @@
+"""Scoring cuts (seed 001): every condition's target log-probabilities, shared forwards.
+
+The scaffold prompts of a cut (empty, each forecast, the oracle) coincide up to the first
+equation's prefix (the first window, for prose): that common prefix is the context of one
+forward, and each condition's remaining prompt plus the target is a continuation scored from
+its key-value cache. The unscaffolded controls are scored alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from readout_audit._exceptions import InputError
+from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
+from readout_audit.kind._runner import Job, ScoreResult, run_kind
+from readout_audit.lift._conditions import Condition, LiftSetup, conditions, target_text
+from readout_audit.lift._cut import Cut, sha256_text
+from readout_audit.lift._record import LiftRecord
+from readout_audit.log._run import RunDirectory
+from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
+from readout_audit.model._codec import TextCodec
+
+Forecasts = Mapping[str, Mapping[str, str]]
+"""cut id → forecast setting → Z."""
+
+
+def common_prefix(rows: Sequence[Sequence[int]]) -> int:
+    """Length of the longest token prefix every row shares."""
+    if not rows:
+        return 0
+    shortest = min(len(r) for r in rows)
+    for i in range(shortest):
+        token = rows[0][i]
+        if any(r[i] != token for r in rows):
+            return i
+    return shortest
+
+
+def lift_record(
+    model: ScoringModel,
+    scores: PositionScores,
+    *,
+    cut: Cut,
+    condition: Condition,
+    n_prompt: int,
+    shared: int,
+    target_ids: Sequence[int],
+) -> LiftRecord:
+    """The condition's record: its continuation's last ``len(target_ids)`` log-probabilities."""
+    logprobs = scores.continuations[0][-len(target_ids) :]
+    return LiftRecord(
+        item_id=cut.id,
+        variant=condition.name,
+        cluster=cut.paper,
+        kind=cut.kind,
+        prompt_sha256=sha256_text(condition.prompt),
+        prompt_tail=condition.prompt[-60:],
+        n_prompt_tokens=n_prompt,
+        shared_tokens=shared,
+        target_token_ids=list(target_ids),
+        target_logprobs=[float(x) for x in logprobs],
+        forecast_chars=None if condition.forecast is None else len(condition.forecast),
+    )
+
+
+def cut_jobs(
+    cut: Cut, forecasts: Mapping[str, str], setup: LiftSetup, codec: TextCodec
+) -> list[Job[Any]]:
+    """The cut's jobs: its scaffold conditions over one shared context, its controls alone."""
+    target_ids = codec.encode(target_text(cut, setup))
+    if not target_ids:
+        raise InputError("the target encodes to no tokens", item_id=cut.id, field="target")
+    found = conditions(cut, forecasts, setup)
+    ids = {c.name: [*codec.prefix_ids, *codec.encode(c.prompt)] for c in found}
+    window = codec.context_window
+    for c in found:
+        if window is not None and len(ids[c.name]) + len(target_ids) > window:
+            raise InputError(
+                f"condition {c.name!r} is {len(ids[c.name]) + len(target_ids)} tokens with "
+                f"its target, beyond the scorer's window of {window}",
+                item_id=cut.id,
+                field="target",
+            )
+    scaffold = [ids[c.name] for c in found if c.scaffold]
+    shared = common_prefix(scaffold) if len(scaffold) > 1 else 0
+    jobs = []
+    for c in found:
+        prompt = ids[c.name]
+        split = shared if c.scaffold and shared > 0 else len(prompt)
+        request = PositionRequest(
+            context=prompt[:split], continuations=[[*prompt[split:], *target_ids]]
+        )
+        record = partial(
+            lift_record,
+            cut=cut,
+            condition=c,
+            n_prompt=len(prompt),
+            shared=shared if c.scaffold else 0,
+            target_ids=target_ids,
+        )
+        jobs.append(Job((cut.id, c.name), request, record))
+    return jobs
+
+
+def _digest(value: Any) -> str:
+    """SHA-256 of a value's sorted JSON, for the manifest."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def score_cuts(
+    model: ScoringModel,
+    cuts: Sequence[Cut],
+    out: str | Path,
+    *,
+    forecasts: Forecasts | None = None,
+    setup: LiftSetup | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    progress: bool = False,
+) -> ScoreResult:
+    """Score every cut under every condition into ``out`` (resumable; the summary follows).
+
+    Every prompt is built and checked against the scorer's window before any is scored.
+    """
+    from readout_audit.lift._kind import LIFT
+
+    setup = setup or LiftSetup()
+    forecasts = forecasts or {}
+    known = {c.id for c in cuts}
+    if len(known) != len(cuts):
+        raise InputError("cut ids repeat", field="id")
+    for cut_id in forecasts:
+        if cut_id not in known:
+            raise InputError("a forecast names no cut of this run", item_id=cut_id, field="cut_id")
+    jobs = [j for c in cuts for j in cut_jobs(c, forecasts.get(c.id, {}), setup, model.codec)]
+    settings = sorted({s for per_cut in forecasts.values() for s in per_cut})
+    config: dict[str, Any] = {
+        **setup.as_config(),
+        "n_cuts": len(cuts),
+        "cut_kinds": sorted({c.kind for c in cuts}),
+        "cuts_sha256": _digest([c.model_dump() for c in cuts]),
+        "forecast_settings": settings,
+        "forecasts_sha256": _digest({k: dict(v) for k, v in forecasts.items()}),
+    }
+
+    def plan(run_dir: RunDirectory) -> list[Job[Any]]:
+        return jobs
+
+    return run_kind(LIFT, model, out, config, plan, batch_size=batch_size, progress=progress)

@@ -1,0 +1,76 @@
+"""Scoring cuts on the embedded model: shared forwards equal separate ones, runs resume."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from lift_cuts import equation_cut, prose_cut
+
+from readout_audit import InputError
+from readout_audit.lift._conditions import LiftSetup, conditions, target_text
+from readout_audit.lift._score import common_prefix, cut_jobs, score_cuts
+from readout_audit.log._run import read_run
+
+FORECASTS = {"osc:eq1": {"good": r"\hbar\omega(n+\tfrac12)", "bad": r"x^2 + y^2"}}
+
+
+def test_common_prefix():
+    assert common_prefix([[1, 2, 3], [1, 2, 4], [1, 2]]) == 2
+    assert common_prefix([[1], [2]]) == 0
+    assert common_prefix([]) == 0
+
+
+def test_scaffold_conditions_share_one_context(model):
+    cut = equation_cut()
+    jobs = {j.key[1]: j for j in cut_jobs(cut, FORECASTS[cut.id], LiftSetup(), model.codec)}
+    shared = {name: j.request.context for name, j in jobs.items()}
+    scaffold = ["empty", "forecast/good", "forecast/bad", "oracle"]
+    assert len({tuple(shared[n]) for n in scaffold}) == 1
+    text = model.codec.decode(shared["empty"])
+    assert text.startswith("% First equation:\n\\begin{align}\nH &=")
+    assert cut.prefix.startswith(text.split("\\begin{align}\n", 1)[1])
+    # the controls are scored alone: their context is their whole prompt
+    for name in ("context", "context3"):
+        prompt = next(c for c in conditions(cut, {}, LiftSetup()) if c.name == name).prompt
+        assert model.codec.decode(jobs[name].request.context) == prompt
+
+
+def test_shared_forward_equals_each_prompt_scored_alone(model, tmp_path, float32_budget):
+    cuts = [equation_cut(), prose_cut()]
+    result = score_cuts(model, cuts, tmp_path / "run", forecasts=FORECASTS)
+    run = read_run(tmp_path / "run")
+    assert result.n_new == len(run.records) == 6 + 3
+    setup = LiftSetup()
+    for cut in cuts:
+        target = model.codec.encode(target_text(cut, setup))
+        for c in conditions(cut, FORECASTS.get(cut.id, {}), setup):
+            record = next(r for r in run.records if (r.item_id, r.variant) == (cut.id, c.name))
+            prompt = model.codec.encode(c.prompt)
+            alone = model.continuation_logprobs(prompt, [target])[0]
+            assert record.target_token_ids == target
+            assert record.n_prompt_tokens == len(prompt)
+            budget = float32_budget(len(prompt) + len(target))
+            np.testing.assert_allclose(record.target_logprobs, alone, atol=budget, rtol=0)
+    oracle = next(r for r in run.records if r.variant == "oracle" and r.kind == "equation")
+    empty = next(r for r in run.records if r.variant == "empty" and r.kind == "equation")
+    # the true suffix in the first equation makes it far likelier (copying)
+    assert np.mean(oracle.target_logprobs) > np.mean(empty.target_logprobs) + 0.5
+
+
+def test_a_rerun_resumes_and_scores_nothing_again(model, tmp_path):
+    cut = equation_cut()
+    first = score_cuts(model, [cut], tmp_path / "run", forecasts=FORECASTS)
+    again = score_cuts(model, [cut], tmp_path / "run", forecasts=FORECASTS)
+    assert (first.n_new, again.n_new) == (6, 0)
+
+
+def test_bad_inputs_are_named(model, tmp_path):
+    cut = equation_cut()
+    with pytest.raises(InputError, match="'nope:eq9'"):
+        score_cuts(model, [cut], tmp_path / "a", forecasts={"nope:eq9": {"a": "x"}})
+    with pytest.raises(InputError, match="repeat"):
+        score_cuts(model, [cut, cut], tmp_path / "b")
+    huge = equation_cut(target="x + " * 6000)
+    with pytest.raises(InputError, match="beyond the scorer's window"):
+        score_cuts(model, [huge], tmp_path / "c")
+    assert not (tmp_path / "a" / "records.jsonl").exists()
