@@ -8,7 +8,7 @@ from lift_cuts import equation_cut, prose_cut
 
 from readout_audit import InputError
 from readout_audit.lift._conditions import LiftSetup, conditions, target_text
-from readout_audit.lift._score import common_prefix, cut_jobs, score_cuts
+from readout_audit.lift._score import common_prefix, cut_jobs, score_lift
 from readout_audit.log._run import read_run
 
 FORECASTS = {"osc:eq1": {"good": r"\hbar\omega(n+\tfrac12)", "bad": r"x^2 + y^2"}}
@@ -37,7 +37,7 @@ def test_scaffold_conditions_share_one_context(model):
 
 def test_shared_forward_equals_each_prompt_scored_alone(model, tmp_path, float32_budget):
     cuts = [equation_cut(), prose_cut()]
-    result = score_cuts(model, cuts, tmp_path / "run", forecasts=FORECASTS)
+    result = score_lift(model, cuts, tmp_path / "run", forecasts=FORECASTS)
     run = read_run(tmp_path / "run")
     assert result.n_new == len(run.records) == 6 + 3
     setup = LiftSetup()
@@ -59,18 +59,18 @@ def test_shared_forward_equals_each_prompt_scored_alone(model, tmp_path, float32
 
 def test_a_rerun_resumes_and_scores_nothing_again(model, tmp_path):
     cut = equation_cut()
-    first = score_cuts(model, [cut], tmp_path / "run", forecasts=FORECASTS)
-    again = score_cuts(model, [cut], tmp_path / "run", forecasts=FORECASTS)
+    first = score_lift(model, [cut], tmp_path / "run", forecasts=FORECASTS)
+    again = score_lift(model, [cut], tmp_path / "run", forecasts=FORECASTS)
     assert (first.n_new, again.n_new) == (6, 0)
 
 
 def test_bad_inputs_are_named(model, tmp_path):
     cut = equation_cut()
     with pytest.raises(InputError, match="'nope:eq9'"):
-        score_cuts(model, [cut], tmp_path / "a", forecasts={"nope:eq9": {"a": "x"}})
+        score_lift(model, [cut], tmp_path / "a", forecasts={"nope:eq9": {"a": "x"}})
     with pytest.raises(InputError, match="repeat"):
-        score_cuts(model, [cut, cut], tmp_path / "b")
+        score_lift(model, [cut, cut], tmp_path / "b")
     huge = equation_cut(target="x + " * 6000)
     with pytest.raises(InputError, match="beyond the scorer's window"):
-        score_cuts(model, [huge], tmp_path / "c")
+        score_lift(model, [huge], tmp_path / "c")
     assert not (tmp_path / "a" / "records.jsonl").exists()

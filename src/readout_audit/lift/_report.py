@@ -1,12 +1,190 @@
-"""Report sections of a lift run (placeholder)."""
+"""Report sections of a lift run; the terminal and HTML renderers draw the same data.
+
+Toy check, control ladder, forecast lift with its advantages and adjacent contrasts, scoring
+rules, target windows, and examples side by side (the true target and each forecast after
+the same visible text).
+"""
 
 from __future__ import annotations
 
+from readout_audit.lift._conditions import CONTEXT
+from readout_audit.lift._lift_stats import Contrast
 from readout_audit.lift._summary import LiftSummary
 from readout_audit.log._run import Run
-from readout_audit.report._blocks import Section
+from readout_audit.report._blocks import MISSING, Block, FigureBlock, Section, TableBlock, plot
+
+CUT_MARK = " ⟦cut⟧ "
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return MISSING
+    return "<0.001" if value < 1e-3 else f"{value:.3f}"
+
+
+def _contrast_cells(c: Contrast) -> list[str]:
+    return [
+        f"{c.mean:+.3f}",
+        f"{c.se:.3f}",
+        f"[{c.low:+.3f}, {c.high:+.3f}]",
+        f"{c.positive:.3f}",
+        _p(c.p_value),
+        str(c.n_cuts),
+        str(c.n_papers),
+    ]
+
+
+CONTRAST_COLUMNS = ["mean", "SE", "± 2 SE", "frac. +", "p (normal)", "cuts", "papers"]
+
+
+def _toy_section(summary: LiftSummary) -> Section:
+    rows = [
+        [r.case, r.condition, f"{r.raw:.3f}", f"{r.clip2:.3f}", f"{r.vs_empty:+.3f}"]
+        for r in summary.toy
+    ]
+    table = TableBlock(
+        "Toy cases (appendix A): the true target after each forecast",
+        ["case", "condition", "raw", "clipLL_2", "vs. empty"],
+        rows,
+        note="The exact forecast should score near the maximum (0) and beat the empty scaffold "
+        "and the context-only condition; the paper's 8B scorers give about −0.01.",
+    )
+    return Section("Toy check", [table])
+
+
+def _ladder_section(summary: LiftSummary) -> Section:
+    rows = [
+        [
+            r.condition,
+            f"{r.mean:.3f}",
+            *_contrast_cells(r.vs_reference)[:3],
+            str(r.vs_reference.n_cuts),
+        ]
+        for r in summary.ladder
+    ]
+    blocks: list[Block] = [
+        TableBlock(
+            f"Control ladder ({summary.rule}, paired against the empty scaffold)",
+            ["condition", "mean", "vs. empty", "SE", "± 2 SE", "cuts"],
+            rows,
+        ),
+        FigureBlock(
+            "Control ladder",
+            plot(
+                "intervals",
+                {
+                    r.condition: (r.vs_reference.mean, r.vs_reference.low, r.vs_reference.high)
+                    for r in summary.ladder
+                },
+                "clipLL_2 lift over the empty scaffold (± 2 paper-clustered SE)",
+                True,
+            ),
+        ),
+    ]
+    return Section("Control ladder", blocks)
+
+
+def _forecast_section(summary: LiftSummary) -> Section:
+    lift = TableBlock(
+        f"Forecast lift over the same-budget recent context ({CONTEXT}), {summary.rule}",
+        ["setting", *CONTRAST_COLUMNS, "clipLL_2 ≥ −0.10"],
+        [
+            [t.setting, *_contrast_cells(t.lift), f"{t.near_maximum.fraction:.3f}"]
+            for t in summary.settings
+        ],
+    )
+    advantages = TableBlock(
+        "Paired forecast advantages",
+        ["contrast", *CONTRAST_COLUMNS],
+        [
+            [f"{a.a} − {a.b}", *_contrast_cells(a.contrast)]
+            for t in summary.settings
+            for a in t.advantages
+        ],
+    )
+    blocks: list[Block] = [lift, advantages]
+    if summary.adjacent:
+        blocks.append(
+            TableBlock(
+                "Adjacent predictor settings (paired by cut)",
+                ["contrast", *CONTRAST_COLUMNS],
+                [[f"{a.a} − {a.b}", *_contrast_cells(a.contrast)] for a in summary.adjacent],
+            )
+        )
+    return Section("Forecast lift", blocks)
+
+
+def _rules_section(summary: LiftSummary) -> Section:
+    rules = [r.rule for r in summary.settings[0].rules]
+    cells = {
+        (t.setting, r.rule): f"{r.lift.mean:+.3f} ± {r.lift.se:.3f}"
+        for t in summary.settings
+        for r in t.rules
+    }
+    table = TableBlock(
+        "Forecast lift over recent context under each scoring rule (mean ± SE)",
+        ["rule", *(t.setting for t in summary.settings)],
+        [[rule, *(cells[(t.setting, rule)] for t in summary.settings)] for rule in rules],
+        note="raw: mean log-probability; clipN: max(λ, −N); sqrt: −√(−λ); log1p: −log(1 − λ).",
+    )
+    return Section("Scoring rules", [table])
+
+
+def _windows_section(summary: LiftSummary) -> Section:
+    windows = [w.window for w in summary.settings[0].windows]
+    cells = {
+        (t.setting, w.window): f"{w.lift.mean:+.3f} ± {w.lift.se:.3f}"
+        for t in summary.settings
+        for w in t.windows
+    }
+    curves = {
+        t.setting: [(w.window, w.lift.mean, w.lift.se) for w in t.windows] for t in summary.settings
+    }
+    return Section(
+        "Target windows",
+        [
+            TableBlock(
+                "Forecast lift on the first N target tokens (mean ± SE)",
+                ["setting", *(str(w) for w in windows)],
+                [[t.setting, *(cells[(t.setting, w)] for w in windows)] for t in summary.settings],
+            ),
+            FigureBlock(
+                "Lift by target window",
+                plot("window_curves", curves, "Lift by scored target window"),
+            ),
+        ],
+    )
+
+
+def _examples_section(summary: LiftSummary) -> Section:
+    blocks: list[Block] = []
+    for example in summary.examples:
+        tail = "…" + example.visible_tail[-80:]
+        rows = [["paper", tail + CUT_MARK + example.target]]
+        rows += [
+            [f"{setting} ({example.lifts[setting]:+.3f})", tail + CUT_MARK + z]
+            for setting, z in example.forecasts.items()
+        ]
+        blocks.append(
+            TableBlock(
+                f"{example.cut_id} ({example.paper})",
+                ["text", "continuation"],
+                rows,
+                wrap=("continuation",),
+            )
+        )
+    return Section("Examples (a seeded sample; lift of each forecast over recent context)", blocks)
 
 
 def lift_sections(run: Run, summary: LiftSummary) -> list[Section]:
-    """The lift report's sections."""
-    return []
+    """The lift report's sections, those with data."""
+    sections = []
+    if summary.toy:
+        sections.append(_toy_section(summary))
+    if summary.ladder:
+        sections.append(_ladder_section(summary))
+    if summary.settings:
+        sections += [_forecast_section(summary), _rules_section(summary), _windows_section(summary)]
+    if summary.examples:
+        sections.append(_examples_section(summary))
+    return sections

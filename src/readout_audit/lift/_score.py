@@ -112,7 +112,7 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True).encode("utf-8")).hexdigest()
 
 
-def score_cuts(
+def score_lift(
     model: ScoringModel,
     cuts: Sequence[Cut],
     out: str | Path,
@@ -121,16 +121,23 @@ def score_cuts(
     setup: LiftSetup | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool = False,
+    toy: bool = True,
+    seed: int = 0,
 ) -> ScoreResult:
     """Score every cut under every condition into ``out`` (resumable; the summary follows).
 
-    Every prompt is built and checked against the scorer's window before any is scored.
+    Every prompt is built and checked against the scorer's window before any is scored. The
+    cuts and forecasts are kept in the run directory, with appendix A's toy check on the same
+    scorer (``toy``); ``seed`` draws the report's example cuts.
     """
     from readout_audit.lift._kind import LIFT
+    from readout_audit.lift._toy import toy_rows
 
     setup = setup or LiftSetup()
     forecasts = forecasts or {}
     known = {c.id for c in cuts}
+    if len({c.kind for c in cuts}) > 1:
+        raise InputError("a run scores equation cuts or prose cuts, not both", field="kind")
     if len(known) != len(cuts):
         raise InputError("cut ids repeat", field="id")
     for cut_id in forecasts:
@@ -145,9 +152,16 @@ def score_cuts(
         "cuts_sha256": _digest([c.model_dump() for c in cuts]),
         "forecast_settings": settings,
         "forecasts_sha256": _digest({k: dict(v) for k, v in forecasts.items()}),
+        "toy": toy,
+        "seed": seed,
     }
 
     def plan(run_dir: RunDirectory) -> list[Job[Any]]:
+        if run_dir.artifact("cuts") is None:
+            run_dir.write_artifact("cuts", [c.model_dump() for c in cuts])
+            run_dir.write_artifact("forecasts", {k: dict(v) for k, v in forecasts.items()})
+        if toy and run_dir.artifact("toy") is None:
+            run_dir.write_artifact("toy", [row.model_dump() for row in toy_rows(model)])
         return jobs
 
     return run_kind(LIFT, model, out, config, plan, batch_size=batch_size, progress=progress)

@@ -200,3 +200,26 @@ def null_histogram(
     axes.set_ylabel("permutations")
     axes.set_title(title)
     return _svg(figure)
+
+
+def window_curves(curves: Mapping[str, Sequence[tuple[int, float, float]]], title: str) -> str:
+    """Lift (± 2 SE) on the first N target tokens for each N, one line per setting."""
+    figure, axes = plt.subplots(figsize=(7.0, 3.4))
+    for index, (name, points) in enumerate(curves.items()):
+        windows, means, ses = (np.asarray(v, dtype=float) for v in zip(*points, strict=True))
+        axes.errorbar(
+            range(len(windows)),
+            means,
+            yerr=2 * ses,
+            marker="o",
+            capsize=3,
+            color=COLOURS[index % len(COLOURS)],
+            label=name,
+        )
+        axes.set_xticks(range(len(windows)), [f"{int(w)}" for w in windows])
+    axes.axhline(0, color="#8c959f", linestyle=":", linewidth=1)
+    axes.set_xlabel("scored target tokens (first N)")
+    axes.set_ylabel("lift over recent context (clipLL_2)")
+    _legend(axes, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+    axes.set_title(title)
+    return _svg(figure)

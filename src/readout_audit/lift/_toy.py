@@ -1,0 +1,155 @@
+"""Appendix A's toy cases: a built-in check that the scorer and scaffold behave as the paper says.
+
+The true target ``Z = X + A + B`` is scored after an exact, a reordered and a wrong-symbol
+forecast, after a one-sentence context with no forecast, and after the empty scaffold; the
+scored targets omit the closing delimiter. The exact forecast should score near the maximum
+and beat the empty scaffold and the context-only condition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict
+
+from readout_audit.lift._conditions import CONTEXT, EMPTY, FORECAST, LiftSetup
+from readout_audit.lift._cut import Cut, sha256_text
+from readout_audit.lift._record import LiftRecord
+from readout_audit.lift._rules import score_tokens
+from readout_audit.lift._score import cut_jobs
+from readout_audit.log._summary import Check
+from readout_audit.model._backend import ScoringModel
+
+TOY_CONTEXT = "Here are some equations involving some sums."
+TOY_SETUP = LiftSetup(multipliers=(1,), oracle=False, closing=False)
+NEAR_MAXIMUM = -0.25
+"""The exact forecast's clipLL_2 must reach this (the paper's 8B scorers reach about −0.01)."""
+ORDER = ("context", "exact", "reordered", "wrong-symbol", "empty")
+"""Table 1's conditions, in its order."""
+
+
+@dataclass(frozen=True)
+class ToyCase:
+    """One target with its three forecasts."""
+
+    target: str
+    reordered: str
+    wrong: str = " X + Y"
+    lhs: str = "Z ="
+
+
+TOY_CASES = (
+    ToyCase(" X + A + B", " X + B + A"),
+    ToyCase(" X + B + A", " X + A + B"),
+    ToyCase(" X + A B", " X + B A"),
+    ToyCase(" X + B A", " X + A B"),
+)
+"""The addition cases of Table 1 and the juxtaposed-product cases the paper ran and omitted."""
+
+
+class ToyRow(BaseModel):
+    """One case under one condition (Table 1's row)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    case: str
+    condition: str
+    raw: float
+    clip2: float
+    vs_empty: float
+    """clipLL_2 minus the empty scaffold's."""
+
+
+def toy_cut(case: ToyCase) -> Cut:
+    """The case as an equation cut: an ``equation`` display with prefix ``Z =``."""
+    name = f"Z ={case.target}".replace(" ", "")
+    return Cut(
+        id=f"toy:{name}",
+        kind="equation",
+        paper="toy",
+        key=name,
+        source="appendix A",
+        paper_sha256=sha256_text(TOY_CONTEXT),
+        env="equation",
+        opening="\\begin{equation}",
+        closing="\\end{equation}",
+        operator="=",
+        display_start=len(TOY_CONTEXT),
+        cut_offset=len(TOY_CONTEXT),
+        target_end=len(TOY_CONTEXT),
+        context=TOY_CONTEXT,
+        prefix=case.lhs,
+        target=case.target,
+        target_sha256=sha256_text(case.target),
+    )
+
+
+def _condition(variant: str) -> str:
+    if variant == CONTEXT:
+        return "context"
+    return variant.removeprefix(FORECAST)
+
+
+def toy_rows(model: ScoringModel, cases: tuple[ToyCase, ...] = TOY_CASES) -> list[ToyRow]:
+    """Every case under the five conditions, scored by ``model``."""
+    rows = []
+    for case in cases:
+        cut = toy_cut(case)
+        forecasts = {"exact": case.target, "reordered": case.reordered, "wrong-symbol": case.wrong}
+        jobs = cut_jobs(cut, forecasts, TOY_SETUP, model.codec)
+        answers = model.score_positions([job.request for job in jobs])
+        records: list[LiftRecord] = [
+            job.payload(model, scores=s) for job, s in zip(jobs, answers, strict=True)
+        ]
+        scores = {
+            _condition(r.variant): (
+                score_tokens(r.target_logprobs, "raw").score,
+                score_tokens(r.target_logprobs, "clip2").score,
+            )
+            for r in records
+        }
+        empty = scores[EMPTY][1]
+        rows += [
+            ToyRow(
+                case=cut.key,
+                condition=name,
+                raw=scores[name][0],
+                clip2=scores[name][1],
+                vs_empty=scores[name][1] - empty,
+            )
+            for name in ORDER
+        ]
+    return rows
+
+
+def toy_check(rows: list[ToyRow]) -> Check:
+    """Pass when each case's exact forecast reaches ``NEAR_MAXIMUM`` and beats both controls.
+
+    The controls are the empty scaffold and the context-only condition, under clipLL_2.
+    """
+    failed = []
+    for case in dict.fromkeys(r.case for r in rows):
+        by = {r.condition: r.clip2 for r in rows if r.case == case}
+        exact = by["exact"]
+        if not (exact >= NEAR_MAXIMUM and exact > by["empty"] and exact > by["context"]):
+            failed.append(
+                f"{case} (exact {exact:.3f}, empty {by['empty']:.3f}, context {by['context']:.3f})"
+            )
+    exact = [r.clip2 for r in rows if r.condition == "exact"]
+    evidence = {"exact_clip2_min": min(exact), "cases": len(exact), "failed": failed}
+    if failed:
+        return Check(
+            "toy_scaffold",
+            "fail",
+            f"the exact forecast does not dominate in {len(failed)} case(s): {'; '.join(failed)}",
+            evidence,
+            repair="check the scorer's tokenisation of TeX and the scaffold; a scorer that does "
+            "not copy the first equation cannot reward forecasts",
+        )
+    return Check(
+        "toy_scaffold",
+        "pass",
+        f"the exact forecast scores ≥ {min(exact):.3f} (clipLL_2) and beats the empty scaffold "
+        f"and the context-only condition in all {len(exact)} cases",
+        evidence,
+    )
