@@ -36,12 +36,13 @@ def test_scaffold_conditions_share_one_context(model):
 
 
 def test_shared_forward_equals_each_prompt_scored_alone(model, tmp_path, float32_budget):
-    cuts = [equation_cut(), prose_cut()]
-    result = score_lift(model, cuts, tmp_path / "run", forecasts=FORECASTS)
-    run = read_run(tmp_path / "run")
-    assert result.n_new == len(run.records) == 6 + 3
     setup = LiftSetup()
-    for cut in cuts:
+    for cut in (equation_cut(), prose_cut()):
+        out = tmp_path / cut.kind
+        mine = {k: v for k, v in FORECASTS.items() if k == cut.id}
+        result = score_lift(model, [cut], out, forecasts=mine, toy=False)
+        run = read_run(out)
+        assert result.n_new == len(run.records) == (6 if cut.kind == "equation" else 3)
         target = model.codec.encode(target_text(cut, setup))
         for c in conditions(cut, FORECASTS.get(cut.id, {}), setup):
             record = next(r for r in run.records if (r.item_id, r.variant) == (cut.id, c.name))
@@ -51,8 +52,9 @@ def test_shared_forward_equals_each_prompt_scored_alone(model, tmp_path, float32
             assert record.n_prompt_tokens == len(prompt)
             budget = float32_budget(len(prompt) + len(target))
             np.testing.assert_allclose(record.target_logprobs, alone, atol=budget, rtol=0)
-    oracle = next(r for r in run.records if r.variant == "oracle" and r.kind == "equation")
-    empty = next(r for r in run.records if r.variant == "empty" and r.kind == "equation")
+    run = read_run(tmp_path / "equation")
+    oracle = next(r for r in run.records if r.variant == "oracle")
+    empty = next(r for r in run.records if r.variant == "empty")
     # the true suffix in the first equation makes it far likelier (copying)
     assert np.mean(oracle.target_logprobs) > np.mean(empty.target_logprobs) + 0.5
 
@@ -68,6 +70,8 @@ def test_bad_inputs_are_named(model, tmp_path):
     cut = equation_cut()
     with pytest.raises(InputError, match="'nope:eq9'"):
         score_lift(model, [cut], tmp_path / "a", forecasts={"nope:eq9": {"a": "x"}})
+    with pytest.raises(InputError, match="not both"):
+        score_lift(model, [cut, prose_cut()], tmp_path / "d")
     with pytest.raises(InputError, match="repeat"):
         score_lift(model, [cut, cut], tmp_path / "b")
     huge = equation_cut(target="x + " * 6000)

@@ -18,8 +18,8 @@ from readout_audit.lift import (
     normal_p_value,
     paired_contrast,
     paired_scores,
+    rule_scores,
     rule_table,
-    score_cuts,
     window_curve,
 )
 
@@ -154,9 +154,11 @@ def test_fraction_positive_counts_ties_separately():
     assert (contrast.positive, contrast.ties) == (0.4, 0.4)
 
 
-def test_contrast_needs_two_papers_and_equal_lengths():
-    with pytest.raises(ValueError, match="at least 2 clusters"):
-        paired_contrast([0.1, 0.2], [0.0, 0.0], ["p", "p"])
+def test_one_paper_has_a_mean_but_no_clustered_se_and_lengths_must_match():
+    single = paired_contrast([0.1, 0.2], [0.0, 0.0], ["p", "p"])
+    assert single.mean == pytest.approx(0.15)
+    assert (single.se, single.low, single.high, single.p_value) == (None, None, None, None)
+    assert (single.n_cuts, single.n_papers) == (2, 1)
     with pytest.raises(ValueError, match="equal length"):
         paired_contrast([0.1, 0.2], [0.0], ["p", "q"])
 
@@ -277,7 +279,7 @@ def test_rule_table_by_hand():
     assert by_rule["raw"].mean == pytest.approx((-0.2 + 1.65 - 0.2 + 0.2) / 4, abs=1e-12)
     assert by_rule["clip2"] == window_curve(TOKENS_F, TOKENS_C, TOKEN_PAPERS, windows=(10,))[0].lift
     for rule, lift in by_rule.items():
-        scores = score_cuts(records, rule=rule)
+        scores = rule_scores(records, rule=rule)
         d = [scores["forecast"][c] - scores["control"][c] for c in sorted(TOKENS_F)]
         assert lift.mean == pytest.approx(np.mean(d), abs=1e-12)
     with pytest.raises(ValueError, match="Expected conditions among"):
@@ -286,7 +288,7 @@ def test_rule_table_by_hand():
 
 def test_score_cuts_names_the_bad_cut_and_condition():
     with pytest.raises(InputError, match="item 'c2', field 'control'"):
-        score_cuts({"forecast": TOKENS_F, "control": {**TOKENS_C, "c2": [0.5]}})
+        rule_scores({"forecast": TOKENS_F, "control": {**TOKENS_C, "c2": [0.5]}})
 
 
 def test_near_maximum_counts_scores_at_or_above_the_threshold():

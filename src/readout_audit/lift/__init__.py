@@ -1,5 +1,8 @@
 """Likelihood lift (seed 001): forecasts of hidden TeX continuations scored by a fixed scorer."""
 
+from readout_audit.lift._conditions import (
+    LiftSetup,
+)
 from readout_audit.lift._cut import Cut, CutKind
 from readout_audit.lift._lift_stats import (
     NEAR_MAXIMUM,
@@ -17,9 +20,12 @@ from readout_audit.lift._lift_stats import (
     normal_p_value,
     paired_contrast,
     paired_scores,
+    rule_scores,
     rule_table,
-    score_cuts,
     window_curve,
+)
+from readout_audit.lift._record import (
+    LiftRecord,
 )
 from readout_audit.lift._rules import (
     HEADLINE,
@@ -31,6 +37,19 @@ from readout_audit.lift._rules import (
     score_tokens,
     token_values,
 )
+from readout_audit.lift._score import (
+    score_lift,
+)
+from readout_audit.lift._summary import (
+    LiftSummary,
+)
+from readout_audit.lift._toy import (
+    TOY_CASES,
+    ToyCase,
+    ToyRow,
+    toy_check,
+    toy_rows,
+)
 
 __all__ = [
     "Contrast",
@@ -39,6 +58,9 @@ __all__ = [
     "CutScores",
     "HEADLINE",
     "LadderRow",
+    "LiftRecord",
+    "LiftSetup",
+    "LiftSummary",
     "NEAR_MAXIMUM",
     "NearMaximum",
     "POSITIVE_TOLERANCE",
@@ -46,8 +68,11 @@ __all__ = [
     "RULES",
     "RuleName",
     "RuleRow",
+    "TOY_CASES",
     "TokenRecords",
     "TokenScore",
+    "ToyCase",
+    "ToyRow",
     "WINDOWS",
     "WindowRow",
     "check_logprobs",
@@ -56,9 +81,12 @@ __all__ = [
     "normal_p_value",
     "paired_contrast",
     "paired_scores",
+    "rule_scores",
     "rule_table",
-    "score_cuts",
+    "score_lift",
     "score_tokens",
     "token_values",
+    "toy_check",
+    "toy_rows",
     "window_curve",
 ]

@@ -10,7 +10,13 @@ from readout_audit.log._summary import Check
 
 
 def _interval(c: Contrast) -> str:
-    return f"{c.mean:+.3f} ± {2 * c.se:.3f} (2 SE, {c.n_cuts} cuts, {c.n_papers} papers)"
+    spread = "no SE from one paper" if c.se is None else f"± {2 * c.se:.3f} (2 SE)"
+    return f"{c.mean:+.3f} {spread}, {c.n_cuts} cuts, {c.n_papers} papers"
+
+
+def _above_zero(c: Contrast) -> bool:
+    """The ±2 SE interval lies above 0 (a single paper's mean must simply be positive)."""
+    return c.mean > 0 if c.low is None else c.low > 0
 
 
 def oracle_check(summary: LiftSummary) -> Check | None:
@@ -20,7 +26,7 @@ def oracle_check(summary: LiftSummary) -> Check | None:
         return None
     c = row.vs_reference
     evidence = {"oracle_minus_empty": c.mean, "se": c.se, "n_cuts": c.n_cuts}
-    if c.low > 0:
+    if _above_zero(c):
         return Check("oracle_copies", "pass", f"oracle − empty {_interval(c)}", evidence)
     return Check(
         "oracle_copies",
@@ -39,7 +45,7 @@ def forecast_checks(summary: LiftSummary) -> list[Check]:
         c = table.lift
         evidence = {"lift": c.mean, "se": c.se, "p": c.p_value, "positive": c.positive}
         name = f"forecast_beats_context[{table.setting}]"
-        if c.low > 0:
+        if _above_zero(c):
             found.append(Check(name, "pass", f"forecast − {CONTEXT} {_interval(c)}", evidence))
         else:
             found.append(

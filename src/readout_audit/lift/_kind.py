@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from readout_audit.kind._kind import AuditKind
 from readout_audit.kind._registry import register_kind
+from readout_audit.lift._checks import lift_checks
 from readout_audit.lift._record import LiftRecord, scored_tokens
 from readout_audit.lift._report import lift_sections
-from readout_audit.lift._checks import lift_checks
 from readout_audit.lift._summary import LiftSummary, summarise_lift_run
 from readout_audit.log._run import Run
 

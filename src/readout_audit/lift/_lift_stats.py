@@ -41,17 +41,18 @@ class Contrast(_Row):
     """Paired difference a − b over cuts: mean, paper-clustered SE, ±2 SE, sign counts, p."""
 
     mean: float
-    se: float
-    low: float
+    se: float | None
+    """None when the cuts come from a single paper (no clustered SE exists)."""
+    low: float | None
     """mean − 2 SE."""
-    high: float
+    high: float | None
     """mean + 2 SE."""
     positive: float
     """Fraction of cuts with a − b > 0 (Table 6's "frac. +")."""
     ties: float
     """Fraction of cuts with a − b = 0 exactly."""
     p_value: float | None
-    """2(1 − Φ(|mean/SE|)); None when SE = 0."""
+    """2(1 − Φ(|mean/SE|)); None when SE = 0 or undefined."""
     n_cuts: int
     n_papers: int
 
@@ -109,7 +110,7 @@ class PairedScores:
         return paired_contrast(self.scores[a], self.scores[b], self.papers)
 
 
-def score_cuts(
+def rule_scores(
     records: TokenRecords, *, rule: RuleName = HEADLINE, window: int | None = None
 ) -> dict[str, dict[str, float]]:
     """Every condition's every cut scored under ``rule`` on its first ``window`` tokens."""
@@ -185,17 +186,18 @@ def paired_contrast(a: Any, b: Any, papers: Any) -> Contrast:
     same_length(a=x, b=y, papers=labels)
     d = x - y
     mean = float(d.mean())
-    se = cluster_se(d, labels)
+    n_papers = len(set(labels.tolist()))
+    se = cluster_se(d, labels) if n_papers > 1 else None
     return Contrast(
         mean=mean,
         se=se,
-        low=mean - 2 * se,
-        high=mean + 2 * se,
+        low=None if se is None else mean - 2 * se,
+        high=None if se is None else mean + 2 * se,
         positive=float(np.mean(d > 0)),
         ties=float(np.mean(d == 0)),
-        p_value=normal_p_value(mean, se),
+        p_value=None if se is None else normal_p_value(mean, se),
         n_cuts=int(d.size),
-        n_papers=len(set(labels.tolist())),
+        n_papers=n_papers,
     )
 
 
@@ -251,7 +253,7 @@ def window_curve(
     rows = []
     for limit in [check_window(w) for w in windows]:
         paired = paired_scores(
-            score_cuts(records, rule=rule, window=limit), papers, allow_missing=allow_missing
+            rule_scores(records, rule=rule, window=limit), papers, allow_missing=allow_missing
         )
         sizes = np.asarray([lengths[cut] for cut in paired.cuts])
         rows.append(
@@ -282,7 +284,7 @@ def rule_table(
     pair = {name: records[name] for name in (condition, control)}
     rows = []
     for rule in rules:
-        scores = score_cuts(pair, rule=rule, window=window)
+        scores = rule_scores(pair, rule=rule, window=window)
         paired = paired_scores(scores, papers, allow_missing=allow_missing)
         rows.append(RuleRow(rule=rule, lift=paired.contrast(condition, control)))
     return rows

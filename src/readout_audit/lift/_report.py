@@ -22,11 +22,26 @@ def _p(value: float | None) -> str:
     return "<0.001" if value < 1e-3 else f"{value:.3f}"
 
 
+def _pm(c: Contrast) -> str:
+    """Mean ± SE (the mean alone from a single paper)."""
+    return f"{c.mean:+.3f}" if c.se is None else f"{c.mean:+.3f} ± {c.se:.3f}"
+
+
+def _spread(c: Contrast) -> tuple[float, float, float]:
+    """(mean, low, high) for a forest plot; a single paper's mean has no interval."""
+    if c.low is None or c.high is None:
+        return (c.mean, c.mean, c.mean)
+    return (c.mean, c.low, c.high)
+
+
 def _contrast_cells(c: Contrast) -> list[str]:
+    if c.se is None or c.low is None or c.high is None:
+        spread = [MISSING, MISSING]
+    else:
+        spread = [f"{c.se:.3f}", f"[{c.low:+.3f}, {c.high:+.3f}]"]
     return [
         f"{c.mean:+.3f}",
-        f"{c.se:.3f}",
-        f"[{c.low:+.3f}, {c.high:+.3f}]",
+        *spread,
         f"{c.positive:.3f}",
         _p(c.p_value),
         str(c.n_cuts),
@@ -72,10 +87,7 @@ def _ladder_section(summary: LiftSummary) -> Section:
             "Control ladder",
             plot(
                 "intervals",
-                {
-                    r.condition: (r.vs_reference.mean, r.vs_reference.low, r.vs_reference.high)
-                    for r in summary.ladder
-                },
+                {r.condition: _spread(r.vs_reference) for r in summary.ladder},
                 "clipLL_2 lift over the empty scaffold (± 2 paper-clustered SE)",
                 True,
             ),
@@ -116,11 +128,7 @@ def _forecast_section(summary: LiftSummary) -> Section:
 
 def _rules_section(summary: LiftSummary) -> Section:
     rules = [r.rule for r in summary.settings[0].rules]
-    cells = {
-        (t.setting, r.rule): f"{r.lift.mean:+.3f} ± {r.lift.se:.3f}"
-        for t in summary.settings
-        for r in t.rules
-    }
+    cells = {(t.setting, r.rule): _pm(r.lift) for t in summary.settings for r in t.rules}
     table = TableBlock(
         "Forecast lift over recent context under each scoring rule (mean ± SE)",
         ["rule", *(t.setting for t in summary.settings)],
@@ -132,13 +140,10 @@ def _rules_section(summary: LiftSummary) -> Section:
 
 def _windows_section(summary: LiftSummary) -> Section:
     windows = [w.window for w in summary.settings[0].windows]
-    cells = {
-        (t.setting, w.window): f"{w.lift.mean:+.3f} ± {w.lift.se:.3f}"
-        for t in summary.settings
-        for w in t.windows
-    }
+    cells = {(t.setting, w.window): _pm(w.lift) for t in summary.settings for w in t.windows}
     curves = {
-        t.setting: [(w.window, w.lift.mean, w.lift.se) for w in t.windows] for t in summary.settings
+        t.setting: [(w.window, w.lift.mean, w.lift.se or 0.0) for w in t.windows]
+        for t in summary.settings
     }
     return Section(
         "Target windows",

@@ -22,8 +22,9 @@ from readout_audit.model._backend import ScoringModel
 
 TOY_CONTEXT = "Here are some equations involving some sums."
 TOY_SETUP = LiftSetup(multipliers=(1,), oracle=False, closing=False)
-NEAR_MAXIMUM = -0.25
-"""The exact forecast's clipLL_2 must reach this (the paper's 8B scorers reach about −0.01)."""
+EXACT_FLOOR = -0.10
+"""An exact forecast below this clipLL_2 means a weakly copying scorer (the paper's 8B scorers
+reach about −0.01; −0.10 is its section 6 threshold for a forecast near the maximum)."""
 ORDER = ("context", "exact", "reordered", "wrong-symbol", "empty")
 """Table 1's conditions, in its order."""
 
@@ -123,28 +124,56 @@ def toy_rows(model: ScoringModel, cases: tuple[ToyCase, ...] = TOY_CASES) -> lis
 
 
 def toy_check(rows: list[ToyRow]) -> Check:
-    """Pass when each case's exact forecast reaches ``NEAR_MAXIMUM`` and beats both controls.
+    """Does the scaffold make the scorer copy? Appendix A's expectations, under clipLL_2.
 
-    The controls are the empty scaffold and the context-only condition, under clipLL_2.
+    Fail when an exact forecast does not beat both the empty scaffold and the context-only
+    condition; warn when it beats them but stays below ``EXACT_FLOOR`` (a scorer that copies
+    weakly, so every lift it reports is compressed); pass otherwise.
     """
-    failed = []
+    beaten, weak = [], []
     for case in dict.fromkeys(r.case for r in rows):
         by = {r.condition: r.clip2 for r in rows if r.case == case}
-        exact = by["exact"]
-        if not (exact >= NEAR_MAXIMUM and exact > by["empty"] and exact > by["context"]):
-            failed.append(
-                f"{case} (exact {exact:.3f}, empty {by['empty']:.3f}, context {by['context']:.3f})"
+        top = by["exact"]
+        if not (top > by["empty"] and top > by["context"]):
+            beaten.append(
+                f"{case} (exact {top:.3f}, empty {by['empty']:.3f}, context {by['context']:.3f})"
             )
+        elif top < EXACT_FLOOR:
+            weak.append(f"{case} ({top:.3f})")
     exact = [r.clip2 for r in rows if r.condition == "exact"]
-    evidence = {"exact_clip2_min": min(exact), "cases": len(exact), "failed": failed}
-    if failed:
+    ordered = sum(
+        r.clip2 > w.clip2
+        for r in rows
+        if r.condition == "reordered"
+        for w in rows
+        if w.case == r.case and w.condition == "wrong-symbol"
+    )
+    evidence = {
+        "exact_clip2_min": min(exact),
+        "cases": len(exact),
+        "reordered_above_wrong_symbol": int(ordered),
+        "beaten": beaten,
+        "weak": weak,
+    }
+    if beaten:
         return Check(
             "toy_scaffold",
             "fail",
-            f"the exact forecast does not dominate in {len(failed)} case(s): {'; '.join(failed)}",
+            f"the exact forecast does not beat the controls in {len(beaten)} case(s): "
+            + "; ".join(beaten),
             evidence,
-            repair="check the scorer's tokenisation of TeX and the scaffold; a scorer that does "
-            "not copy the first equation cannot reward forecasts",
+            repair="a scorer that does not copy the first equation cannot reward forecasts; "
+            "check the scaffold's rendering and the scorer's tokenisation of TeX",
+        )
+    if weak:
+        return Check(
+            "toy_scaffold",
+            "warn",
+            f"the exact forecast beats the controls in all {len(exact)} cases but scores only "
+            f"{min(exact):.3f} to {max(exact):.3f} (clipLL_2; the paper's 8B scorers about "
+            "−0.01): this scorer copies weakly, so lifts are compressed",
+            evidence,
+            repair="prefer a stronger scorer for comparisons between predictors",
         )
     return Check(
         "toy_scaffold",

@@ -1,0 +1,112 @@
+"""A lift run's summary, checks and report, checked against independent computations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from lift_cuts import equation_cut
+
+from readout_audit.lift import score_lift
+from readout_audit.lift._kind import LIFT
+from readout_audit.log._run import read_run
+from readout_audit.report import render_html
+
+TARGETS = [
+    r"\hbar \omega \left(n + \frac{1}{2}\right), \qquad n = 0, 1, 2, \dots",
+    r"\frac{1}{2} \hbar \omega + n \hbar \omega \quad \text{for every integer } n \ge 0",
+    r"\left(n + \tfrac12\right) \hbar\omega, \qquad n \in \mathbb{N}_0 \text{ (the spectrum)}",
+]
+FORECASTS = {
+    "good": [
+        r"\hbar\omega(n+\tfrac12)",
+        r"\frac12\hbar\omega + n\hbar\omega",
+        r"(n+\tfrac12)\hbar\omega",
+    ],
+    "bad": [r"x^2 + y^2", r"\sin\theta", r"0"],
+}
+
+
+@pytest.fixture(scope="module")
+def run_dir(model, tmp_path_factory):
+    out = tmp_path_factory.mktemp("lift") / "run"
+    cuts = [equation_cut(TARGETS[i % 3], paper=f"paper{i % 3}", key=f"eq{i}") for i in range(6)]
+    forecasts = {c.id: {s: zs[i % 3] for s, zs in FORECASTS.items()} for i, c in enumerate(cuts)}
+    score_lift(model, cuts, out, forecasts=forecasts, seed=3)
+    return out
+
+
+def _clip2(values):
+    return float(np.mean(np.maximum(np.asarray(values), -2.0)))
+
+
+def _cr1(d, clusters):
+    """The CR1 sandwich SE of a mean, written out (G/(G-1) · Σ_g (Σ e)² / n²)."""
+    d, clusters = np.asarray(d), np.asarray(clusters)
+    e = d - d.mean()
+    groups = sorted(set(clusters))
+    meat = sum(e[clusters == g].sum() ** 2 for g in groups)
+    return float(np.sqrt(len(groups) / (len(groups) - 1) * meat) / d.size)
+
+
+def test_the_lift_table_is_the_mean_of_per_cut_differences(run_dir):
+    run = read_run(run_dir)
+    summary = LIFT.summary(run)
+    by = {(r.item_id, r.variant): r for r in run.records}
+    cuts = sorted({r.item_id for r in run.records})
+    papers = [by[(c, "empty")].cluster for c in cuts]
+    for table in summary.settings:
+        d = [
+            _clip2(by[(c, f"forecast/{table.setting}")].target_logprobs)
+            - _clip2(by[(c, "context")].target_logprobs)
+            for c in cuts
+        ]
+        assert table.lift.mean == pytest.approx(np.mean(d), abs=1e-12)
+        assert table.lift.se == pytest.approx(_cr1(d, papers), abs=1e-12)
+        assert table.lift.positive == pytest.approx(np.mean(np.asarray(d) > 0))
+        assert table.lift.n_cuts == 6 and table.lift.n_papers == 3
+    assert [r.condition for r in summary.ladder] == [
+        "empty",
+        "context",
+        "context3",
+        "forecast/bad",
+        "forecast/good",
+        "oracle",
+    ]
+    good = next(t for t in summary.settings if t.setting == "good")
+    bad = next(t for t in summary.settings if t.setting == "bad")
+    adjacent = summary.adjacent[0]
+    assert (adjacent.a, adjacent.b) == ("forecast/bad", "forecast/good")
+    assert adjacent.contrast.mean == pytest.approx(bad.lift.mean - good.lift.mean, abs=1e-12)
+    assert [w.window for w in good.windows] == [50, 100, 200, 400]
+    # every target here is shorter than 50 tokens, so each window scores it whole
+    assert all(w.lift.mean == pytest.approx(good.lift.mean) for w in good.windows)
+    assert [r.rule for r in good.rules] == ["raw", "clip2", "clip3", "clip5", "sqrt", "log1p"]
+
+
+def test_checks_and_the_toy_cases(run_dir):
+    summary = LIFT.summary(read_run(run_dir))
+    checks = {c.name: c for c in summary.checks}
+    assert checks["oracle_copies"].verdict == "pass"
+    assert checks["forecast_beats_context[good]"].verdict == "pass"
+    # the 135M scorer copies the toy equation, but weakly (clipLL_2 about −0.3 to −0.6)
+    assert checks["toy_scaffold"].verdict == "warn"
+    toy = {(r.case, r.condition): r for r in summary.toy}
+    for case in ("Z=X+A+B", "Z=X+B+A"):
+        exact, reordered = toy[(case, "exact")], toy[(case, "reordered")]
+        assert exact.clip2 > reordered.clip2 > toy[(case, "empty")].clip2
+        assert exact.clip2 > toy[(case, "context")].clip2
+        assert exact.clip2 >= exact.raw  # clipping only raises a score
+
+
+def test_examples_are_a_seeded_sample_and_the_report_draws_every_section(run_dir):
+    run = read_run(run_dir)
+    summary = LIFT.summary(run)
+    assert len(summary.examples) == 5
+    assert summary.examples == LIFT.summary(run).examples
+    titles = [s.title for s in LIFT.sections(run, summary)]
+    assert titles[:4] == ["Toy check", "Control ladder", "Forecast lift", "Scoring rules"]
+    html = render_html(run)
+    for title in ("Control ladder (clip2", "Paired forecast advantages", "first N target tokens"):
+        assert title in html
+    assert html.count("<svg") == 2  # the ladder and the window curve
+    assert "\\frac{1}{2}" in html  # TeX escaped as text, not interpreted
