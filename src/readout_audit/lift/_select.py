@@ -51,7 +51,7 @@ class CutSettings(BaseModel):
     @classmethod
     def _kind_defaults(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            low, high = TARGET_BOUNDS[data.get("kind", "equation")]
+            low, high = TARGET_BOUNDS.get(data.get("kind", "equation"), (1, 1))
             data = {**data}
             data["min_target"] = data.get("min_target") or low
             data["max_target"] = data.get("max_target") or high
