@@ -2,9 +2,58 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
+from pydantic import ValidationError
+
+from readout_audit._cli._common import user_errors
+from readout_audit._exceptions import InputError
+from readout_audit.lift import CutSettings, cut_papers, cut_table, read_papers, write_cuts
 
 
 @click.group("lift")
 def lift_group() -> None:
     """Likelihood lift of forecasts of hidden TeX continuations (cut, predict, score, report)."""
+
+
+@lift_group.command("cut")
+@click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The cut file (JSON lines); its manifest is written beside it.",
+)
+@click.option(
+    "--kind",
+    type=click.Choice(["equation", "prose"]),
+    default="equation",
+    show_default=True,
+    help="Equation suffixes (section 4) or prose/TeX blocks (section 7).",
+)
+@click.option("--seed", default=0, show_default=True, help="Seeds the pick of a paper's cuts.")
+@click.option("--per-paper", default=10, show_default=True, type=click.IntRange(1))
+@click.option(
+    "--min-context",
+    default=10_000,
+    show_default=True,
+    type=click.IntRange(0),
+    help="Cleaned characters required before a cut, and the context's length.",
+)
+@click.option("--min-target", type=click.IntRange(1), help="Default 50 (equation), 200 (prose).")
+@click.option("--max-target", type=click.IntRange(1), help="Default 400 (equation), 2000 (prose).")
+@click.option("--force", is_flag=True, help="Overwrite an existing --out.")
+@user_errors
+def cut_command(sources: tuple[Path, ...], out: Path, force: bool, **settings: object) -> None:
+    """Cut .tex files, folders of them or arXiv tarballs (SOURCES) into prediction tasks."""
+    if out.exists() and not force:
+        raise InputError("exists; pass --force to overwrite it", source=str(out), field="out")
+    try:
+        cut_settings = CutSettings.model_validate(settings)
+    except ValidationError as error:
+        raise click.BadParameter(error.errors()[0]["msg"], param_hint="--min-target") from None
+    cuts, manifest = cut_papers(read_papers(sources), cut_settings)
+    write_cuts(out, cuts, manifest)
+    click.echo(cut_table(manifest))
+    click.echo(f"wrote {len(cuts)} {cut_settings.kind} cuts to {out}")

@@ -3,7 +3,25 @@
 from readout_audit.lift._conditions import (
     LiftSetup,
 )
-from readout_audit.lift._cut import Cut, CutKind
+from readout_audit.lift._cut import (
+    Cut,
+    CutKind,
+)
+from readout_audit.lift._cutfile import (
+    CutManifest,
+    cut_papers,
+    cut_table,
+    read_cuts,
+    write_cuts,
+)
+from readout_audit.lift._displays import (
+    Display,
+    find_displays,
+)
+from readout_audit.lift._equation_cuts import (
+    cut_equations,
+    equation_body,
+)
 from readout_audit.lift._lift_stats import (
     NEAR_MAXIMUM,
     WINDOWS,
@@ -24,6 +42,9 @@ from readout_audit.lift._lift_stats import (
     rule_table,
     window_curve,
 )
+from readout_audit.lift._prose_cuts import (
+    cut_prose,
+)
 from readout_audit.lift._record import (
     LiftRecord,
 )
@@ -40,8 +61,20 @@ from readout_audit.lift._rules import (
 from readout_audit.lift._score import (
     score_lift,
 )
+from readout_audit.lift._select import (
+    CutSettings,
+    PaperStats,
+    seed_for,
+)
+from readout_audit.lift._sources import (
+    TexPaper,
+    read_papers,
+)
 from readout_audit.lift._summary import (
     LiftSummary,
+)
+from readout_audit.lift._tex import (
+    clean_tex,
 )
 from readout_audit.lift._toy import (
     TOY_CASES,
@@ -55,7 +88,10 @@ __all__ = [
     "Contrast",
     "Cut",
     "CutKind",
+    "CutManifest",
     "CutScores",
+    "CutSettings",
+    "Display",
     "HEADLINE",
     "LadderRow",
     "LiftRecord",
@@ -65,10 +101,12 @@ __all__ = [
     "NearMaximum",
     "POSITIVE_TOLERANCE",
     "PairedScores",
+    "PaperStats",
     "RULES",
     "RuleName",
     "RuleRow",
     "TOY_CASES",
+    "TexPaper",
     "TokenRecords",
     "TokenScore",
     "ToyCase",
@@ -76,17 +114,28 @@ __all__ = [
     "WINDOWS",
     "WindowRow",
     "check_logprobs",
+    "clean_tex",
     "condition_ladder",
+    "cut_equations",
+    "cut_papers",
+    "cut_prose",
+    "cut_table",
+    "equation_body",
+    "find_displays",
     "near_maximum",
     "normal_p_value",
     "paired_contrast",
     "paired_scores",
+    "read_cuts",
+    "read_papers",
     "rule_scores",
     "rule_table",
     "score_lift",
     "score_tokens",
+    "seed_for",
     "token_values",
     "toy_check",
     "toy_rows",
     "window_curve",
+    "write_cuts",
 ]

@@ -1,0 +1,110 @@
+r"""Prose/TeX cuts (section 7): split a paper between balanced TeX blocks.
+
+A block is a paragraph: text between blank lines that lie outside every environment, brace
+group and ``\[..\]``/``$$..$$`` display (a display or a list is inside one block). A cut is the
+start of a block; the target is the following whole blocks while they fit ``max_target``
+characters. When the first block alone is longer, the target is its first ``max_target``
+characters, so the target's end may fall inside an environment; the cut point never does.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+
+from readout_audit.lift._cut import Cut
+from readout_audit.lift._displays import find_displays, tokens
+from readout_audit.lift._select import CutSettings, PaperStats, context_before, finish, new_cut
+from readout_audit.lift._sources import TexPaper
+
+
+def groups(text: str) -> list[tuple[int, int]]:
+    r"""Spans of closed environments, brace groups and ``\[..\]``/``$$..$$`` displays, merged.
+
+    An ``\end`` closes the nearest open environment of its name (ones opened after it stay
+    unclosed); an environment or brace never closed, or a stray closer, is not a group: manuals
+    quote ``\begin{aligned}`` in short-verbatim ``|..|`` spans this reader does not know.
+    """
+    spans = [(d.start, d.end) for d in find_displays(text) if d.env in (r"\[", "$$")]
+    envs: list[tuple[str, int]] = []
+    braces: list[int] = []
+    for token in tokens(text):
+        if token.kind == "begin":
+            envs.append((token.name, token.start))
+        elif token.kind == "end":
+            opened = [i for i, (name, _) in enumerate(envs) if name == token.name]
+            if opened:
+                spans.append((envs[opened[-1]][1], token.end))
+                del envs[opened[-1] :]
+        elif token.kind == "brace" and token.name == "{":
+            braces.append(token.start)
+        elif token.kind == "brace" and braces:
+            spans.append((braces.pop(), token.end))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def blocks(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every block, in source order; separators are blank lines outside groups."""
+    merged = groups(text)
+    starts = [start for start, _ in merged]
+    found: list[tuple[int, int]] = []
+    start = 0
+    for token in tokens(text):
+        if token.kind != "blank":
+            continue
+        i = bisect.bisect_right(starts, token.start) - 1
+        if i >= 0 and token.start < merged[i][1]:
+            continue
+        if text[start : token.start].strip():
+            found.append((start, token.start))
+        start = token.end
+    if text[start:].strip():
+        found.append((start, len(text.rstrip())))
+    return [(s + len(text[s:e]) - len(text[s:e].lstrip()), e) for s, e in found]
+
+
+def target_end(spans: list[tuple[int, int]], first: int, limit: int) -> int:
+    """Where the target from block ``first`` ends: whole blocks within ``limit`` characters."""
+    start = spans[first][0]
+    end = min(spans[first][1], start + limit)
+    for _, block_end in spans[first + 1 :]:
+        if block_end - start > limit:
+            break
+        end = block_end
+    return end
+
+
+def cut_prose(paper: TexPaper, settings: CutSettings | None = None) -> tuple[list[Cut], PaperStats]:
+    """A paper's prose/TeX cuts, one per qualifying block start, at most ``per_paper``."""
+    settings = settings or CutSettings(kind="prose")
+    spans = blocks(paper.text)
+    rejected: Counter[str] = Counter()
+    cuts = []
+    for index, (start, _) in enumerate(spans):
+        if start < settings.min_context:
+            rejected["context"] += 1
+            continue
+        target = paper.text[start : target_end(spans, index, settings.max_target)]
+        if len(target) < settings.min_target:
+            rejected["target_short"] += 1
+            continue
+        cuts.append(
+            new_cut(
+                paper,
+                "prose",
+                f"block{index}",
+                display_start=start,
+                cut_offset=start,
+                target_end=start + len(target),
+                context=context_before(paper.text, start, settings),
+                prefix="",
+                target=target,
+            )
+        )
+    return finish(paper, len(spans), cuts, rejected, settings)

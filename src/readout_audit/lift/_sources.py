@@ -1,0 +1,247 @@
+r"""Papers read from TeX sources: a ``.tex`` file, a folder of them, or an arXiv-style archive.
+
+A paper is its main file with ``\input``/``\include`` of files beside it inlined, then cleaned
+(:func:`clean_tex`). Archives are read in memory, never extracted.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import re
+import tarfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from readout_audit._exceptions import InputError
+from readout_audit.lift._cut import sha256_text
+from readout_audit.lift._tex import clean_tex, strip_comments
+
+MAX_INPUT_DEPTH = 10
+"""How deep ``\\input`` files may nest before further inputs are left as they are."""
+
+_INPUT = re.compile(r"\\(?:input|include)\s*\{([^{}]+)\}")
+_MAIN_MARKERS = (r"\documentclass", r"\begin{document}")
+_ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".gz")
+
+Lookup = Callable[[str], tuple[str, bytes] | None]
+"""An input name to its file's name and bytes, or None when there is no such file."""
+
+
+@dataclass(frozen=True)
+class TexPaper:
+    """One paper's cleaned text, with where it came from and what reading it noticed."""
+
+    id: str
+    source: str
+    """The main file (inside an archive: ``archive:member``)."""
+    text: str
+    """The cleaned text (comments, ``\\iffalse`` blocks and preamble removed) cuts index."""
+    raw_sha256: str
+    """SHA-256 of the source's bytes as read (the archive's for an archive)."""
+    notes: tuple[str, ...] = field(default=())
+    """Inputs skipped, bytes that were not UTF-8."""
+
+    @property
+    def sha256(self) -> str:
+        """SHA-256 of the cleaned text."""
+        return sha256_text(self.text)
+
+
+def decode(data: bytes, name: str, notes: list[str]) -> str:
+    """UTF-8 text; undecodable bytes become U+FFFD and a note says so."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        notes.append(f"{name}: not UTF-8, undecodable bytes replaced by U+FFFD")
+        return data.decode("utf-8", errors="replace")
+
+
+def inline_inputs(text: str, lookup: Lookup, notes: list[str], stack: tuple[str, ...] = ()) -> str:
+    r"""The text (comments stripped) with every ``\input{x}``/``\include{x}`` found replaced."""
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1).strip()
+        if len(stack) >= MAX_INPUT_DEPTH:
+            notes.append(f"input {name!r} not inlined: nested deeper than {MAX_INPUT_DEPTH}")
+            return match.group()
+        found = lookup(name)
+        if found is None:
+            notes.append(f"input {name!r} not found, left as it is")
+            return match.group()
+        resolved, data = found
+        if resolved in stack:
+            notes.append(f"input {name!r} not inlined: it includes itself")
+            return match.group()
+        return inline_inputs(decode(data, resolved, notes), lookup, notes, (*stack, resolved))
+
+    return _INPUT.sub(replace, strip_comments(text))
+
+
+def candidate_names(name: str) -> list[str]:
+    """The file names LaTeX tries for an input: with ``.tex`` added first, then as written."""
+    return [name] if name.endswith(".tex") else [name + ".tex", name]
+
+
+def folder_lookup(folder: Path) -> Lookup:
+    """Inputs read from files inside ``folder`` (never outside it)."""
+    root = folder.resolve()
+
+    def lookup(name: str) -> tuple[str, bytes] | None:
+        for candidate in candidate_names(name):
+            path = (root / candidate).resolve()
+            if path.is_relative_to(root) and path.is_file():
+                return str(path.relative_to(root)), path.read_bytes()
+        return None
+
+    return lookup
+
+
+def has_main_marker(text: str) -> bool:
+    r"""Whether a file (comments stripped) is a main file: ``\documentclass`` or a body."""
+    stripped = strip_comments(text)
+    return any(marker in stripped for marker in _MAIN_MARKERS)
+
+
+def make_paper(
+    paper_id: str, source: str, main: tuple[str, bytes], lookup: Lookup, raw: bytes
+) -> TexPaper:
+    """A paper from its main file's name (as ``lookup`` names it) and bytes: inputs inlined."""
+    notes: list[str] = []
+    text = inline_inputs(decode(main[1], source, notes), lookup, notes, (main[0],))
+    return TexPaper(
+        paper_id, source, clean_tex(text), hashlib.sha256(raw).hexdigest(), tuple(notes)
+    )
+
+
+def read_tex_file(path: Path) -> TexPaper:
+    """One ``.tex`` file as a paper named after its stem; inputs read beside it."""
+    raw = path.read_bytes()
+    return make_paper(path.stem, str(path), (path.name, raw), folder_lookup(path.parent), raw)
+
+
+def read_folder(folder: Path) -> list[TexPaper]:
+    r"""Every ``.tex`` file in a folder with ``\documentclass`` or ``\begin{document}``."""
+    papers = []
+    for path in sorted(folder.glob("*.tex")):
+        if path.is_file() and has_main_marker(path.read_bytes().decode("utf-8", "replace")):
+            papers.append(read_tex_file(path))
+    if not papers:
+        raise InputError(
+            "holds no .tex file with \\documentclass or \\begin{document}", source=str(folder)
+        )
+    return papers
+
+
+def archive_id(path: Path) -> str:
+    """An archive's paper id: its name without ``.tar.gz``, ``.tgz``, ``.tar`` or ``.gz``."""
+    name = path.name
+    for suffix in _ARCHIVE_SUFFIXES:
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def safe_members(archive: tarfile.TarFile, source: str) -> dict[str, tarfile.TarInfo]:
+    """The archive's regular files by normalised name; absolute or ``..`` names are refused."""
+    members = {}
+    for member in archive.getmembers():
+        pure = PurePosixPath(member.name)
+        if pure.is_absolute() or ".." in pure.parts:
+            raise InputError(f"unsafe member name {member.name!r}", source=source)
+        if member.isfile():
+            members[str(pure)] = member
+    return members
+
+
+def read_tar(data: bytes, path: Path, raw: bytes) -> TexPaper:
+    r"""A tarball's paper; main member: the one with ``\documentclass`` (ties: a body, size)."""
+    source = str(path)
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        members = safe_members(archive, source)
+
+        def read(name: str) -> bytes:
+            handle = archive.extractfile(members[name])
+            assert handle is not None  # regular files always have contents
+            return handle.read()
+
+        texts = {
+            name: read(name).decode("utf-8", "replace")
+            for name in members
+            if name.lower().endswith(".tex")
+        }
+
+        def rank(name: str) -> tuple[bool, bool, int, str]:
+            stripped = strip_comments(texts[name])
+            return (
+                r"\documentclass" in stripped,
+                _MAIN_MARKERS[1] in stripped,
+                members[name].size,
+                name,
+            )
+
+        mains = [name for name in texts if has_main_marker(texts[name])]
+        if not mains:
+            raise InputError(
+                "holds no .tex file with \\documentclass or \\begin{document}", source=source
+            )
+        main = max(mains, key=rank)
+
+        def lookup(name: str) -> tuple[str, bytes] | None:
+            base = PurePosixPath(main).parent
+            for candidate in candidate_names(name):
+                key = str(base / PurePosixPath(candidate))
+                if key in members:
+                    return key, read(key)
+            return None
+
+        return make_paper(archive_id(path), f"{source}:{main}", (main, read(main)), lookup, raw)
+
+
+def read_archive(path: Path) -> TexPaper:
+    """A tarball (plain or gzipped) or a gzip of a single ``.tex`` file, read in memory."""
+    data = path.read_bytes()
+    content = data
+    if data[:2] == b"\x1f\x8b":
+        try:
+            content = gzip.decompress(data)
+        except (OSError, EOFError) as error:
+            raise InputError(f"unreadable gzip ({error})", source=str(path)) from None
+    try:
+        with tarfile.open(fileobj=io.BytesIO(content)):
+            pass
+    except tarfile.TarError:
+        if content is data:
+            raise InputError(
+                "neither a .tex file, a folder, a tar archive nor a gzip file", source=str(path)
+            ) from None
+        return make_paper(archive_id(path), str(path), (path.name, content), lambda _: None, data)
+    return read_tar(content, path, data)
+
+
+def read_source(path: Path) -> list[TexPaper]:
+    """The papers one source holds: a ``.tex`` file, a folder or an archive."""
+    if not path.exists():
+        raise InputError("no such file or folder", source=str(path))
+    if path.is_dir():
+        return read_folder(path)
+    if path.suffix.lower() == ".tex":
+        return [read_tex_file(path)]
+    return [read_archive(path)]
+
+
+def read_papers(sources: Sequence[Path]) -> list[TexPaper]:
+    """Every paper of every source, in order; two papers with one id are an error."""
+    papers: dict[str, TexPaper] = {}
+    for path in sources:
+        for paper in read_source(Path(path)):
+            if paper.id in papers:
+                raise InputError(
+                    f"paper id {paper.id!r} is read from both {papers[paper.id].source} "
+                    f"and {paper.source}; rename one",
+                    source=str(path),
+                )
+            papers[paper.id] = paper
+    return list(papers.values())

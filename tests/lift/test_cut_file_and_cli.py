@@ -1,0 +1,82 @@
+"""Cut files and their manifest, and ``readout lift cut`` on the shipped fixtures."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from readout_audit import InputError
+from readout_audit._cli import main
+from readout_audit.lift import read_cuts
+
+TEX = Path(__file__).parent.parent / "fixtures" / "tex"
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, ["lift", "cut", *args])
+
+
+def test_cut_writes_cuts_a_manifest_and_a_table(tmp_path):
+    out = tmp_path / "cuts.jsonl"
+    result = run(str(TEX / "testmath.tex"), str(TEX / "aipsamp.tex"), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].split() == [
+        "paper", "displays", "cuts", "context", "no_site", "target_short", "target_in_context",
+        "over_quota",
+    ]  # fmt: skip
+    assert lines[1].split() == ["testmath", "131", "10", "24", "30", "24", "4", "39"]
+    assert lines[2].split() == ["aipsamp", "12", "1", "7", "2", "2", "0", "0"]
+    assert lines[3].split() == ["total", "143", "11", "31", "32", "26", "4", "39"]
+    cuts = read_cuts(out)
+    assert len(cuts) == 11 and {c.paper for c in cuts} == {"testmath", "aipsamp"}
+    manifest = json.loads((tmp_path / "cuts.jsonl.manifest.json").read_text())
+    assert manifest["settings"] == {
+        "kind": "equation", "seed": 0, "per_paper": 10, "min_context": 10000,
+        "min_target": 50, "max_target": 400,
+    }  # fmt: skip
+    assert [p["paper"] for p in manifest["papers"]] == ["testmath", "aipsamp"]
+    assert manifest["papers"][1]["paper_sha256"] == cuts[-1].paper_sha256
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_an_existing_out_is_kept_unless_forced(tmp_path):
+    out = tmp_path / "cuts.jsonl"
+    out.write_text("keep\n")
+    result = run(str(TEX / "aipsamp.tex"), "--out", str(out))
+    assert result.exit_code == 1
+    assert f"{out}, field 'out': exists; pass --force to overwrite it" in result.output
+    assert out.read_text() == "keep\n"
+    result = run(str(TEX / "aipsamp.tex"), "--out", str(out), "--force", "--kind", "prose")
+    assert result.exit_code == 0, result.output
+    assert [c.kind for c in read_cuts(out)] == ["prose"] * 10
+
+
+def test_a_duplicate_paper_id_is_a_clean_error(tmp_path):
+    (tmp_path / "x").mkdir()
+    shutil.copy(TEX / "aipsamp.tex", tmp_path / "x" / "aipsamp.tex")
+    result = run(str(TEX / "aipsamp.tex"), str(tmp_path / "x"), "--out", str(tmp_path / "c"))
+    assert result.exit_code == 1
+    assert "paper id 'aipsamp' is read from both" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_read_cuts_names_the_line_and_field_of_a_bad_cut(tmp_path):
+    out = tmp_path / "cuts.jsonl"
+    assert run(str(TEX / "aipsamp.tex"), "--out", str(out)).exit_code == 0
+    (cut,) = read_cuts(out)
+    record = cut.model_dump()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(record) + "\n" + json.dumps({**record, "cut_offset": "x"}) + "\n")
+    with pytest.raises(InputError, match=r"bad.jsonl:2, field 'cut_offset'"):
+        read_cuts(bad)
+    bad.write_text(json.dumps(record) + "\n" + json.dumps(record) + "\n")
+    with pytest.raises(InputError, match=r"bad.jsonl:2, field 'id': cut id 'aipsamp:eq9' repeats"):
+        read_cuts(bad)
+    bad.write_text(json.dumps({**record, "target": "changed"}) + "\n")
+    with pytest.raises(InputError, match=r"bad.jsonl:1, field 'target_sha256'"):
+        read_cuts(bad)
