@@ -8,6 +8,8 @@ import click
 from pydantic import ValidationError
 
 from readout_audit._cli._common import user_errors
+from readout_audit._cli._lift_score import lift_score_command, lift_toy_command
+from readout_audit._cli._report import report_command
 from readout_audit._exceptions import InputError
 from readout_audit.lift import CutSettings, cut_papers, cut_table, read_papers, write_cuts
 
@@ -57,3 +59,8 @@ def cut_command(sources: tuple[Path, ...], out: Path, force: bool, **settings: o
     write_cuts(out, cuts, manifest)
     click.echo(cut_table(manifest))
     click.echo(f"wrote {len(cuts)} {cut_settings.kind} cuts to {out}")
+
+
+lift_group.add_command(lift_score_command)
+lift_group.add_command(lift_toy_command)
+lift_group.add_command(report_command)

@@ -4,8 +4,9 @@ Equation cuts use the paper's scaffold: the forecast completes a first copy of t
 then the same prefix is opened again and the true suffix Y plus ``\n`` and the closing
 delimiter is scored. The recent-context controls are unscaffolded: the last B = |Y| + 40
 characters before the display (and three times that), then the display's opening and prefix.
-Prose cuts use the notes scaffold around 2,000-character windows; their control is the
-unscaffolded 3,000-character context.
+A forecast spends the same budget as that control: it is cut to B characters. Prose cuts use
+the notes scaffold around 2,000-character windows with the forecast cut to 1,000 characters;
+their control is the unscaffolded 3,000-character context.
 """
 
 from __future__ import annotations
@@ -62,7 +63,9 @@ class Condition:
     prompt: str
     scaffold: bool
     forecast: str | None = None
-    """The forecast Z a forecast condition's scaffold holds."""
+    """The forecast Z a forecast condition's scaffold holds, cut to its budget: B = |Y| + 40
+    characters for an equation (the same budget as the recent-context control), 1,000 for
+    prose."""
 
 
 def equation_scaffold(cut: Cut, z: str) -> str:
@@ -135,7 +138,9 @@ def conditions(cut: Cut, forecasts: Mapping[str, str], setup: LiftSetup) -> list
             found.append(Condition(name, recent_context(cut, chars), False))
     else:
         found.append(Condition(CONTEXT, recent_context(cut, setup.prose_context), False))
-    found += [Condition(f"{FORECAST}{s}", scaffold(z), True, z) for s, z in forecasts.items()]
+    for setting, z in forecasts.items():
+        z = z[: budget(cut, setup)] if cut.kind == "equation" else z[: setup.z_budget]
+        found.append(Condition(f"{FORECAST}{setting}", scaffold(z), True, z))
     if setup.oracle:
         found.append(Condition(ORACLE, scaffold(cut.target), True))
     return found

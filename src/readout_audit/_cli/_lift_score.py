@@ -1,0 +1,127 @@
+"""``readout lift score|toy|report``: score forecasts against their controls, and read the run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from readout_audit._cli._common import check_out, model_options, user_errors
+from readout_audit._cli._score import finish, load_cli_model
+from readout_audit._exceptions import InputError
+from readout_audit.kind._progress import progress_mode
+from readout_audit.lift._conditions import LiftSetup
+from readout_audit.lift._cut import Cut
+from readout_audit.lift._cutfile import read_cuts
+from readout_audit.lift._forecasts import Forecast, read_forecasts
+from readout_audit.lift._score import Forecasts, cut_jobs, score_lift
+from readout_audit.lift._toy import toy_check, toy_rows
+
+
+def forecasts_by_cut(forecasts: Iterable[Forecast]) -> Forecasts:
+    """Cut id → setting → Z, refusing a (cut, setting) that two files both give."""
+    found: dict[str, dict[str, str]] = {}
+    for f in forecasts:
+        per_cut = found.setdefault(f.cut_id, {})
+        if f.setting in per_cut:
+            raise InputError(
+                f"setting {f.setting!r} has two forecasts for this cut (two --forecasts files?)",
+                item_id=f.cut_id,
+                field="setting",
+            )
+        per_cut[f.setting] = f.z
+    return found
+
+
+@click.command("score")
+@click.option(
+    "--cuts",
+    "cuts_path",
+    required=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The cut file (from readout lift cut).",
+)
+@click.option(
+    "--forecasts",
+    "forecast_paths",
+    multiple=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Forecast files (from readout lift predict, or cut_id/setting/z lines); repeatable.",
+)
+@click.option("--setting", help="The setting of forecast lines that name none.")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Run directory.")
+@click.option(
+    "--multipliers",
+    default="1,3",
+    show_default=True,
+    help="Recent-context controls as multiples of B = |Y| + 40 (equation cuts).",
+)
+@click.option("--no-oracle", is_flag=True, help="Skip the true-suffix condition.")
+@click.option("--no-toy", is_flag=True, help="Skip appendix A's toy check on the scorer.")
+@click.option("--seed", default=0, show_default=True, help="Seeds the report's example cuts.")
+@model_options
+@user_errors
+def lift_score_command(
+    cuts_path: Path,
+    forecast_paths: tuple[Path, ...],
+    setting: str | None,
+    out: Path,
+    multipliers: str,
+    no_oracle: bool,
+    no_toy: bool,
+    seed: int,
+    **options: Any,
+) -> None:
+    """Score each cut's true target under every condition, then report the lift.
+
+    The conditions: the empty scaffold, recent context (B and 3B characters), each forecast
+    and the oracle (the true suffix in the scaffold).
+    """
+    try:
+        factors = tuple(int(m) for m in multipliers.split(","))
+    except ValueError:
+        raise InputError(
+            f"{multipliers!r} is not a comma-separated list of integers", field="multipliers"
+        ) from None
+    if not factors or any(m < 1 for m in factors):
+        raise InputError("multipliers must be integers of at least 1", field="multipliers")
+    setup = LiftSetup(multipliers=factors, oracle=not no_oracle)
+    cuts: list[Cut] = read_cuts(cuts_path)
+    found = [f for p in forecast_paths for f in read_forecasts(p, setting=setting, cuts=cuts)]
+    forecasts = forecasts_by_cut(found)
+    check_out(out, "lift")
+
+    def preflight(codec: Any) -> None:
+        for cut in cuts:
+            cut_jobs(cut, forecasts.get(cut.id, {}), setup, codec)
+
+    model = load_cli_model(options, preflight)
+    score_lift(
+        model,
+        cuts,
+        out,
+        forecasts=forecasts,
+        setup=setup,
+        batch_size=options["batch_size"],
+        progress=progress_mode(options["progress"]),
+        toy=not no_toy,
+        seed=seed,
+    )
+    finish(out, options["plain"])
+
+
+@click.command("toy")
+@model_options
+@user_errors
+def lift_toy_command(**options: Any) -> None:
+    """Appendix A's toy cases on a scorer: does the scaffold make it copy the first equation?"""
+    rows = toy_rows(load_cli_model(options, None))
+    click.echo(f"{'case':<9} {'condition':<13} {'raw':>7} {'clipLL_2':>9} {'vs. empty':>10}")
+    for r in rows:
+        click.echo(
+            f"{r.case:<9} {r.condition:<13} {r.raw:>7.3f} {r.clip2:>9.3f} {r.vs_empty:>+10.3f}"
+        )
+    check = toy_check(rows)
+    click.echo(f"{check.verdict.upper()}: {check.finding}")
