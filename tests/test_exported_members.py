@@ -11,6 +11,7 @@ def test_all_is_sorted_and_complete():
         "audit",
         "data",
         "kind",
+        "lift",
         "log",
         "model",
         "prompt",
