@@ -79,6 +79,7 @@ def test_a_rerun_skips_the_cuts_already_written(model, make_cut, tmp_path):
     assert len(lines(out)) == 3
 
 
+@pytest.mark.model  # loads the embedded model through the command
 def test_predict_command_writes_plain_prompt_forecasts(make_cut, tmp_path, monkeypatch):
     cuts = [make_cut("eq1"), make_cut("eq2")]
     monkeypatch.setattr(lift_cli, "_read_cuts", lambda path: cuts)
