@@ -8,6 +8,7 @@ import click
 from pydantic import ValidationError
 
 from readout_audit._cli._common import user_errors
+from readout_audit._cli._lift_predict import predict_command
 from readout_audit._cli._lift_score import lift_score_command, lift_toy_command
 from readout_audit._cli._report import report_command
 from readout_audit._exceptions import InputError
@@ -61,6 +62,7 @@ def cut_command(sources: tuple[Path, ...], out: Path, force: bool, **settings: o
     click.echo(f"wrote {len(cuts)} {cut_settings.kind} cuts to {out}")
 
 
+lift_group.add_command(predict_command)
 lift_group.add_command(lift_score_command)
 lift_group.add_command(lift_toy_command)
 lift_group.add_command(report_command)

@@ -22,6 +22,10 @@ from readout_audit.lift._equation_cuts import (
     cut_equations,
     equation_body,
 )
+from readout_audit.lift._forecasts import (
+    Forecast,
+    read_forecasts,
+)
 from readout_audit.lift._lift_stats import (
     NEAR_MAXIMUM,
     WINDOWS,
@@ -41,6 +45,15 @@ from readout_audit.lift._lift_stats import (
     rule_scores,
     rule_table,
     window_curve,
+)
+from readout_audit.lift._predict import (
+    EQUATION_PROMPT,
+    PROSE_PROMPT,
+    clean_forecast,
+    forecast_cut,
+    forecast_seed,
+    predictor_prompt,
+    write_forecasts,
 )
 from readout_audit.lift._prose_cuts import (
     cut_prose,
@@ -92,6 +105,8 @@ __all__ = [
     "CutScores",
     "CutSettings",
     "Display",
+    "EQUATION_PROMPT",
+    "Forecast",
     "HEADLINE",
     "LadderRow",
     "LiftRecord",
@@ -100,6 +115,7 @@ __all__ = [
     "NEAR_MAXIMUM",
     "NearMaximum",
     "POSITIVE_TOLERANCE",
+    "PROSE_PROMPT",
     "PairedScores",
     "PaperStats",
     "RULES",
@@ -114,6 +130,7 @@ __all__ = [
     "WINDOWS",
     "WindowRow",
     "check_logprobs",
+    "clean_forecast",
     "clean_tex",
     "condition_ladder",
     "cut_equations",
@@ -122,11 +139,15 @@ __all__ = [
     "cut_table",
     "equation_body",
     "find_displays",
+    "forecast_cut",
+    "forecast_seed",
     "near_maximum",
     "normal_p_value",
     "paired_contrast",
     "paired_scores",
+    "predictor_prompt",
     "read_cuts",
+    "read_forecasts",
     "read_papers",
     "rule_scores",
     "rule_table",
@@ -138,4 +159,5 @@ __all__ = [
     "toy_rows",
     "window_curve",
     "write_cuts",
+    "write_forecasts",
 ]

@@ -251,16 +251,11 @@ class ServedModel(ScoringModel):
             "model": self.spec.model,
             "prompt": prompt,
             "max_tokens": settings.max_new_tokens,
-            "temperature": settings.temperature if settings.do_sample else 0.0,
             "seed": settings.seed,
+            **sampling_fields(self.server, settings),
         }
-        if settings.do_sample:
-            body |= {"top_p": settings.top_p, "top_k": settings.top_k}
         if settings.stop_strings:
             body["stop"] = list(settings.stop_strings)
-        if settings.repetition_penalty != 1.0:
-            name = "repeat_penalty" if self.server.startswith("llama") else "repetition_penalty"
-            body[name] = settings.repetition_penalty
         if settings.min_new_tokens:
             if self.server not in ("vllm", "sglang"):
                 raise CapabilityError(
@@ -279,6 +274,30 @@ class ServedModel(ScoringModel):
         """The endpoint's temperature-0 continuation, re-encoded by the local tokenizer."""
         request = PositionRequest(context=context, greedy_tokens=max_new_tokens)
         return self.score_positions([request])[0].greedy
+
+
+def sampling_fields(server: str, settings: GenerationSettings) -> dict[str, Any]:
+    """A completion request's sampling fields, so the server samples as ``settings`` say.
+
+    Servers fill a field left out with their own default (llama.cpp: top-k 40, top-p 0.95,
+    min-p 0.05; llama-cpp-python also a repeat penalty of 1.1, even at temperature 0), so the
+    known servers get every warper, min-p 0 included; ``top_k`` 0 (no truncation, as in
+    ``transformers``) is spelled 0 for llama.cpp, -1 for vLLM and SGLang, and left out for
+    another API, whose default is no truncation.
+    """
+    fields: dict[str, Any] = {"temperature": settings.temperature if settings.do_sample else 0.0}
+    known = server.startswith("llama") or server in ("vllm", "sglang")
+    if settings.do_sample:
+        fields["top_p"] = settings.top_p
+        if known:
+            no_truncation = 0 if server.startswith("llama") else -1
+            fields |= {"top_k": settings.top_k or no_truncation, "min_p": 0.0}
+        elif settings.top_k:
+            fields["top_k"] = settings.top_k
+    if known or settings.repetition_penalty != 1.0:
+        name = "repeat_penalty" if server.startswith("llama") else "repetition_penalty"
+        fields[name] = settings.repetition_penalty
+    return fields
 
 
 def load_served(

@@ -1,0 +1,114 @@
+"""``readout lift predict``: sample a forecast of every cut's hidden target, resumably."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any
+
+import click
+
+from readout_audit._cli._common import model_options, run_options, user_errors
+from readout_audit._cli._score import load_cli_model
+from readout_audit._exceptions import InputError
+from readout_audit.lift._cut import Cut
+from readout_audit.lift._cutfile import read_cuts
+from readout_audit.lift._forecasts import manifest_path
+from readout_audit.lift._predict import write_forecasts
+from readout_audit.model._served import ServedModel
+
+
+def run_predict(
+    cuts: Sequence[Cut],
+    out: Path,
+    options: dict[str, Any],
+    *,
+    setting: str | None,
+    seed: int,
+    max_new_tokens: int | None,
+    plain_prompt: bool,
+) -> None:
+    """Load the model, write a forecast of every cut to ``out`` (resuming it), say where."""
+    if out.is_dir():
+        raise InputError("is a directory; give a file for the forecasts", field="out")
+    settings = run_options(options)
+    model = load_cli_model(options)
+    ledger = out.with_name(out.name + ".ledger.sqlite")
+    with model.ledger(ledger) if isinstance(model, ServedModel) else nullcontext():
+        forecasts = write_forecasts(
+            model,
+            cuts,
+            out,
+            setting=setting,
+            seed=seed,
+            chat=False if plain_prompt else None,
+            template_kwargs=settings["template_kwargs"],
+            max_new_tokens=max_new_tokens,
+            progress=settings["progress"],
+        )
+    click.echo(
+        f"{len(forecasts)} forecasts ({forecasts[0].setting if forecasts else 'none'}) in {out}; "
+        f"manifest {manifest_path(out)}"
+    )
+
+
+@click.command("predict")
+@click.option(
+    "--cuts",
+    "cuts_path",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Cut file (JSON lines) written by `readout lift cut`.",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Forecast file (JSON lines), resumed if it exists with the same settings; its "
+    "manifest is written beside it as <out>.manifest.json.",
+)
+@click.option(
+    "--setting",
+    default=None,
+    help="Name of this predictor setting in the records (default: the model's name + -t1).",
+)
+@click.option(
+    "--seed",
+    default=0,
+    show_default=True,
+    type=int,
+    help="Run seed; each cut's sampling seed is derived from it and the cut id by SHA-256.",
+)
+@click.option(
+    "--max-new-tokens",
+    default=None,
+    type=click.IntRange(1),
+    help="Generation bound per cut (default: half the asked characters plus 16).",
+)
+@click.option(
+    "--plain-prompt",
+    is_flag=True,
+    help="Send the prompt as plain text even when the model has a chat template.",
+)
+@model_options
+@user_errors
+def predict_command(
+    cuts_path: Path,
+    out: Path,
+    setting: str | None,
+    seed: int,
+    max_new_tokens: int | None,
+    plain_prompt: bool,
+    **options: Any,
+) -> None:
+    """Sample a forecast Z of every cut's hidden target at temperature 1."""
+    run_predict(
+        read_cuts(cuts_path),
+        out,
+        options,
+        setting=setting,
+        seed=seed,
+        max_new_tokens=max_new_tokens,
+        plain_prompt=plain_prompt,
+    )
