@@ -35,6 +35,17 @@ def test_scaffold_conditions_share_one_context(model):
         assert model.codec.decode(jobs[name].request.context) == prompt
 
 
+def test_bos_opens_every_prompt_only_when_asked(model):
+    cut = equation_cut()
+    bos = model.codec.tokenizer.bos_token_id
+    assert bos == 1 and model.codec.prefix_ids == ()  # SmolLM2 declares <|im_start|>, adds none
+    plain = cut_jobs(cut, {}, LiftSetup(), model.codec)
+    opened = cut_jobs(cut, {}, LiftSetup(bos=True), model.codec)
+    for a, b in zip(plain, opened, strict=True):
+        assert list(b.request.context) == [bos, *a.request.context]
+        assert b.request.continuations == a.request.continuations
+
+
 def test_shared_forward_equals_each_prompt_scored_alone(model, tmp_path, float32_budget):
     setup = LiftSetup()
     for cut in (equation_cut(), prose_cut()):

@@ -235,3 +235,38 @@ def test_recover_runs_on_served_model_without_hidden_states(served_spec, conform
             served_scores - served_scores[0], local_scores - local_scores[0], atol=2 * Q4_1
         )
     assert "full string + label-free offsets" in output and "No probes: the backend" in output
+
+
+def test_lift_scores_on_a_served_scorer_as_on_the_local_model(served_spec, conformance, tmp_path):
+    tex = Path(__file__).parent.parent / "fixtures" / "tex"
+    cuts = tmp_path / "cuts.jsonl"
+    args = ["lift", "cut", str(tex / "aipsamp.tex"), str(tex / "testmath.tex"), "--out", str(cuts)]
+    code, output = _invoke(*args, "--per-paper", "1")
+    assert code == 0, output
+    ids = [json.loads(line)["id"] for line in cuts.read_text().splitlines()]
+    forecasts = tmp_path / "z.jsonl"
+    forecasts.write_text("".join(json.dumps({"cut_id": i, "z": "x"}) + "\n" for i in ids))
+    args = ["lift", "score", "--cuts", str(cuts), "--forecasts", str(forecasts)]
+    args += ["--setting", "x", "--no-toy", "--plain", "--no-progress", "--bos"]
+    local, served = tmp_path / "local", tmp_path / "served"
+    code, output = _invoke(*args, "--out", str(local))
+    assert code == 0, output
+    code, output = _invoke(
+        *args, "--out", str(served), "--model", served_spec, "--conformance", str(conformance)
+    )
+    assert code == 0, output
+    mine = {(r.item_id, r.variant): r for r in read_run(local).records}
+    theirs = read_run(served).records
+    assert all(r.prompt_tail and r.n_prompt_tokens > 1 for r in theirs)
+    assert len(theirs) == len(mine) == 2 * 5
+    for record in theirs:
+        here = mine[(record.item_id, record.variant)]
+        assert record.target_token_ids == here.target_token_ids
+        # per-token log-probabilities of quantised activations move by up to ~0.25 on these
+        # 100-600-token prompts; their clipLL_2 means agree within that tolerance
+        clip = [np.mean(np.maximum(r.target_logprobs, -2)) for r in (record, here)]
+        assert abs(clip[0] - clip[1]) < Q4_1, (record.item_id, record.variant, clip)
+    for cut in ids:  # the true suffix in the first equation lifts the target on both scorers
+        for records in (mine, {(r.item_id, r.variant): r for r in theirs}):
+            oracle, empty = records[(cut, "oracle")], records[(cut, "empty")]
+            assert np.mean(oracle.target_logprobs) > np.mean(empty.target_logprobs) + 0.3

@@ -59,6 +59,12 @@ def forecasts_by_cut(forecasts: Iterable[Forecast]) -> Forecasts:
     help="Recent-context controls as multiples of B = |Y| + 40 (equation cuts).",
 )
 @click.option("--no-oracle", is_flag=True, help="Skip the true-suffix condition.")
+@click.option(
+    "--bos",
+    is_flag=True,
+    help="Open every scorer prompt with the tokenizer's BOS token (needed by servers that "
+    "misread echoed log-probs of prompts without it, such as llama-cpp-python on SmolLM2).",
+)
 @click.option("--no-toy", is_flag=True, help="Skip appendix A's toy check on the scorer.")
 @click.option("--seed", default=0, show_default=True, help="Seeds the report's example cuts.")
 @model_options
@@ -70,6 +76,7 @@ def lift_score_command(
     out: Path,
     multipliers: str,
     no_oracle: bool,
+    bos: bool,
     no_toy: bool,
     seed: int,
     **options: Any,
@@ -87,7 +94,7 @@ def lift_score_command(
         ) from None
     if not factors or any(m < 1 for m in factors):
         raise InputError("multipliers must be integers of at least 1", field="multipliers")
-    setup = LiftSetup(multipliers=factors, oracle=not no_oracle)
+    setup = LiftSetup(multipliers=factors, oracle=not no_oracle, bos=bos)
     cuts: list[Cut] = read_cuts(cuts_path)
     found = [f for p in forecast_paths for f in read_forecasts(p, setting=setting, cuts=cuts)]
     forecasts = forecasts_by_cut(found)

@@ -41,6 +41,10 @@ class LiftSetup:
     """Score the true-suffix condition (Z = Y)."""
     closing: bool = True
     """Score the closing delimiter after an equation's target (the toy check omits it)."""
+    bos: bool = False
+    """Open every scorer prompt with the tokenizer's beginning-of-sequence token when it does
+    not add one itself (SmolLM2's is ``<|im_start|>``): a document start, and what
+    llama-cpp-python needs to read echoed log-probabilities at their own positions."""
 
     def as_config(self) -> dict[str, object]:
         """The setup as a run manifest records it."""
@@ -52,6 +56,7 @@ class LiftSetup:
             "prose_context": self.prose_context,
             "oracle": self.oracle,
             "closing": self.closing,
+            "bos": self.bos,
         }
 
 

@@ -42,6 +42,15 @@ def common_prefix(rows: Sequence[Sequence[int]]) -> int:
     return shortest
 
 
+def leading_ids(codec: TextCodec, setup: LiftSetup) -> list[int]:
+    """The special tokens every scorer prompt opens with: the tokenizer's own, or its BOS."""
+    lead = list(codec.prefix_ids)
+    bos = codec.tokenizer.bos_token_id
+    if setup.bos and isinstance(bos, int) and bos not in lead:
+        lead.insert(0, bos)
+    return lead
+
+
 def lift_record(
     model: ScoringModel,
     scores: PositionScores,
@@ -77,7 +86,8 @@ def cut_jobs(
     if not target_ids:
         raise InputError("the target encodes to no tokens", item_id=cut.id, field="target")
     found = conditions(cut, forecasts, setup)
-    ids = {c.name: [*codec.prefix_ids, *codec.encode(c.prompt)] for c in found}
+    lead = leading_ids(codec, setup)
+    ids = {c.name: [*lead, *codec.encode(c.prompt)] for c in found}
     window = codec.context_window
     for c in found:
         if window is not None and len(ids[c.name]) + len(target_ids) > window:
@@ -162,7 +172,9 @@ def score_lift(
             run_dir.write_artifact("cuts", [c.model_dump() for c in cuts])
             run_dir.write_artifact("forecasts", {k: dict(v) for k, v in forecasts.items()})
         if toy and run_dir.artifact("toy") is None:
-            run_dir.write_artifact("toy", [row.model_dump() for row in toy_rows(model)])
+            run_dir.write_artifact(
+                "toy", [row.model_dump() for row in toy_rows(model, bos=setup.bos)]
+            )
         return jobs
 
     return run_kind(LIFT, model, out, config, plan, batch_size=batch_size, progress=progress)

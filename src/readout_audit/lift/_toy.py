@@ -8,6 +8,7 @@ and beat the empty scaffold and the context-only condition.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
@@ -91,13 +92,16 @@ def _condition(variant: str) -> str:
     return variant.removeprefix(FORECAST)
 
 
-def toy_rows(model: ScoringModel, cases: tuple[ToyCase, ...] = TOY_CASES) -> list[ToyRow]:
-    """Every case under the five conditions, scored by ``model``."""
+def toy_rows(
+    model: ScoringModel, cases: tuple[ToyCase, ...] = TOY_CASES, *, bos: bool = False
+) -> list[ToyRow]:
+    """Every case under the five conditions, scored by ``model`` (prompts opened with BOS)."""
+    setup = dataclasses.replace(TOY_SETUP, bos=bos)
     rows = []
     for case in cases:
         cut = toy_cut(case)
         forecasts = {"exact": case.target, "reordered": case.reordered, "wrong-symbol": case.wrong}
-        jobs = cut_jobs(cut, forecasts, TOY_SETUP, model.codec)
+        jobs = cut_jobs(cut, forecasts, setup, model.codec)
         answers = model.score_positions([job.request for job in jobs])
         records: list[LiftRecord] = [
             job.payload(model, scores=s) for job, s in zip(jobs, answers, strict=True)
