@@ -61,8 +61,9 @@ def write_cuts(path: Path, cuts: Sequence[Cut], manifest: CutManifest) -> None:
     os.replace(tmp, path)
 
 
-def read_cuts(path: Path) -> list[Cut]:
+def read_cuts(path: str | Path) -> list[Cut]:
     """The cuts of a cut file, each validated; a bad line or a repeated id names file and line."""
+    path = Path(path)
     if not path.is_file():
         raise InputError("no such cut file", source=str(path))
     cuts: list[Cut] = []
