@@ -110,3 +110,23 @@ def test_examples_are_a_seeded_sample_and_the_report_draws_every_section(run_dir
         assert title in html
     assert html.count("<svg") == 2  # the ladder and the window curve
     assert "\\frac{1}{2}" in html  # TeX escaped as text, not interpreted
+
+
+def test_each_condition_over_each_control_and_compare_of_two_runs(run_dir, tmp_path):
+    from readout_audit.report._compare import compare_runs
+
+    run = read_run(run_dir)
+    summary = LIFT.summary(run)
+    pairs = {(c.a, c.b) for c in summary.over_controls}
+    assert ("oracle", "context3") in pairs and ("context3", "context") in pairs
+    assert ("context", "context3") not in pairs and ("empty", "context") not in pairs
+    assert len(pairs) == 1 + 2 + 3 * 3  # context, context3, two forecasts and the oracle
+    ladder = {r.condition: r for r in summary.ladder}
+    oracle_context = next(c for c in summary.over_controls if (c.a, c.b) == ("oracle", "context"))
+    # paired means are linear on shared cuts: (oracle − empty) − (context − empty)
+    expected = ladder["oracle"].vs_reference.mean - ladder["context"].vs_reference.mean
+    assert oracle_context.contrast.mean == pytest.approx(expected, abs=1e-12)
+    same = compare_runs(run, run, n_boot=200)
+    oracle = same.differences["oracle"]
+    assert [d.metric for d in oracle] == ["clip2 (mean over cuts)", "raw (mean over cuts)"]
+    assert all(d.difference.estimate == 0 for d in oracle)

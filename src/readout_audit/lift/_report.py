@@ -93,6 +93,14 @@ def _ladder_section(summary: LiftSummary) -> Section:
             ),
         ),
     ]
+    if summary.over_controls:
+        blocks.append(
+            TableBlock(
+                "Lift of each condition over each control",
+                ["contrast", *CONTRAST_COLUMNS],
+                [[f"{a.a} − {a.b}", *_contrast_cells(a.contrast)] for a in summary.over_controls],
+            )
+        )
     return Section("Control ladder", blocks)
 
 

@@ -90,6 +90,8 @@ class LiftSummary(Summary):
     ladder: list[LadderRow] = Field(default_factory=list)
     """Each condition against the empty scaffold (Table 8)."""
     settings: list[SettingTables] = Field(default_factory=list)
+    over_controls: list[NamedContrast] = Field(default_factory=list)
+    """Every other condition minus every control (empty scaffold, recent context)."""
     adjacent: list[NamedContrast] = Field(default_factory=list)
     """Each forecast setting minus the next one, in the order they were given (Table 6)."""
     oracle_near_maximum: NearMaximum | None = None
@@ -200,6 +202,13 @@ def summarise_lift_run(run: Run) -> LiftSummary:
         _contrast(scores, papers, f"{FORECAST}{a}", f"{FORECAST}{b}")
         for a, b in itertools.pairwise(settings)
     ]
+    controls = [c for c in names if c == EMPTY or c.startswith(CONTEXT)]
+    over_controls = [  # each condition over each control before it in the ladder
+        _contrast(scores, papers, a, b)
+        for i, a in enumerate(names)
+        for b in controls
+        if names.index(b) < i
+    ]
     oracle = None
     if ORACLE in scores:
         oracle = near_maximum(list(scores[ORACLE].values()))
@@ -210,6 +219,7 @@ def summarise_lift_run(run: Run) -> LiftSummary:
             "conditions": names,
             "ladder": ladder,
             "settings": tables,
+            "over_controls": over_controls,
             "adjacent": adjacent,
             "oracle_near_maximum": oracle,
             "incomplete": {
