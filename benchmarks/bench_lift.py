@@ -24,10 +24,9 @@ from typing import Any
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_recover import bare  # the same bare forward
+from bench_recover import alternated  # the same bare forward, timed alike
 
 from readout_audit import EMBEDDED_SPEC, load_model
-from readout_audit.kind._executor import batches
 from readout_audit.lift import read_cuts, read_forecasts
 from readout_audit.lift._conditions import LiftSetup
 from readout_audit.lift._kind import LIFT
@@ -65,14 +64,7 @@ def main() -> None:
     ordered = sorted(jobs, key=lambda job: len(job.request.context))  # as the executor
     ours, theirs = [], []
     for round_ in range(args.rounds):
-        mine = theirs_now = 0.0
-        for index, batch in enumerate(batches(ordered, args.batch_size)):
-            if (index + round_) % 2:  # alternate which goes first, batch by batch
-                theirs_now += bare(model, batch)
-                mine += scoring(model, batch)
-            else:
-                mine += scoring(model, batch)
-                theirs_now += bare(model, batch)
+        mine, theirs_now = alternated(model, ordered, args.batch_size, scoring, round_)
         ours.append(mine)
         theirs.append(theirs_now)
     every = sum(len(j.request.context) + len(j.request.continuations[0]) for j in jobs)

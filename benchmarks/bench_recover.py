@@ -72,6 +72,24 @@ def bare(model: Any, batch: Sequence[Job[Any]]) -> float:
     return time.perf_counter() - start
 
 
+def alternated(
+    model: Any, ordered: Sequence[Job[Any]], size: int, ours: Any, round_: int
+) -> tuple[float, float]:
+    """Seconds of ``ours`` and of the bare forward over the same batches.
+
+    Which goes first alternates batch by batch (and round by round), so load touches both alike.
+    """
+    mine = theirs = 0.0
+    for index, batch in enumerate(batches(ordered, size)):
+        if (index + round_) % 2:
+            theirs += bare(model, batch)
+            mine += ours(model, batch)
+        else:
+            mine += ours(model, batch)
+            theirs += bare(model, batch)
+    return mine, theirs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", action="append", type=Path, required=True)
@@ -92,14 +110,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as directory:
             jobs = recover_jobs(planned, HiddenWriter(Path(directory), layout), 0, 10)
             ordered = sorted(jobs, key=lambda job: len(job.request.context))  # as the executor
-            mine = theirs_now = 0.0
-            for index, batch in enumerate(batches(ordered, args.batch_size)):
-                if (index + round_) % 2:  # alternate which goes first, batch by batch
-                    theirs_now += bare(model, batch)
-                    mine += readouts(model, batch)
-                else:
-                    mine += readouts(model, batch)
-                    theirs_now += bare(model, batch)
+            mine, theirs_now = alternated(model, ordered, args.batch_size, readouts, round_)
         ours.append(mine)
         theirs.append(theirs_now)
     tokens = sum(
