@@ -10,6 +10,7 @@ def test_all_is_sorted_and_complete():
     modules = {
         "audit",
         "data",
+        "judge",
         "kind",
         "lift",
         "log",

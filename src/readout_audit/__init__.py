@@ -54,6 +54,10 @@ from readout_audit.data import (
     parse_items,
     polygraph_mmlu_items,
 )
+from readout_audit.judge import (
+    JudgeRecord,
+    PlannedRequest,
+)
 from readout_audit.kind import (
     AuditKind,
     Executor,
@@ -245,6 +249,7 @@ __all__ = [
     "Interval",
     "Item",
     "Job",
+    "JudgeRecord",
     "LEDGER_FILE",
     "LadderRow",
     "Ledger",
@@ -273,6 +278,7 @@ __all__ = [
     "PTrueSummary",
     "PairedScores",
     "PaperStats",
+    "PlannedRequest",
     "PositionReadout",
     "PositionRequest",
     "PositionScores",
