@@ -78,41 +78,57 @@ def lift_record(
     )
 
 
+def encode_scored(
+    codec: TextCodec, lead: Sequence[int], prompt: str, target: str
+) -> tuple[list[int], int]:
+    r"""Prompt and target encoded as one text, as a server echoing them reads them.
+
+    Returns the ids and the index of the target's first token: the first token that starts at or
+    after the prompt's end (the reference scorer's rule). A token spanning the seam (``+ `` then
+    ``\lVert``) belongs to neither and is not scored; encoding the two apart would score a split
+    no tokenizer produces.
+    """
+    ids = codec.encode(prompt + target)
+    start = common_prefix([ids, codec.encode(prompt)])
+    while start < len(ids) and len(codec.decode(ids[:start])) < len(prompt):
+        start += 1
+    return [*lead, *ids], len(lead) + start
+
+
 def cut_jobs(
     cut: Cut, forecasts: Mapping[str, str], setup: LiftSetup, codec: TextCodec
 ) -> list[Job[Any]]:
     """The cut's jobs: its scaffold conditions over one shared context, its controls alone."""
-    target_ids = codec.encode(target_text(cut, setup))
-    if not target_ids:
-        raise InputError("the target encodes to no tokens", item_id=cut.id, field="target")
+    target = target_text(cut, setup)
     found = conditions(cut, forecasts, setup)
     lead = leading_ids(codec, setup)
-    ids = {c.name: [*lead, *codec.encode(c.prompt)] for c in found}
+    encoded = {c.name: encode_scored(codec, lead, c.prompt, target) for c in found}
     window = codec.context_window
     for c in found:
-        if window is not None and len(ids[c.name]) + len(target_ids) > window:
+        ids, start = encoded[c.name]
+        if start == len(ids):
+            raise InputError("the target encodes to no tokens", item_id=cut.id, field="target")
+        if window is not None and len(ids) > window:
             raise InputError(
-                f"condition {c.name!r} is {len(ids[c.name]) + len(target_ids)} tokens with "
-                f"its target, beyond the scorer's window of {window}",
+                f"condition {c.name!r} is {len(ids)} tokens with its target, beyond the "
+                f"scorer's window of {window}",
                 item_id=cut.id,
                 field="target",
             )
-    scaffold = [ids[c.name] for c in found if c.scaffold]
+    scaffold = [ids[:start] for c in found if c.scaffold for ids, start in [encoded[c.name]]]
     shared = common_prefix(scaffold) if len(scaffold) > 1 else 0
     jobs = []
     for c in found:
-        prompt = ids[c.name]
-        split = shared if c.scaffold and shared > 0 else len(prompt)
-        request = PositionRequest(
-            context=prompt[:split], continuations=[[*prompt[split:], *target_ids]]
-        )
+        ids, start = encoded[c.name]
+        split = shared if c.scaffold and shared > 0 else start
+        request = PositionRequest(context=ids[:split], continuations=[ids[split:]])
         record = partial(
             lift_record,
             cut=cut,
             condition=c,
-            n_prompt=len(prompt),
+            n_prompt=start,
             shared=shared if c.scaffold else 0,
-            target_ids=target_ids,
+            target_ids=ids[start:],
         )
         jobs.append(Job((cut.id, c.name), request, record))
     return jobs

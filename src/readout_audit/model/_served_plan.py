@@ -149,18 +149,19 @@ class PositionPlan:
                 continue
             if text is None or echo is None:
                 raise ReplyError(f"continuation {index} does not decode after the context")
-            n_tokens, first_agrees = len(cont), True
             if context_tokens is not None and full_call is not None:
                 full = tokens_of(reply(full_call))
-                count = continuation_count(context_tokens, full)
-                if count is None:
+                if continuation_count(context_tokens, full) is None:
                     raise ReplyError(
                         f"the server's tokens of the context change when {text!r} follows"
                     )
-                n_tokens, first_agrees = count, full[len(context_tokens)] == cont[0]
-            values = read_echo(reply(echo), self.prompt + text, text, n_tokens)
-            if first_agrees:
-                known[cont[0]] = values[0]
+                if list(full[len(context_tokens) :]) != list(cont):
+                    raise ReplyError(
+                        f"the server's tokens of {text!r} after the context are not the local "
+                        "ones, so its log-probs would sit on other tokens"
+                    )
+            values = read_echo(reply(echo), self.prompt + text, text, len(cont))
+            known[cont[0]] = values[0]
             if index < len(request.continuations):
                 scored.append(np.asarray(values, dtype=np.float32))
         greedy_ids = model.codec.encode(greedy.text)[: request.greedy_tokens]
