@@ -262,6 +262,7 @@ def _scores_section(summary: JudgeSummary) -> Section:
                 fmt(s.pooled_mean),
             ]
             for s in summary.score_interactions
+            if s.pooled_mean is not None
         ],
     )
     changes = TableBlock(
@@ -290,9 +291,11 @@ def _scores_section(summary: JudgeSummary) -> Section:
                 f"{c.n_up} / {c.n_down} / {c.n_tie}",
             ]
             for c in summary.paired_changes
+            if c.n
         ],
         note="p_c = p(positive label); q_c = p_c / (p_c + p_i); log_ratio = log(p_c / p_i) where "
-        "both are positive; gap = p_c − the strongest other label. Descriptive only.",
+        "both are positive; gap = p_c − the strongest other label. Descriptive only; "
+        "configurations that return no probabilities are left out.",
     )
     blocks: list[Block] = [interaction, changes]
     if summary.crossings:
