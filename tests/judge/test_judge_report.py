@@ -11,9 +11,9 @@ from rich.console import Console
 
 from readout_audit import read_run
 from readout_audit._cli import main
-from readout_audit.judge import CONFIRMATION_CELLS, PRESENTATIONS
+from readout_audit.judge import CONFIRMATION_CELLS, PRESENTATIONS, JudgeSummary
 from readout_audit.log import Manifest
-from readout_audit.report import print_report, render_html, report_sections
+from readout_audit.report import print_report, render_html, report_sections, run_summary
 
 SORTED_COLON = ("sorted", "random_colon")
 
@@ -96,6 +96,8 @@ def test_terminal_and_html_reports_draw_every_judge_section(judge_run):
     assert "label_mass[local]" in text and "40 of 320 records" in text
     assert "0/19 of 20" in text  # the served judge's sorted R: with one unknown verdict
     assert "[+50.00, +50.00]" in text and "[+0.00, +5.00]" in text  # planned-panel bounds
+    summary = run_summary(run)  # summary.json reads back to the same summary
+    assert JudgeSummary.model_validate_json(summary.model_dump_json()) == summary
     html = render_html(run)
     for title in titles:
         assert title in html
