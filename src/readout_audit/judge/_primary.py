@@ -189,6 +189,42 @@ class PrimaryResult(_Row):
     """Holm p < α and both presentations competent."""
 
 
+def _unadjusted(
+    panel: JudgePanel,
+    settings: JudgeAnalysisSettings,
+    family: Sequence[str],
+    gate: Qualification,
+) -> PrimaryResult:
+    """One configuration's slot before Holm (its Holm p set to its raw p)."""
+    cells = primary_cells(panel, gate.configuration)
+    weights = settings.weights(c.source.dataset for c in cells)
+    complete = [c for c in cells if c.complete]
+    seed = settings.seed(gate.configuration, list(family))
+    test = interaction_test(
+        [c.interaction for c in complete],
+        [c.source.dataset for c in complete],
+        weights,
+        n_boot=settings.n_boot,
+        seed=seed,
+        alpha=settings.alpha,
+        tolerance=settings.tolerance,
+    )
+    p_raw = 1.0 if gate.skipped else test.p_value
+    return PrimaryResult(
+        configuration=gate.configuration,
+        seed=seed,
+        n_boot=settings.n_boot,
+        test=test,
+        n_planned={k: sum(c.source.dataset == k for c in cells) for k in weights},
+        bounds=panel_bounds(cells, weights),
+        skipped=gate.skipped,
+        p_raw=p_raw,
+        p_holm=p_raw,
+        competent=gate.competent,
+        success=False,
+    )
+
+
 def primary_family(
     panel: JudgePanel,
     settings: JudgeAnalysisSettings,
@@ -197,42 +233,9 @@ def primary_family(
 ) -> list[PrimaryResult]:
     """The primary interaction of every configuration, Holm-adjusted over the family."""
     gates = {q.configuration: q for q in qualification}
-    slots = []
-    for configuration in family:
-        cells = primary_cells(panel, configuration)
-        weights = planned_weights(panel, settings, configuration)
-        complete = [c for c in cells if c.complete]
-        seed = settings.seed(configuration, list(family))
-        test = interaction_test(
-            [c.interaction for c in complete],
-            [c.source.dataset for c in complete],
-            weights,
-            n_boot=settings.n_boot,
-            seed=seed,
-            alpha=settings.alpha,
-            tolerance=settings.tolerance,
-        )
-        skipped = gates[configuration].skipped
-        slots.append((configuration, seed, test, cells, weights, skipped))
-    adjusted = holm([1.0 if s[5] else s[2].p_value for s in slots]).tolist() if slots else []
-    results = []
-    for (configuration, seed, test, cells, weights, skipped), p_holm in zip(
-        slots, adjusted, strict=True
-    ):
-        competent = gates[configuration].competent
-        results.append(
-            PrimaryResult(
-                configuration=configuration,
-                seed=seed,
-                n_boot=settings.n_boot,
-                test=test,
-                n_planned={k: sum(c.source.dataset == k for c in cells) for k in weights},
-                bounds=panel_bounds(cells, weights),
-                skipped=skipped,
-                p_raw=1.0 if skipped else test.p_value,
-                p_holm=float(p_holm),
-                competent=competent,
-                success=bool(p_holm < settings.alpha and competent),
-            )
-        )
-    return results
+    slots = [_unadjusted(panel, settings, family, gates[c]) for c in family]
+    adjusted = holm([s.p_raw for s in slots]).tolist() if slots else []
+    return [
+        s.model_copy(update={"p_holm": p, "success": p < settings.alpha and s.competent})
+        for s, p in zip(slots, adjusted, strict=True)
+    ]
