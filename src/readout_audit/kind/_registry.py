@@ -47,6 +47,7 @@ def load_plugins() -> None:
     importlib.import_module("readout_audit.audit")
     importlib.import_module("readout_audit.recover")
     importlib.import_module("readout_audit.lift._kind")
+    importlib.import_module("readout_audit.judge._kind")
     for name in filter(None, (p.strip() for p in os.environ.get(PLUGINS_ENV, "").split(","))):
         try:
             importlib.import_module(name)

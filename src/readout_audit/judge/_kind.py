@@ -1,0 +1,27 @@
+"""The ``judge`` audit kind: registered once, found by ``readout report`` and the runner."""
+
+from __future__ import annotations
+
+from readout_audit.judge._analysis import summarise_judge
+from readout_audit.judge._record import JudgeRecord
+from readout_audit.judge._report import judge_sections
+from readout_audit.judge._summary import JudgeSummary
+from readout_audit.kind._kind import AuditKind
+from readout_audit.kind._registry import register_kind
+
+
+def request_key(record: JudgeRecord) -> tuple[str, ...]:
+    """A judge record's identity: its request id (one outcome per planned request)."""
+    return (record.item_id,)
+
+
+JUDGE: AuditKind[JudgeRecord, JudgeSummary] = AuditKind(
+    name="judge",
+    title="judge robustness",
+    record_type=JudgeRecord,
+    summary_type=JudgeSummary,
+    summarise=summarise_judge,
+    sections=judge_sections,
+    record_key=request_key,
+)
+register_kind(JUDGE)
