@@ -31,6 +31,16 @@ from readout_audit.judge._contracts import (
     HALL_R,
     Contract,
 )
+from readout_audit.judge._datasets import (
+    DROP_HUB_ID,
+    GSM8K_HUB_ID,
+    drop_source,
+    gsm8k_source,
+    load_drop_hf,
+    load_drop_json,
+    load_gsm8k_hf,
+    load_gsm8k_jsonl,
+)
 from readout_audit.judge._planned import (
     PlannedRequest,
 )
@@ -46,6 +56,12 @@ from readout_audit.judge._present import (
 from readout_audit.judge._record import (
     JudgeRecord,
 )
+from readout_audit.judge._sources import (
+    Source,
+    SourceBank,
+    normalise_question,
+    parse_number,
+)
 
 __all__ = [
     "BLANK",
@@ -54,9 +70,11 @@ __all__ = [
     "CONTRACTS",
     "CONTROL_CELLS",
     "Contract",
+    "DROP_HUB_ID",
     "FINAL3",
     "FINAL4",
     "FIXTURE_CELLS",
+    "GSM8K_HUB_ID",
     "HALL",
     "HALL_INSTRUCTION",
     "HALL_R",
@@ -68,14 +86,24 @@ __all__ = [
     "PlannedRequest",
     "READABLE_CUES",
     "REPEAT_CELLS",
+    "Source",
+    "SourceBank",
     "bridges",
     "canonical_number",
     "cell_candidate",
     "compact_json",
     "content_sha256",
     "cue_candidate",
+    "drop_source",
+    "gsm8k_source",
     "key_sorted",
+    "load_drop_hf",
+    "load_drop_json",
+    "load_gsm8k_hf",
+    "load_gsm8k_jsonl",
     "mutated",
+    "normalise_question",
+    "parse_number",
     "random_letters",
     "structured_request",
     "target_label",
