@@ -1,5 +1,15 @@
 """LLM-judge robustness (seed 004): presentation and cue experiments run as frozen protocols."""
 
+from readout_audit.judge._build import (
+    BankStats,
+    Inventory,
+    InventoryManifest,
+    PriorInventory,
+    RequestHashes,
+    SourceEntry,
+    build_inventory,
+    inventory_bytes,
+)
 from readout_audit.judge._candidates import (
     BLANK,
     COLON,
@@ -41,6 +51,23 @@ from readout_audit.judge._datasets import (
     load_gsm8k_hf,
     load_gsm8k_jsonl,
 )
+from readout_audit.judge._inventory import (
+    PAPER_SEED,
+    PHASE_CELLS,
+    Configuration,
+    interleave_key,
+    judge_model_name,
+    parse_configuration,
+    plan_inventory,
+    plan_request,
+)
+from readout_audit.judge._inventory_file import (
+    INVENTORY_FILE,
+    MANIFEST_FILE,
+    read_inventory,
+    read_planned,
+    write_inventory,
+)
 from readout_audit.judge._planned import (
     PlannedRequest,
 )
@@ -56,6 +83,13 @@ from readout_audit.judge._present import (
 from readout_audit.judge._record import (
     JudgeRecord,
 )
+from readout_audit.judge._select import (
+    EXCLUSION_REASONS,
+    PriorSources,
+    SelectedSource,
+    select_sources,
+    source_order_key,
+)
 from readout_audit.judge._sources import (
     Source,
     SourceBank,
@@ -65,12 +99,15 @@ from readout_audit.judge._sources import (
 
 __all__ = [
     "BLANK",
+    "BankStats",
     "COLON",
     "CONFIRMATION_CELLS",
     "CONTRACTS",
     "CONTROL_CELLS",
+    "Configuration",
     "Contract",
     "DROP_HUB_ID",
+    "EXCLUSION_REASONS",
     "FINAL3",
     "FINAL4",
     "FIXTURE_CELLS",
@@ -78,17 +115,29 @@ __all__ = [
     "HALL",
     "HALL_INSTRUCTION",
     "HALL_R",
+    "INVENTORY_FILE",
+    "Inventory",
+    "InventoryManifest",
     "JudgeRecord",
+    "MANIFEST_FILE",
     "NO_ANSWER",
+    "PAPER_SEED",
+    "PHASE_CELLS",
     "PREFLIGHT_CELLS",
     "PRESENTATIONS",
     "PRIMARY_CELLS",
     "PlannedRequest",
+    "PriorInventory",
+    "PriorSources",
     "READABLE_CUES",
     "REPEAT_CELLS",
+    "RequestHashes",
+    "SelectedSource",
     "Source",
     "SourceBank",
+    "SourceEntry",
     "bridges",
+    "build_inventory",
     "canonical_number",
     "cell_candidate",
     "compact_json",
@@ -96,6 +145,9 @@ __all__ = [
     "cue_candidate",
     "drop_source",
     "gsm8k_source",
+    "interleave_key",
+    "inventory_bytes",
+    "judge_model_name",
     "key_sorted",
     "load_drop_hf",
     "load_drop_json",
@@ -103,11 +155,19 @@ __all__ = [
     "load_gsm8k_jsonl",
     "mutated",
     "normalise_question",
+    "parse_configuration",
     "parse_number",
+    "plan_inventory",
+    "plan_request",
     "random_letters",
+    "read_inventory",
+    "read_planned",
+    "select_sources",
+    "source_order_key",
     "structured_request",
     "target_label",
     "wire_body",
     "wire_bytes",
     "wire_sha256",
+    "write_inventory",
 ]
