@@ -7,7 +7,9 @@ from readout_audit._exceptions import (
     ReadoutError,
     RunDirectoryError,
 )
-from readout_audit._version import __version__
+from readout_audit._version import (
+    __version__,
+)
 from readout_audit.audit import (
     MASS_FLOOR,
     OPTIONS,
@@ -56,6 +58,7 @@ from readout_audit.data import (
 )
 from readout_audit.judge import (
     CONFIRMATION_CELLS,
+    CONTRACTS,
     CONTROL_CELLS,
     CROSSING_THRESHOLDS,
     FIXTURE_CELLS,
@@ -71,11 +74,15 @@ from readout_audit.judge import (
     SCORE_READINGS,
     AcceptanceRow,
     CellCount,
+    Configuration,
+    Contract,
     Crossings,
     DirectionalResult,
     DuplicateRow,
     Gate,
     InteractionTest,
+    Inventory,
+    InventoryManifest,
     JudgeAnalysisSettings,
     JudgePanel,
     JudgeRecord,
@@ -87,9 +94,12 @@ from readout_audit.judge import (
     Qualification,
     ScoreInteraction,
     SecondaryResult,
+    Source,
+    SourceBank,
     SourceCells,
     acceptance_table,
     analyse_judge,
+    build_inventory,
     conditional_correctness,
     control_gates,
     directional_family,
@@ -101,19 +111,26 @@ from readout_audit.judge import (
     judge_sections,
     judge_tables,
     label_mass_table,
+    load_drop_hf,
+    load_drop_json,
+    load_gsm8k_hf,
+    load_gsm8k_jsonl,
     log_ratio,
     paired_score_changes,
     panel_bounds,
+    parse_configuration,
     planned_weights,
     positive_score,
     primary_cells,
     primary_family,
     qualify,
+    read_inventory,
     required_correct,
     score_crossings,
     score_interaction,
     secondary_family,
     summarise_judge,
+    write_inventory,
 )
 from readout_audit.kind import (
     AuditKind,
@@ -208,9 +225,18 @@ from readout_audit.model import (
     Unembedding,
     load_model,
 )
-from readout_audit.model._conformance import Conformance, check_conformance
-from readout_audit.model._load import load_codec
-from readout_audit.model._served import ServedModel, ServedSettings, load_served
+from readout_audit.model._conformance import (
+    Conformance,
+    check_conformance,
+)
+from readout_audit.model._load import (
+    load_codec,
+)
+from readout_audit.model._served import (
+    ServedModel,
+    ServedSettings,
+    load_served,
+)
 from readout_audit.prompt import (
     ANSWER,
     FORECAST,
@@ -257,7 +283,11 @@ from readout_audit.recover import (
     readout_gap,
     tfidf_predictions,
 )
-from readout_audit.report import compare_runs, report_sections, run_summary
+from readout_audit.report import (
+    compare_runs,
+    report_sections,
+    run_summary,
+)
 from readout_audit.serve import (
     LEDGER_FILE,
     CallResult,
@@ -279,6 +309,7 @@ __all__ = [
     "AuditKind",
     "BudgetRow",
     "CONFIRMATION_CELLS",
+    "CONTRACTS",
     "CONTROLLED_SPLITS",
     "CONTROL_CELLS",
     "CROSSING_THRESHOLDS",
@@ -287,7 +318,9 @@ __all__ = [
     "CapabilityError",
     "CellCount",
     "Check",
+    "Configuration",
     "Conformance",
+    "Contract",
     "Contrast",
     "CostCap",
     "Crossings",
@@ -316,6 +349,8 @@ __all__ = [
     "InputError",
     "InteractionTest",
     "Interval",
+    "Inventory",
+    "InventoryManifest",
     "Item",
     "JUDGE",
     "Job",
@@ -397,6 +432,8 @@ __all__ = [
     "SecondaryResult",
     "ServedModel",
     "ServedSettings",
+    "Source",
+    "SourceBank",
     "SourceCells",
     "Spend",
     "Summary",
@@ -423,6 +460,7 @@ __all__ = [
     "audit_recover",
     "audit_yesno",
     "budget_curve",
+    "build_inventory",
     "check_conformance",
     "check_logprobs",
     "clean_forecast",
@@ -462,7 +500,11 @@ __all__ = [
     "load_anli_hf",
     "load_anli_jsonl",
     "load_codec",
+    "load_drop_hf",
+    "load_drop_json",
     "load_folio_jsonl",
+    "load_gsm8k_hf",
+    "load_gsm8k_jsonl",
     "load_items",
     "load_logic_llm",
     "load_mc_items",
@@ -485,6 +527,7 @@ __all__ = [
     "paired_score_changes",
     "paired_scores",
     "panel_bounds",
+    "parse_configuration",
     "parse_items",
     "perturbed_priors",
     "planned_weights",
@@ -499,6 +542,7 @@ __all__ = [
     "read_cuts",
     "read_forecasts",
     "read_hidden",
+    "read_inventory",
     "read_papers",
     "read_position",
     "read_run",
@@ -527,4 +571,5 @@ __all__ = [
     "window_curve",
     "write_cuts",
     "write_forecasts",
+    "write_inventory",
 ]

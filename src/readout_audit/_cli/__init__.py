@@ -6,6 +6,7 @@ import click
 
 from readout_audit._cli._audit import audit_group
 from readout_audit._cli._conformance import conformance_command
+from readout_audit._cli._judge import judge_group
 from readout_audit._cli._ledger import ledger_command
 from readout_audit._cli._lift import lift_group
 from readout_audit._cli._report import compare_command, report_command
@@ -27,3 +28,4 @@ main.add_command(compare_command)
 main.add_command(conformance_command)
 main.add_command(ledger_command)
 main.add_command(lift_group)
+main.add_command(judge_group)

@@ -1,0 +1,161 @@
+"""``readout judge``: build the frozen inventory of judge requests (seed 004)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from readout_audit._cli._common import user_errors
+from readout_audit._exceptions import InputError
+from readout_audit.judge import (
+    INVENTORY_FILE,
+    PAPER_SEED,
+    Inventory,
+    SourceBank,
+    build_inventory,
+    load_drop_hf,
+    load_drop_json,
+    load_gsm8k_hf,
+    load_gsm8k_jsonl,
+    parse_configuration,
+    read_planned,
+    write_inventory,
+)
+
+
+@click.group("judge")
+def judge_group() -> None:
+    """LLM-judge robustness: presentation and cue experiments as frozen protocols."""
+
+
+def _bank(where: str, dataset: str, split: str, allow_download: bool) -> SourceBank:
+    """A file is read as JSON lines (DROP: or a JSON array); anything else as a hub dataset."""
+    if Path(where).is_file():
+        return load_gsm8k_jsonl(where) if dataset == "gsm8k" else load_drop_json(where)
+    if dataset == "gsm8k":
+        return load_gsm8k_hf(where, split=split, allow_download=allow_download)
+    return load_drop_hf(where, split=split, allow_download=allow_download)
+
+
+def _summary(inventory: Inventory) -> str:
+    manifest = inventory.manifest
+    lines = []
+    for bank in manifest.banks:
+        skipped = ", ".join(f"{k} {v}" for k, v in bank.skipped.items()) or "none"
+        excluded = ", ".join(f"{k} {v}" for k, v in manifest.exclusions[bank.dataset].items() if v)
+        lines.append(
+            f"{bank.dataset}: {bank.rows} rows, {bank.sources} sources (skipped: {skipped}; "
+            f"excluded: {excluded or 'none'})"
+        )
+    counts = manifest.counts
+    for phase, n in counts["sources"].items():
+        lines.append(
+            f"{phase}: {n} sources x {counts['per_source'][phase]} calls x "
+            f"{len(manifest.configurations)} configurations = {counts['requests'][phase]} requests"
+        )
+    lines.append(
+        "per configuration: " + ", ".join(f"{k} {v}" for k, v in counts["configurations"].items())
+    )
+    return "\n".join(lines)
+
+
+@judge_group.command("build")
+@click.option(
+    "--gsm8k",
+    metavar="FILE|HUB-ID",
+    help="GSM8K: its JSON-lines file, or a hub dataset id or local copy (e.g. openai/gsm8k, "
+    "configuration main).",
+)
+@click.option("--gsm8k-split", default="test", show_default=True)
+@click.option(
+    "--drop",
+    metavar="FILE|HUB-ID",
+    help="DROP in the hub's layout: a JSON-lines or JSON-array file, or a hub dataset id or "
+    "local copy (e.g. ucinlp/drop).",
+)
+@click.option("--drop-split", default="train", show_default=True)
+@click.option("--allow-download", is_flag=True, help="Let hub ids download (else offline).")
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Directory for inventory.jsonl and inventory.manifest.json.",
+)
+@click.option("--seed", default=PAPER_SEED, show_default=True, type=click.IntRange(0))
+@click.option(
+    "--per-dataset",
+    default=100,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Confirmation sources per dataset.",
+)
+@click.option(
+    "--preflight-per-dataset",
+    default=10,
+    show_default=True,
+    type=click.IntRange(0),
+    help="Preflight sources per dataset (disjoint from the confirmation sources).",
+)
+@click.option(
+    "--configuration",
+    "configurations",
+    multiple=True,
+    required=True,
+    metavar="NAME=CONTRACT@JUDGE",
+    help="A judge and its contract (FINAL3, FINAL4, HALL, HALL_R), e.g. "
+    "local3=FINAL3@smollm2-135m or served=FINAL4@openai:http://127.0.0.1:8080/v1#smollm2 "
+    "(repeatable).",
+)
+@click.option(
+    "--bootstrap-seed",
+    type=click.IntRange(0),
+    help="The first configuration's bootstrap seed; the others count up from it [default: --seed].",
+)
+@click.option(
+    "--exclude",
+    multiple=True,
+    type=click.Path(path_type=Path, exists=True),
+    help="An earlier inventory (its directory or inventory.jsonl) whose source ids, clusters "
+    "and normalised questions are not used again (repeatable).",
+)
+@click.option("--force", is_flag=True, help="Overwrite an inventory already in --out.")
+@user_errors
+def build_command(
+    gsm8k: str | None,
+    gsm8k_split: str,
+    drop: str | None,
+    drop_split: str,
+    allow_download: bool,
+    out: Path,
+    seed: int,
+    per_dataset: int,
+    preflight_per_dataset: int,
+    configurations: tuple[str, ...],
+    bootstrap_seed: int | None,
+    exclude: tuple[Path, ...],
+    force: bool,
+) -> None:
+    """Build a frozen inventory: sources, candidates, both presentations, ordered requests."""
+    if gsm8k is None and drop is None:
+        raise click.UsageError("give --gsm8k, --drop or both")
+    if (out / INVENTORY_FILE).exists() and not force:
+        raise InputError("holds an inventory; pass --force to overwrite it", source=str(out))
+    first_seed = seed if bootstrap_seed is None else bootstrap_seed
+    parsed = [parse_configuration(text, first_seed + i) for i, text in enumerate(configurations)]
+    banks = [
+        _bank(where, dataset, split, allow_download)
+        for where, dataset, split in ((gsm8k, "gsm8k", gsm8k_split), (drop, "drop", drop_split))
+        if where is not None
+    ]
+    inventory = build_inventory(
+        banks,
+        parsed,
+        seed=seed,
+        per_dataset=per_dataset,
+        preflight_per_dataset=preflight_per_dataset,
+        priors=[read_planned(path) for path in exclude],
+    )
+    write_inventory(out, inventory)
+    click.echo(_summary(inventory))
+    click.echo(f"wrote {len(inventory.requests)} requests to {out / INVENTORY_FILE}")

@@ -1,0 +1,107 @@
+"""``readout judge build`` on the shipped fixtures: counts, files, reproducibility and errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from readout_audit._cli import main
+from readout_audit.judge import INVENTORY_FILE, MANIFEST_FILE, read_inventory
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "judge"
+ARGS = [
+    "--gsm8k", str(FIXTURES / "gsm8k_test_head.jsonl"),
+    "--drop", str(FIXTURES / "drop_rows.jsonl"),
+    "--configuration", "f3=FINAL3@smollm2-135m",
+    "--configuration", "f4=FINAL4@openai:http://127.0.0.1:8080/v1#smollm2",
+    "--per-dataset", "2",
+    "--preflight-per-dataset", "1",
+]  # fmt: skip
+
+
+def build(*args: str):
+    return CliRunner().invoke(main, ["judge", "build", *args])
+
+
+def test_build_prints_counts_and_writes_a_checked_inventory(tmp_path):
+    result = build(*ARGS, "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [
+        "gsm8k: 12 rows, 12 sources (skipped: none; excluded: none)",
+        "drop: 11 rows, 9 sources (skipped: no_numeric_reference 2; excluded: "
+        "mutation_matches_reference 1)",
+        "preflight: 2 sources x 12 calls x 2 configurations = 48 requests",
+        "confirmation: 4 sources x 16 calls x 2 configurations = 128 requests",
+        "per configuration: f3 88, f4 88",
+        f"wrote 176 requests to {tmp_path / INVENTORY_FILE}",
+    ]
+    inventory = read_inventory(tmp_path)
+    assert len(inventory.requests) == 176
+    assert [c.bootstrap_seed for c in inventory.manifest.configurations] == [
+        20261007154,
+        20261007155,
+    ]
+
+
+def test_another_process_builds_the_same_bytes(tmp_path):
+    assert build(*ARGS, "--out", str(tmp_path / "here")).exit_code == 0
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "readout_audit",
+            "judge",
+            "build",
+            *ARGS,
+            "--out",
+            str(tmp_path / "there"),
+        ],
+        check=True,
+        env=env,
+        capture_output=True,
+    )
+    for name in (INVENTORY_FILE, MANIFEST_FILE):
+        assert (tmp_path / "here" / name).read_bytes() == (tmp_path / "there" / name).read_bytes()
+
+
+def test_exclude_takes_an_earlier_inventory(tmp_path):
+    assert build(*ARGS, "--out", str(tmp_path / "first")).exit_code == 0
+    result = build(*ARGS, "--out", str(tmp_path / "second"), "--exclude", str(tmp_path / "first"))
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0] == (
+        "gsm8k: 12 rows, 12 sources (skipped: none; excluded: prior_id 3)"
+    )
+    first, second = (read_inventory(tmp_path / n).manifest for n in ("first", "second"))
+    assert {s.id for s in first.sources}.isdisjoint(s.id for s in second.sources)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (["--configuration", "x=FINAL5@smollm2-135m"], "'FINAL5' is not a contract"),
+        (["--configuration", "x=FINAL3"], "expected NAME=CONTRACT@JUDGESPEC"),
+        (["--configuration", "f3=HALL@smollm2-135m"], "configuration names repeat"),
+        (["--per-dataset", "20"], "gsm8k: only 12 sources can be admitted; 21 are needed"),
+        (["--drop", "no/such-dataset"], "cannot load dataset 'no/such-dataset'"),
+    ],
+)
+def test_errors_are_one_line(tmp_path, change, message):
+    result = build(*ARGS, *change, "--out", str(tmp_path))
+    assert result.exit_code == 1 and message in result.output, result.output
+    assert not (tmp_path / INVENTORY_FILE).exists()
+
+
+def test_an_existing_inventory_needs_force_and_a_dataset_is_required(tmp_path):
+    assert build(*ARGS, "--out", str(tmp_path)).exit_code == 0
+    refused = build(*ARGS, "--out", str(tmp_path))
+    assert refused.exit_code == 1 and "pass --force" in refused.output
+    assert build(*ARGS, "--out", str(tmp_path), "--force").exit_code == 0
+    missing = build("--configuration", "f3=FINAL3@smollm2-135m", "--out", str(tmp_path))
+    assert missing.exit_code == 2 and "give --gsm8k, --drop or both" in missing.output
