@@ -11,6 +11,7 @@ from readout_audit._exceptions import InputError
 from readout_audit.judge import (
     JudgeAnalysisSettings,
     JudgePanel,
+    analyse_judge,
     interaction_test,
     panel_bounds,
     primary_cells,
@@ -148,3 +149,13 @@ def test_two_records_for_one_planned_request_are_refused():
     records = source_records("c", "s")
     with pytest.raises(InputError, match="two records for one planned request"):
         JudgePanel([*records, records[0]])
+
+
+def test_a_preflight_only_run_has_an_untested_primary_slot():
+    records = source_records("c", "s1", phase="preflight") + source_records(
+        "c", "s2", phase="preflight", dataset="drop"
+    )
+    summary = analyse_judge(records)
+    (slot,) = summary.primary
+    assert slot.bounds is None and slot.p_raw == 1.0 and not slot.success
+    assert [(q.preflight, q.confirmation) for q in summary.qualification] == [(True, None)]

@@ -1,4 +1,4 @@
-"""``readout judge``: build the frozen inventory of judge requests (seed 004)."""
+"""``readout judge``: build a frozen inventory (seed 004), run it on judges, analyse, report."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from pathlib import Path
 import click
 
 from readout_audit._cli._common import user_errors
+from readout_audit._cli._judge_run import judge_analyze_command, judge_run_command
+from readout_audit._cli._report import report_command
 from readout_audit._exceptions import InputError
 from readout_audit.judge import (
     INVENTORY_FILE,
@@ -159,3 +161,8 @@ def build_command(
     write_inventory(out, inventory)
     click.echo(_summary(inventory))
     click.echo(f"wrote {len(inventory.requests)} requests to {out / INVENTORY_FILE}")
+
+
+judge_group.add_command(judge_run_command)
+judge_group.add_command(judge_analyze_command)
+judge_group.add_command(report_command)

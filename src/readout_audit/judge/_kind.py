@@ -15,6 +15,11 @@ def request_key(record: JudgeRecord) -> tuple[str, ...]:
     return (record.item_id,)
 
 
+def prompt_tokens(record: JudgeRecord) -> int:
+    """Tokens the judge read for a record (0 where a served judge reported none)."""
+    return record.prompt_tokens or 0
+
+
 JUDGE: AuditKind[JudgeRecord, JudgeSummary] = AuditKind(
     name="judge",
     title="judge robustness",
@@ -23,5 +28,6 @@ JUDGE: AuditKind[JudgeRecord, JudgeSummary] = AuditKind(
     summarise=summarise_judge,
     sections=judge_sections,
     record_key=request_key,
+    scored_tokens=prompt_tokens,
 )
 register_kind(JUDGE)

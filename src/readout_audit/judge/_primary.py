@@ -156,10 +156,11 @@ def panel_bounds(
     """Bounds of the full planned finite-panel θ with every unresolved indicator set to 0 and 1.
 
     θ_panel = Σ_d w_d / N_d · Σ_{i∈d} D_i over all N_d planned sources, a signed sum of the
-    indicators; None when a weighted dataset has no planned source.
+    indicators; None when nothing is planned (a preflight-only run) or a weighted dataset has
+    no planned source.
     """
     planned = {k: sum(c.source.dataset == k for c in cells) for k in weights}
-    if any(planned[k] == 0 for k, w in weights.items() if w > 0):
+    if not cells or any(planned[k] == 0 for k, w in weights.items() if w > 0):
         return None
     values: list[float] = []
     coefficients: list[float] = []

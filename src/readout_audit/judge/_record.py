@@ -7,6 +7,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from readout_audit.judge._cells import Distance, Phase, Presentation
+from readout_audit.judge._contracts import CONTRACTS
+from readout_audit.judge._planned import PlannedRequest
 from readout_audit.log._record import RECORD_SCHEMA_VERSION
 
 Outcome = Literal["completed", "failed", "unknown", "unparsed"]
@@ -48,6 +50,8 @@ class JudgeRecord(BaseModel):
     """Displayed probability of each label, as returned; None where the reply shows none."""
     label_mass: float | None = None
     """A local judge's total next-token mass on the labels' first tokens (None when served)."""
+    prompt_tokens: int | None = None
+    """Prompt tokens the judge read (a served judge's reported usage), when known."""
     error: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
@@ -65,3 +69,24 @@ class JudgeRecord(BaseModel):
     def right(self) -> bool | None:
         """Whether the verdict is the target label (None when no verdict was read)."""
         return None if self.verdict is None else self.verdict == self.target_label
+
+
+def planned_fields(planned: PlannedRequest) -> dict[str, Any]:
+    """The record fields a planned request fixes before any call."""
+    return {
+        "item_id": planned.request_id,
+        "variant": f"{planned.cell}/{planned.presentation}",
+        "phase": planned.phase,
+        "configuration": planned.configuration,
+        "contract": planned.contract,
+        "source_id": planned.source_id,
+        "dataset": planned.dataset,
+        "cluster": planned.cluster,
+        "distance": planned.distance,
+        "cell": planned.cell,
+        "presentation": planned.presentation,
+        "target_label": planned.target_label,
+        "positive_label": CONTRACTS[planned.contract].positive,
+        "wire_sha256": planned.wire_sha256,
+        "content_sha256": planned.content_sha256,
+    }
