@@ -113,6 +113,7 @@ def test_a_run_names_a_configuration_it_does_not_know(model, inventory, tmp_path
         run_local_judge(model, inventory, tmp_path / "x", phase="preflight", configurations=["f9"])
 
 
+@pytest.mark.model  # the CLI loads the embedded model itself
 def test_the_cli_runs_both_phases_and_analyses_the_runs_as_one_family(inventory, tmp_path):
     def invoke(*args: str) -> str:
         result = CliRunner().invoke(main, [*args], catch_exceptions=False)
