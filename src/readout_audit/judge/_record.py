@@ -7,6 +7,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from readout_audit.judge._cells import Distance, Phase, Presentation
+from readout_audit.judge._contracts import CONTRACTS
+from readout_audit.judge._planned import PlannedRequest
 from readout_audit.log._record import RECORD_SCHEMA_VERSION
 
 Outcome = Literal["completed", "failed", "unknown", "unparsed"]
@@ -65,3 +67,26 @@ class JudgeRecord(BaseModel):
     def right(self) -> bool | None:
         """Whether the verdict is the target label (None when no verdict was read)."""
         return None if self.verdict is None else self.verdict == self.target_label
+
+
+def planned_record(request: PlannedRequest, outcome: Outcome, **fields: Any) -> JudgeRecord:
+    """A planned request's record: its planned fields copied, ``fields`` (verdict, ...) added."""
+    return JudgeRecord(
+        item_id=request.request_id,
+        variant=f"{request.cell}/{request.presentation}",
+        phase=request.phase,
+        configuration=request.configuration,
+        contract=request.contract,
+        source_id=request.source_id,
+        dataset=request.dataset,
+        cluster=request.cluster,
+        distance=request.distance,
+        cell=request.cell,
+        presentation=request.presentation,
+        target_label=request.target_label,
+        positive_label=CONTRACTS[request.contract].positive,
+        wire_sha256=request.wire_sha256,
+        content_sha256=request.content_sha256,
+        outcome=outcome,
+        **fields,
+    )
