@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from readout_audit import InputError
 from readout_audit._cli import main
 from readout_audit.judge import INVENTORY_FILE, MANIFEST_FILE, read_inventory
 
@@ -82,6 +84,38 @@ def test_exclude_takes_an_earlier_inventory(tmp_path):
     assert {s.id for s in first.sources}.isdisjoint(s.id for s in second.sources)
 
 
+def test_response_format_is_in_the_bodies_and_the_manifest_and_the_default_is_not_written(
+    tmp_path,
+):
+    assert build(*ARGS, "--out", str(tmp_path / "default")).exit_code == 0
+    result = build(*ARGS, "--out", str(tmp_path / "object"), "--response-format", "f4=json_object")
+    assert result.exit_code == 0, result.output
+    default, chosen = (read_inventory(tmp_path / name) for name in ("default", "object"))
+    assert [c.response_format for c in chosen.manifest.configurations] == [
+        "json_schema",
+        "json_object",
+    ]
+    manifest = json.loads((tmp_path / "object" / MANIFEST_FILE).read_text())
+    assert [c.get("response_format") for c in manifest["configurations"]] == [None, "json_object"]
+    assert b"response_format" not in (tmp_path / "default" / MANIFEST_FILE).read_bytes()
+    # Only f4's bodies change: their wire and content hashes.
+    for before, after in zip(default.requests, chosen.requests, strict=True):
+        assert before.request_id == after.request_id and before.request == after.request
+        changed = before.configuration == "f4"
+        assert (before.wire_sha256 != after.wire_sha256) == changed
+        assert (before.content_sha256 != after.content_sha256) == changed
+
+
+def test_a_manifest_whose_response_format_was_changed_is_refused(tmp_path):
+    assert build(*ARGS, "--out", str(tmp_path), "--response-format", "f3=none").exit_code == 0
+    path = tmp_path / MANIFEST_FILE
+    manifest = json.loads(path.read_text())
+    manifest["configurations"][0]["response_format"] = "json_object"
+    path.write_text(json.dumps(manifest, indent=2))
+    with pytest.raises(InputError, match="field 'wire_sha256': does not match the rebuilt"):
+        read_inventory(tmp_path)
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -90,6 +124,10 @@ def test_exclude_takes_an_earlier_inventory(tmp_path):
         (["--configuration", "f3=HALL@smollm2-135m"], "configuration names repeat"),
         (["--per-dataset", "20"], "gsm8k: only 12 sources can be admitted; 21 are needed"),
         (["--drop", "no/such-dataset"], "cannot load dataset 'no/such-dataset'"),
+        (["--response-format", "f3=xml"], "f3: 'xml' is not a response format; expected one of"),
+        (["--response-format", "f9=none"], "'f9' names no --configuration"),
+        (["--response-format", "f3"], "expected NAME=FORM, got 'f3'"),
+        (["--response-format", "f3=none", "--response-format", "f3=none"], "'f3' is given twice"),
     ],
 )
 def test_errors_are_one_line(tmp_path, change, message):

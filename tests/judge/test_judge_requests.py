@@ -14,6 +14,7 @@ from readout_audit.judge import (
     FINAL4,
     HALL,
     HALL_R,
+    RESPONSE_FORMATS,
     content_sha256,
     structured_request,
     wire_body,
@@ -197,6 +198,37 @@ def test_wire_body_bytes_and_hashes_by_hand():
         normalised["messages"][1]["content"] = json.loads(normalised["messages"][1]["content"])
         text = json.dumps(normalised, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         assert content_sha256(body) == hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def test_each_response_format_by_hand_and_the_default_is_json_schema():
+    request = structured_request(FINAL3, FIGURE_1, "insertion")
+    head = wire_bytes(wire_body(request, "m", "insertion")).split(b',"response_format"')[0]
+    schema = (
+        b'{"type":"object","properties":{"verdict":{"type":"string","enum":'
+        b'["correct","incorrect","no_answer"]}},"required":["verdict"],'
+        b'"additionalProperties":false}'
+    )
+    assert wire_bytes(wire_body(request, "m", "insertion", "json_object")) == (
+        head + b',"response_format":{"type":"json_object","schema":' + schema + b"}}"
+    )
+    assert wire_bytes(wire_body(request, "m", "insertion", "none")) == head + b"}"
+    assert wire_body(request, "m", "insertion") == wire_body(
+        request, "m", "insertion", "json_schema"
+    )
+    ordered = wire_body(
+        structured_request(FINAL3, FIGURE_1, "sorted"), "m", "sorted", "json_object"
+    )
+    assert wire_bytes(ordered).endswith(
+        b'"response_format":{"schema":{"additionalProperties":false,"properties":{"verdict":'
+        b'{"enum":["correct","incorrect","no_answer"],"type":"string"}},"required":["verdict"],'
+        b'"type":"object"},"type":"json_object"},"temperature":0,"top_logprobs":20}'
+    )
+    # The form is part of what is sent (wire) and of the content.
+    hashes = {
+        (wire_sha256(body), content_sha256(body))
+        for body in (wire_body(request, "m", "insertion", form) for form in RESPONSE_FORMATS)
+    }
+    assert len({w for w, _ in hashes}) == len({c for _, c in hashes}) == 3
 
 
 def test_non_ascii_text_goes_out_as_utf8_not_escapes():

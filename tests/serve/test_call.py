@@ -22,6 +22,29 @@ def test_body_bytes_are_compact_utf8_json_in_the_given_key_order_and_the_key_has
     assert HttpCall("/completions", dict(call.body), 99, 99).key == call.key  # bounds are not sent
 
 
+def test_a_tag_is_part_of_the_key_never_of_the_body_and_an_untagged_key_is_unchanged():
+    body = {"prompt": "p0", "max_tokens": 5}
+    plain = HttpCall("/completions", body, 10, 5)
+    # The key an untagged call always had: ledgers written before tags existed stay valid.
+    assert plain.key == "da965892bc943b9a54afee0d2b8d4cf9b11be202b759b0135839bda240e55ce8"
+    assert HttpCall("/completions", body, 10, 5, tag="").key == plain.key
+    tag, repeat = (
+        "confirmation:j:gsm8k:1:random:sorted",
+        "confirmation:j:gsm8k:1:random_repeat:sorted",
+    )
+    first = HttpCall("/completions", body, 10, 5, tag=tag)
+    again = HttpCall("/completions", body, 10, 5, tag=repeat)
+    sent = b'{"prompt":"p0","max_tokens":5}'
+    assert first.body_bytes == again.body_bytes == plain.body_bytes == sent
+    assert (
+        first.key
+        == hashlib.sha256(b"POST /completions\n" + sent + b"\ntag " + tag.encode()).hexdigest()
+    )
+    assert len({plain.key, first.key, again.key}) == 3
+    with pytest.raises(InputError, match="field 'tag': must be printable text"):
+        HttpCall("/completions", body, 10, 5, tag="a\nb")
+
+
 def test_endpoint_target_appends_the_call_path_to_the_base_path():
     assert Endpoint("http://127.0.0.1:8080/v1").target("/completions") == "/v1/completions"
     assert Endpoint("http://127.0.0.1:8080/v1/").target("/completions") == "/v1/completions"

@@ -6,7 +6,7 @@ import socket
 
 from upstream_app import Upstream, sha
 
-from readout_audit.serve import Endpoint, RequestRunner, RetryPolicy
+from readout_audit.serve import Endpoint, HttpCall, RequestRunner, RetryPolicy
 
 FAULTS = ["refuse", "hangup", "http500", "http429", "slow", "drop_after", "truncated", "bad_json"]
 RETRY = RetryPolicy(max_attempts=3, backoff_s=0.01)
@@ -125,3 +125,18 @@ def test_a_dead_endpoint_fails_its_calls_as_never_sent(ledger, make_calls):
     assert all("ConnectionRefusedError" in r.error for r in results)
     assert (dead.stats.sent, dead.stats.retried) == (0, 4)
     assert ledger.counts()["failed"] == 2
+
+
+def test_one_body_under_two_tags_is_sent_once_each_and_a_rerun_sends_neither(
+    upstream, ledger, make_calls
+):
+    (call,) = make_calls(1)
+    tagged = [HttpCall(call.path, call.body, 10, 5, tag=t) for t in ("id:random", "id:repeat")]
+    first = runner(upstream.url, ledger)
+    results = first.run(tagged)
+    assert [r.state for r in results] == ["completed", "completed"]
+    assert results[0].key != results[1].key and first.stats.sent == 2
+    assert upstream.counts == {sha(call.body_bytes): 2}
+    again = runner(upstream.url, ledger)
+    assert [r.from_ledger for r in again.run(tagged)] == [True, True]
+    assert again.stats.sent == 0 and upstream.counts == {sha(call.body_bytes): 2}

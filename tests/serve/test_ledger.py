@@ -7,7 +7,8 @@ import sqlite3
 import pytest
 
 from readout_audit import RunDirectoryError
-from readout_audit.serve import LEDGER_FILE, STATES, CostCap, Ledger, Spend
+from readout_audit.serve import LEDGER_FILE, STATES, CostCap, HttpCall, Ledger, Spend
+from readout_audit.serve._ledger import MIGRATIONS
 
 CAP = CostCap(max_tokens=100, usd_per_mtok_prompt=1_000.0, usd_per_mtok_completion=2_000.0)
 """$0.001 a prompt token, $0.002 a completion token."""
@@ -20,13 +21,23 @@ def test_a_new_ledger_is_empty_and_plans_each_key_once(ledger, make_calls):
     assert set(entries) == {call.key for call in calls}
     assert ledger.counts()["planned"] == 3
     entry = ledger.entry(calls[1].key)
-    assert (entry.state, entry.path, entry.body, entry.attempts) == (
+    assert (entry.state, entry.path, entry.body, entry.tag, entry.attempts) == (
         "planned",
         "/completions",
         calls[1].body_bytes,
+        "",
         0,
     )
     assert ledger.entry("0" * 64) is None
+
+
+def test_one_body_under_two_tags_is_two_rows_each_holding_its_tag(ledger, make_calls):
+    (call,) = make_calls(1)
+    tagged = [HttpCall(call.path, call.body, 10, 5, tag=t) for t in ("run:a", "run:a_repeat")]
+    entries = ledger.plan([call, *tagged])
+    assert len(entries) == 3 and ledger.counts()["planned"] == 3
+    assert [entries[c.key].tag for c in (call, *tagged)] == ["", "run:a", "run:a_repeat"]
+    assert {entries[c.key].body for c in (call, *tagged)} == {call.body_bytes}
 
 
 def test_spend_counts_usage_of_completed_and_reservations_of_reserved_sent_and_unknown(
@@ -111,11 +122,32 @@ def test_release_unknown_replans_them_and_keeps_their_reservation_in_the_spend(
         assert ledger.spend() == Spend(45, 0.0)
 
 
+def test_a_ledger_of_the_first_schema_is_migrated_and_its_rows_keep_their_keys(
+    tmp_path, make_calls
+):
+    path, (call,) = tmp_path / LEDGER_FILE, make_calls(1)
+    db = sqlite3.connect(path)
+    for statement in MIGRATIONS[0]:
+        db.execute(statement)
+    db.execute(
+        "INSERT INTO calls (key, state, path, body, response, created_at, updated_at) "
+        "VALUES (?, 'completed', ?, ?, ?, 0, 0)",
+        (call.key, call.path, call.body_bytes, b'{"choices":[]}'),
+    )
+    db.execute("PRAGMA user_version = 1")
+    db.commit()
+    db.close()
+    with Ledger(path) as ledger:
+        entry = ledger.plan([call])[call.key]
+        assert (entry.state, entry.tag, entry.response) == ("completed", "", {"choices": []})
+        assert ledger.counts()["completed"] == 1
+
+
 def test_the_schema_is_versioned_and_a_newer_ledger_is_refused(tmp_path):
     path = tmp_path / LEDGER_FILE
     Ledger(path).close()
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 2
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     db.execute("PRAGMA user_version = 7")
     db.commit()

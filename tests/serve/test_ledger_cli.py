@@ -7,7 +7,7 @@ import json
 from click.testing import CliRunner
 
 from readout_audit._cli import main
-from readout_audit.serve import LEDGER_FILE, Endpoint, Ledger, RequestRunner, RetryPolicy
+from readout_audit.serve import LEDGER_FILE, Endpoint, HttpCall, Ledger, RequestRunner, RetryPolicy
 
 
 def test_the_listing_and_the_release_of_unknown_calls(proxy, tmp_path, make_calls):
@@ -61,3 +61,26 @@ def test_a_servers_escape_sequences_are_not_replayed_to_the_terminal(tmp_path, m
     assert shown.exit_code == 0, shown.output
     assert "\x1b" not in shown.output and "\x07" not in shown.output
     assert "HTTP 400: [/bold] bad" in shown.output
+
+
+def test_a_tagged_call_is_listed_with_its_tag(tmp_path, make_calls):
+    (plain,) = make_calls(1)
+    tagged = HttpCall(plain.path, plain.body, 10, 5, tag="confirmation:j:gsm8k:3:random:sorted")
+    with Ledger(tmp_path / LEDGER_FILE) as ledger:
+        ledger.plan([plain, tagged])
+        ledger.fail(plain.key, "HTTP 400")
+        ledger.fail(tagged.key, "HTTP 400")
+    cli = CliRunner()
+    lines = cli.invoke(main, ["ledger", str(tmp_path)]).output.splitlines()[2:]
+    assert sorted(lines) == sorted(
+        [
+            f"failed {plain.key[:12]} no endpoint attempts 0: HTTP 400",
+            f"failed {tagged.key[:12]} confirmation:j:gsm8k:3:random:sorted no endpoint "
+            "attempts 0: HTTP 400",
+        ]
+    )
+    listing = json.loads(cli.invoke(main, ["ledger", str(tmp_path), "--json"]).output)
+    assert {c["key"]: c["tag"] for c in listing["calls"]} == {
+        plain.key: "",
+        tagged.key: "confirmation:j:gsm8k:3:random:sorted",
+    }

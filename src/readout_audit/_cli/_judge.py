@@ -62,6 +62,21 @@ def _summary(inventory: Inventory) -> str:
     return "\n".join(lines)
 
 
+def _response_formats(texts: tuple[str, ...], names: list[str]) -> dict[str, str]:
+    """``NAME=FORM`` options by configuration name; each names a configuration, once."""
+    forms: dict[str, str] = {}
+    for text in texts:
+        name, eq, form = text.partition("=")
+        if not eq or not name or not form:
+            raise InputError(f"expected NAME=FORM, got {text!r}", field="response-format")
+        if name not in names:
+            raise InputError(f"{name!r} names no --configuration", field="response-format")
+        if name in forms:
+            raise InputError(f"{name!r} is given twice", field="response-format")
+        forms[name] = form
+    return forms
+
+
 @judge_group.command("build")
 @click.option(
     "--gsm8k",
@@ -110,6 +125,15 @@ def _summary(inventory: Inventory) -> str:
     "(repeatable).",
 )
 @click.option(
+    "--response-format",
+    "response_formats",
+    multiple=True,
+    metavar="NAME=FORM",
+    help="How configuration NAME's bodies ask for structured output: json_schema (OpenAI, "
+    "vLLM, SGLang; the default), json_object (llama-cpp-python) or none (the label read from "
+    "the text) (repeatable).",
+)
+@click.option(
     "--bootstrap-seed",
     type=click.IntRange(0),
     help="The first configuration's bootstrap seed; the others count up from it [default: --seed].",
@@ -134,6 +158,7 @@ def build_command(
     per_dataset: int,
     preflight_per_dataset: int,
     configurations: tuple[str, ...],
+    response_formats: tuple[str, ...],
     bootstrap_seed: int | None,
     exclude: tuple[Path, ...],
     force: bool,
@@ -144,7 +169,11 @@ def build_command(
     if (out / INVENTORY_FILE).exists() and not force:
         raise InputError("holds an inventory; pass --force to overwrite it", source=str(out))
     first_seed = seed if bootstrap_seed is None else bootstrap_seed
-    parsed = [parse_configuration(text, first_seed + i) for i, text in enumerate(configurations)]
+    forms = _response_formats(response_formats, [text.partition("=")[0] for text in configurations])
+    parsed = [
+        parse_configuration(text, first_seed + i, forms.get(text.partition("=")[0], "json_schema"))
+        for i, text in enumerate(configurations)
+    ]
     banks = [
         _bank(where, dataset, split, allow_download)
         for where, dataset, split in ((gsm8k, "gsm8k", gsm8k_split), (drop, "drop", drop_split))

@@ -22,6 +22,7 @@ def _call(entry: LedgerEntry) -> dict[str, Any]:
         "key": entry.key,
         "state": entry.state,
         "path": entry.path,
+        "tag": entry.tag,
         "endpoint": entry.endpoint,
         "attempts": entry.attempts,
         "error": entry.error,
@@ -64,8 +65,9 @@ def ledger_command(run_dir: Path, release_unknown: bool, as_json: bool) -> None:
         click.echo(f"{over} completed calls were charged more tokens than their bounds reserved")
     for entry in listed:
         where = entry.endpoint or "no endpoint"
+        tag = f" {terminal_safe(entry.tag)}" if entry.tag else ""
         click.echo(
-            f"{entry.state} {entry.key[:KEY_PREFIX]} {where} attempts {entry.attempts}: "
+            f"{entry.state} {entry.key[:KEY_PREFIX]}{tag} {where} attempts {entry.attempts}: "
             f"{terminal_safe(entry.error or '')}"  # a server's answer may hold escape sequences
         )
     if released is not None:

@@ -36,6 +36,17 @@ from readout_audit.judge._cells import (
     PRIMARY_CELLS,
     REPEAT_CELLS,
 )
+from readout_audit.judge._chat_judge import (
+    CHAT_PATH,
+    chat_record,
+    judge_call,
+    run_chat_judge,
+)
+from readout_audit.judge._chat_verdict import (
+    ChatVerdict,
+    read_chat_verdict,
+    reply_choice,
+)
 from readout_audit.judge._checks import (
     judge_checks,
 )
@@ -106,10 +117,14 @@ from readout_audit.judge._planned import (
     PlannedRequest,
 )
 from readout_audit.judge._present import (
+    RESPONSE_FORMATS,
+    ResponseFormat,
     compact_json,
     content_sha256,
     key_sorted,
+    response_format,
     structured_request,
+    verdict_schema,
     wire_body,
     wire_bytes,
     wire_sha256,
@@ -127,6 +142,7 @@ from readout_audit.judge._primary import (
 )
 from readout_audit.judge._record import (
     JudgeRecord,
+    planned_record,
 )
 from readout_audit.judge._report import (
     judge_sections,
@@ -177,12 +193,14 @@ __all__ = [
     "AcceptanceRow",
     "BLANK",
     "BankStats",
+    "CHAT_PATH",
     "COLON",
     "CONFIRMATION_CELLS",
     "CONTRACTS",
     "CONTROL_CELLS",
     "CROSSING_THRESHOLDS",
     "CellCount",
+    "ChatVerdict",
     "Configuration",
     "Contract",
     "Crossings",
@@ -227,7 +245,9 @@ __all__ = [
     "Qualification",
     "READABLE_CUES",
     "REPEAT_CELLS",
+    "RESPONSE_FORMATS",
     "RequestHashes",
+    "ResponseFormat",
     "SCORE_READINGS",
     "ScoreInteraction",
     "SecondaryResult",
@@ -242,6 +262,7 @@ __all__ = [
     "build_inventory",
     "canonical_number",
     "cell_candidate",
+    "chat_record",
     "compact_json",
     "conditional_correctness",
     "content_sha256",
@@ -256,6 +277,7 @@ __all__ = [
     "interaction_test",
     "interleave_key",
     "inventory_bytes",
+    "judge_call",
     "judge_checks",
     "judge_model_name",
     "judge_sections",
@@ -275,15 +297,20 @@ __all__ = [
     "parse_number",
     "plan_inventory",
     "plan_request",
+    "planned_record",
     "planned_weights",
     "positive_score",
     "primary_cells",
     "primary_family",
     "qualify",
     "random_letters",
+    "read_chat_verdict",
     "read_inventory",
     "read_planned",
+    "reply_choice",
     "required_correct",
+    "response_format",
+    "run_chat_judge",
     "score_crossings",
     "score_interaction",
     "secondary_family",
@@ -292,6 +319,7 @@ __all__ = [
     "structured_request",
     "summarise_judge",
     "target_label",
+    "verdict_schema",
     "wire_body",
     "wire_bytes",
     "wire_sha256",

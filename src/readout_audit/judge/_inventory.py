@@ -10,8 +10,17 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    field_validator,
+    model_serializer,
+)
 
 from readout_audit._exceptions import InputError
 from readout_audit.judge._candidates import canonical_number, cell_candidate, target_label
@@ -25,6 +34,8 @@ from readout_audit.judge._cells import (
 from readout_audit.judge._contracts import CONTRACTS, Contract
 from readout_audit.judge._planned import PlannedRequest
 from readout_audit.judge._present import (
+    RESPONSE_FORMATS,
+    ResponseFormat,
     compact_json,
     content_sha256,
     structured_request,
@@ -66,6 +77,16 @@ class Configuration(BaseModel):
     model: str
     """The name its wire bodies carry (:func:`judge_model_name`)."""
     bootstrap_seed: int = Field(ge=0)
+    response_format: ResponseFormat = "json_schema"
+    """How its wire bodies ask for structured output (``judge._present.RESPONSE_FORMATS``)."""
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The default response format is left out, so manifests built before it are unchanged."""
+        data: dict[str, Any] = handler(self)
+        if self.response_format == "json_schema":
+            data.pop("response_format", None)
+        return data
 
     @field_validator("name")
     @classmethod
@@ -87,16 +108,29 @@ class Configuration(BaseModel):
         return CONTRACTS[self.contract]
 
 
-def parse_configuration(text: str, bootstrap_seed: int) -> Configuration:
+def parse_configuration(
+    text: str, bootstrap_seed: int, response_format: str = "json_schema"
+) -> Configuration:
     """``NAME=CONTRACT@JUDGESPEC`` (the spec may hold ``@`` itself: ``hf:org/m@rev``)."""
     name, eq, rest = text.partition("=")
     contract, at, judge = rest.partition("@")
     if not eq or not at or not name or not judge:
         raise InputError(f"expected NAME=CONTRACT@JUDGESPEC, got {text!r}", field="configuration")
+    if response_format not in RESPONSE_FORMATS:
+        raise InputError(
+            f"{name}: {response_format!r} is not a response format; expected one of "
+            f"{list(RESPONSE_FORMATS)}",
+            field="response-format",
+        )
     model = judge_model_name(judge)
     try:
         return Configuration(
-            name=name, contract=contract, judge=judge, model=model, bootstrap_seed=bootstrap_seed
+            name=name,
+            contract=contract,
+            judge=judge,
+            model=model,
+            bootstrap_seed=bootstrap_seed,
+            response_format=response_format,
         )
     except ValidationError as error:
         first = error.errors()[0]
@@ -128,7 +162,7 @@ def plan_request(
         "candidate_answer": candidate,
     }
     request = structured_request(contract, state, presentation)
-    body = wire_body(request, configuration.model, presentation)
+    body = wire_body(request, configuration.model, presentation, configuration.response_format)
     return PlannedRequest(
         request_id=f"{phase}:{configuration.name}:{source.id}:{cell}:{presentation}",
         phase=phase,

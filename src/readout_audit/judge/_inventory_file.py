@@ -23,7 +23,7 @@ from readout_audit.judge._build import (
     RequestHashes,
     inventory_bytes,
 )
-from readout_audit.judge._inventory import interleave_key
+from readout_audit.judge._inventory import Configuration, interleave_key
 from readout_audit.judge._planned import PlannedRequest
 from readout_audit.judge._present import content_sha256, wire_body, wire_sha256
 
@@ -103,14 +103,15 @@ def read_inventory(directory: str | Path) -> Inventory:
     """An inventory directory read back and checked against its manifest.
 
     The inventory file's SHA-256, each request's wire and content hash (rebuilt from its
-    structured request and its configuration's model name), the manifest's list of hashes
-    and the interleaved order must all match; the first mismatch names its line and field.
+    structured request and its configuration's model name and response format), the
+    manifest's list of hashes and the interleaved order must all match; the first mismatch
+    names its line and field.
     """
     directory = Path(directory)
     path = directory / INVENTORY_FILE
     manifest = _read_manifest(directory / MANIFEST_FILE)
     _, requests = read_planned(path)
-    models = {c.name: c.model for c in manifest.configurations}
+    configurations = {c.name: c for c in manifest.configurations}
     if len(requests) != len(manifest.requests):
         raise InputError(
             f"holds {len(requests)} requests; the manifest lists {len(manifest.requests)}",
@@ -118,7 +119,7 @@ def read_inventory(directory: str | Path) -> Inventory:
         )
     previous = ""
     for line, (request, listed) in enumerate(zip(requests, manifest.requests, strict=True), 1):
-        field = _mismatch(request, listed, models.get(request.configuration))
+        field = _mismatch(request, listed, configurations.get(request.configuration))
         key = interleave_key(manifest.seed, request.request_id)
         if field is None and key < previous:
             field = ("request_id", "is out of the interleaved order")
@@ -133,15 +134,20 @@ def read_inventory(directory: str | Path) -> Inventory:
 
 
 def _mismatch(
-    request: PlannedRequest, listed: RequestHashes, model: str | None
+    request: PlannedRequest, listed: RequestHashes, configuration: Configuration | None
 ) -> tuple[str, str] | None:
     """The first field of a row that disagrees with its manifest entry or rebuilt body."""
-    if model is None:
+    if configuration is None:
         return "configuration", "names no configuration of the manifest"
     if listed.request_id != request.request_id:
         return "request_id", "is not the manifest's request at this line"
     try:
-        body = wire_body(request.request, model, request.presentation)
+        body = wire_body(
+            request.request,
+            configuration.model,
+            request.presentation,
+            configuration.response_format,
+        )
     except (KeyError, TypeError, AttributeError):
         return "request", "is not a structured judge request"
     for field, value in (

@@ -15,7 +15,7 @@ from typing import Any
 from readout_audit.data._item import Item, Message
 from readout_audit.judge._planned import PlannedRequest
 from readout_audit.judge._present import wire_body
-from readout_audit.judge._record import JudgeRecord, planned_fields
+from readout_audit.judge._record import JudgeRecord, planned_record
 from readout_audit.kind._runner import Job
 from readout_audit.model._backend import PositionScores, ScoringModel
 from readout_audit.model._codec import TextCodec
@@ -60,9 +60,9 @@ def judge_record(
     if len(scored) == len(labels):
         verdict = labels[max(range(len(labels)), key=lambda i: scored[i])]
     probs = readout.option_probs
-    return JudgeRecord(
-        **planned_fields(planned),
-        outcome="completed" if verdict is not None else "unparsed",
+    return planned_record(
+        planned,
+        "completed" if verdict is not None else "unparsed",
         verdict=verdict,
         label_probs=None if probs is None else dict(zip(labels, probs, strict=True)),
         label_mass=readout.option_mass,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from readout_audit.judge._cells import Presentation
 from readout_audit.judge._contracts import Contract
@@ -19,6 +19,13 @@ from readout_audit.judge._contracts import Contract
 MAX_TOKENS = 16
 """Room for ``{"verdict":"no_answer"}`` in any tokenizer the project meets."""
 TOP_LOGPROBS = 20
+
+ResponseFormat = Literal["json_schema", "json_object", "none"]
+RESPONSE_FORMATS: tuple[ResponseFormat, ...] = ("json_schema", "json_object", "none")
+"""How a body asks for structured output: ``json_schema`` (OpenAI, vLLM, SGLang: a strict
+schema), ``json_object`` (llama-cpp-python, which refuses ``json_schema``: the same schema under
+``{"type": "json_object", "schema": ...}``), ``none`` (no ``response_format``; the label is read
+from the reply's text)."""
 
 
 def key_sorted(value: Any) -> Any:
@@ -70,15 +77,40 @@ def _labels(request: Mapping[str, Any]) -> list[str]:
     return [choice["name"] for choice in request["question"]["choices"]]
 
 
-def wire_body(request: Mapping[str, Any], model: str, presentation: Presentation) -> dict[str, Any]:
+def verdict_schema(labels: list[str]) -> dict[str, Any]:
+    """The JSON schema of ``{"verdict": <label>}``, the labels in enumeration order."""
+    return {
+        "type": "object",
+        "properties": {"verdict": {"type": "string", "enum": labels}},
+        "required": ["verdict"],
+        "additionalProperties": False,
+    }
+
+
+def response_format(form: ResponseFormat, labels: list[str]) -> dict[str, Any] | None:
+    """The body's ``response_format`` in ``form`` (None for ``none``: the field is left out)."""
+    if form == "json_schema":
+        schema = {"name": "verdict", "strict": True, "schema": verdict_schema(labels)}
+        return {"type": "json_schema", "json_schema": schema}
+    if form == "json_object":
+        return {"type": "json_object", "schema": verdict_schema(labels)}
+    return None
+
+
+def wire_body(
+    request: Mapping[str, Any],
+    model: str,
+    presentation: Presentation,
+    form: ResponseFormat = "json_schema",
+) -> dict[str, Any]:
     """The chat body sent to the judge ``model`` for a request built in ``presentation`` order.
 
     The system message is the instruction; the user message is the compact JSON of the
-    request's other fields in the request's own key order. A strict JSON schema asks for
-    ``{"verdict": <label>}`` with the labels in enumeration order.
+    request's other fields in the request's own key order. The response format (``form``)
+    asks for ``{"verdict": <label>}`` with the labels in enumeration order.
     """
     content = {key: value for key, value in request.items() if key != "instruction"}
-    body = {
+    body: dict[str, Any] = {
         "model": model,
         "messages": [
             {"role": "system", "content": request["instruction"]},
@@ -88,20 +120,10 @@ def wire_body(request: Mapping[str, Any], model: str, presentation: Presentation
         "max_tokens": MAX_TOKENS,
         "logprobs": True,
         "top_logprobs": TOP_LOGPROBS,
-        "response_format": {
-            "type": "json_schema",
-            "json_schema": {
-                "name": "verdict",
-                "strict": True,
-                "schema": {
-                    "type": "object",
-                    "properties": {"verdict": {"type": "string", "enum": _labels(request)}},
-                    "required": ["verdict"],
-                    "additionalProperties": False,
-                },
-            },
-        },
     }
+    structured = response_format(form, _labels(request))
+    if structured is not None:
+        body["response_format"] = structured
     return presented(body, presentation)  # type: ignore[no-any-return]
 
 

@@ -71,22 +71,24 @@ class JudgeRecord(BaseModel):
         return None if self.verdict is None else self.verdict == self.target_label
 
 
-def planned_fields(planned: PlannedRequest) -> dict[str, Any]:
-    """The record fields a planned request fixes before any call."""
-    return {
-        "item_id": planned.request_id,
-        "variant": f"{planned.cell}/{planned.presentation}",
-        "phase": planned.phase,
-        "configuration": planned.configuration,
-        "contract": planned.contract,
-        "source_id": planned.source_id,
-        "dataset": planned.dataset,
-        "cluster": planned.cluster,
-        "distance": planned.distance,
-        "cell": planned.cell,
-        "presentation": planned.presentation,
-        "target_label": planned.target_label,
-        "positive_label": CONTRACTS[planned.contract].positive,
-        "wire_sha256": planned.wire_sha256,
-        "content_sha256": planned.content_sha256,
-    }
+def planned_record(request: PlannedRequest, outcome: Outcome, **fields: Any) -> JudgeRecord:
+    """A planned request's record: its planned fields copied, ``fields`` (verdict, ...) added."""
+    return JudgeRecord(
+        item_id=request.request_id,
+        variant=f"{request.cell}/{request.presentation}",
+        phase=request.phase,
+        configuration=request.configuration,
+        contract=request.contract,
+        source_id=request.source_id,
+        dataset=request.dataset,
+        cluster=request.cluster,
+        distance=request.distance,
+        cell=request.cell,
+        presentation=request.presentation,
+        target_label=request.target_label,
+        positive_label=CONTRACTS[request.contract].positive,
+        wire_sha256=request.wire_sha256,
+        content_sha256=request.content_sha256,
+        outcome=outcome,
+        **fields,
+    )

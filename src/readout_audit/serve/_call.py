@@ -114,11 +114,16 @@ class HttpCall:
     """Upper bound of the generated tokens (``max_tokens``)."""
     root: bool = False
     """The path is at the server's root, beside the base URL's path (``/tokenize``)."""
+    tag: str = ""
+    """Part of the call's identity (its ledger key), never sent: two calls with one body and
+    different tags are two ledger rows, each sent once (a judge tags each with its request id)."""
 
     def __post_init__(self) -> None:
         source = f"call {self.path!r}"
         if not isinstance(self.path, str) or not self.path.startswith("/"):
             raise InputError("must start with '/'", source=source, field="path")
+        if not isinstance(self.tag, str) or not self.tag.isprintable():
+            raise InputError("must be printable text (no line breaks)", source=source, field="tag")
         if any(c.isspace() for c in self.path) or not self.path.isascii():
             raise InputError("must be ASCII without spaces", source=source, field="path")
         for name in ("prompt_tokens_max", "completion_tokens_max"):
@@ -142,10 +147,13 @@ class HttpCall:
     def key(self) -> str:
         """SHA-256 of ``POST {path}``, a newline and the body: the call's identity, any endpoint.
 
-        A call at the server's root has ``(root)`` before its path.
+        A call at the server's root has ``(root)`` before its path; a tagged call has a newline
+        and ``tag {tag}`` after the body (compact JSON holds no raw newline, so no untagged body
+        can end that way, and an untagged call's key is what it always was).
         """
         where = (b"(root) " if self.root else b"") + self.path.encode()
-        return hashlib.sha256(b"POST " + where + b"\n" + self.body_bytes).hexdigest()
+        tagged = b"\ntag " + self.tag.encode() if self.tag else b""
+        return hashlib.sha256(b"POST " + where + b"\n" + self.body_bytes + tagged).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX calls_state ON calls (state)",
     ),
+    ("ALTER TABLE calls ADD COLUMN tag TEXT NOT NULL DEFAULT ''",),
 )
 """Append-only schema migrations; ``PRAGMA user_version`` counts those applied."""
 
@@ -78,6 +79,8 @@ class LedgerEntry:
     state: State
     path: str
     body: bytes
+    tag: str
+    """The call's tag (``HttpCall.tag``, part of its key; empty for an untagged call)."""
     endpoint: str | None
     """The ``base_url`` of the last attempt."""
     attempts: int
@@ -114,6 +117,7 @@ def _entry(row: sqlite3.Row) -> LedgerEntry:
         state=row["state"],
         path=row["path"],
         body=bytes(row["body"]),
+        tag=row["tag"],
         endpoint=row["endpoint"],
         attempts=row["attempts"],
         reserved=Spend(row["reserved_tokens"], row["reserved_usd"]),
@@ -263,9 +267,9 @@ class Ledger:
         now = time.time()
         with self._write() as db:
             db.executemany(
-                "INSERT OR IGNORE INTO calls (key, state, path, body, created_at, updated_at) "
-                "VALUES (?, 'planned', ?, ?, ?, ?)",
-                [(call.key, call.path, call.body_bytes, now, now) for call in calls],
+                "INSERT OR IGNORE INTO calls (key, state, path, body, tag, created_at, updated_at) "
+                "VALUES (?, 'planned', ?, ?, ?, ?, ?)",
+                [(call.key, call.path, call.body_bytes, call.tag, now, now) for call in calls],
             )
         entries = (self.entry(call.key) for call in calls)
         return {entry.key: entry for entry in entries if entry is not None}

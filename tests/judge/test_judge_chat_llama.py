@@ -1,0 +1,242 @@
+"""A chat judge against a real llama.cpp server: records, repeats, reruns, faults, kill -9.
+
+The inventory is FINAL3 on one GSM8K and one DROP fixture source (32 requests) with
+llama-cpp-python's response format (``json_object``). The module has its own llama-cpp-python
+server on the embedded GGUF, stopped after the module and in any case after its bounded
+lifetime: these prompts are long (about 300 tokens, every one scored for log-probs), so the
+module takes minutes on a busy machine and must not use up the session server's lifetime.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+
+import pytest
+from chat_inventory import CHAT, SERVED_NAME, chat_inventory
+from fault_proxy import FaultProxy
+
+from readout_audit.judge import REPEAT_CELLS, judge_call, run_chat_judge, write_inventory
+from readout_audit.model import embedded_gguf_path
+from readout_audit.serve import LEDGER_FILE, Endpoint, Ledger, RetryPolicy, llama_server
+
+pytestmark = pytest.mark.model
+INVENTORY = chat_inventory()
+REQUESTS = INVENTORY.requests
+LABELS = CHAT.grading.labels
+
+
+def _port(url: str) -> int:
+    return int(url.split(":")[-1].split("/")[0])
+
+
+def _endpoint(url: str) -> list[Endpoint]:
+    """One request at a time: the n-th fault meets the n-th connection."""
+    return [Endpoint(url, concurrency=1)]
+
+
+@pytest.fixture(scope="module")
+def chat_server(tmp_path_factory):
+    """The module's server: one thread, which keeps its pace when the cores are shared."""
+    pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is a dev dependency")
+    log = tmp_path_factory.mktemp("chat-server") / "server.log"
+    with llama_server(
+        embedded_gguf_path(), log, alias=SERVED_NAME, threads=1, lifetime_s=2400
+    ) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def straight(chat_server, tmp_path_factory):
+    """Every request of the inventory sent once, straight to the server: records and ledger."""
+    path = tmp_path_factory.mktemp("chat-judge") / LEDGER_FILE
+    with Ledger(path) as ledger:
+        records = run_chat_judge(REQUESTS, CHAT, _endpoint(chat_server), ledger)
+    return records, path
+
+
+def _verdict_token(reply, verdict):
+    """The reply's token holding the verdict's first letter, and the text it has before it."""
+    content = reply["choices"][0]["message"]["content"]
+    start = content.index(f'"{verdict}"') + 1
+    offset = 0
+    for token in reply["choices"][0]["logprobs"]["content"]:
+        if offset + len(token["token"]) > start:
+            return token, content[offset:start]
+        offset += len(token["token"])
+    raise AssertionError(f"no token holds offset {start} of {content!r}")
+
+
+def test_every_request_gets_a_record_in_planned_order_with_probabilities_as_returned(straight):
+    records, path = straight
+    assert [r.item_id for r in records] == [r.request_id for r in REQUESTS]
+    assert {r.outcome for r in records} == {"completed"}
+    with Ledger(path) as ledger:
+        rows = {entry.key: entry for entry in ledger.entries()}
+    assert len(rows) == 32 and {row.state for row in rows.values()} == {"completed"}
+    for request, record in zip(REQUESTS, records, strict=True):
+        assert record.verdict in LABELS and record.error is None
+        assert record.metadata["served_model"] == SERVED_NAME
+        assert record.metadata["finish_reason"] == "stop"
+        row = rows[record.metadata["call_key"]]
+        assert (row.tag, row.attempts) == (request.request_id, 1)
+        token, lead = _verdict_token(row.response, record.verdict)
+        entries = [(e["token"], e["logprob"]) for e in token["top_logprobs"]]
+        for label, prob in record.label_probs.items():
+            # entries spelling the token's lead and then a prefix of this label and no other
+            own = [
+                (text[len(lead) :], logprob)
+                for text, logprob in entries
+                if text.startswith(lead)
+                and text[len(lead) :]
+                and label.startswith(text[len(lead) :])
+                and not any(o.startswith(text[len(lead) :]) for o in LABELS if o != label)
+            ]
+            if prob is None:
+                assert not own, (label, own)
+                continue
+            assert 0.0 <= prob <= 1.0
+            longest = max(len(text) for text, _ in own)
+            assert prob in [math.exp(lp) for text, lp in own if len(text) == longest]
+        # the verdict's own token was generated: the reply shows it among the entries
+        assert token["token"] in [text for text, _ in entries]
+    # The chosen label's displayed probability is read; this model's top-20 shows it each time.
+    assert all(r.label_probs[r.verdict] is not None for r in records)
+
+
+def test_identical_body_repeats_are_separate_rows_with_the_same_reply(straight):
+    records, path = straight
+    by_id = {r.item_id: r for r in records}
+    with Ledger(path) as ledger:
+        pairs = 0
+        for record in records:
+            if record.cell not in REPEAT_CELLS:
+                continue
+            original = by_id[record.item_id.replace(record.cell, REPEAT_CELLS[record.cell])]
+            assert record.wire_sha256 == original.wire_sha256
+            first, again = (ledger.entry(r.metadata["call_key"]) for r in (original, record))
+            assert first.key != again.key and first.body == again.body
+            assert (first.attempts, again.attempts) == (1, 1)
+            texts = [e.response["choices"][0]["message"]["content"] for e in (first, again)]
+            assert texts[0] == texts[1] and record.verdict == original.verdict
+            for label in LABELS:
+                assert (record.label_probs[label] is None) == (original.label_probs[label] is None)
+                if record.label_probs[label] is not None:
+                    assert record.label_probs[label] == pytest.approx(
+                        original.label_probs[label], abs=1e-3
+                    )
+            pairs += 1
+    assert pairs == 8
+
+
+def test_a_rerun_sends_nothing_and_gives_the_same_records(straight, chat_server):
+    records, path = straight
+    with FaultProxy("127.0.0.1", _port(chat_server)) as proxy, Ledger(path) as ledger:
+        again = run_chat_judge(REQUESTS, CHAT, _endpoint(proxy.url), ledger)
+    assert proxy.applied == [] and proxy.forwarded == []
+    assert again == records
+
+
+def _distinct(n: int):
+    """The first ``n`` requests whose bodies differ from every other's (no repeat pair)."""
+    counts = Counter(r.wire_sha256 for r in REQUESTS)
+    return [r for r in REQUESTS if counts[r.wire_sha256] == 1][:n]
+
+
+def test_faults_end_as_the_ledger_rules_say_and_unknown_calls_are_never_resent(
+    chat_server, tmp_path
+):
+    chosen = _distinct(4)
+    hashes = [r.wire_sha256 for r in chosen]
+    retry = RetryPolicy(max_attempts=2, backoff_s=0.01)
+    with FaultProxy("127.0.0.1", _port(chat_server)) as proxy:
+        # connections in order: calls 1-4, then the retries of calls 2 and 4
+        proxy.schedule(["drop_after", "http500", "truncated", "http500", "http500", "pass"])
+        with Ledger(tmp_path / LEDGER_FILE) as ledger:
+            records = run_chat_judge(chosen, CHAT, _endpoint(proxy.url), ledger, retry=retry)
+            assert [r.outcome for r in records] == [
+                "unknown",  # the answer was swallowed after the body was sent
+                "failed",  # 500 twice: retried, then no attempt left
+                "unknown",  # half the answer
+                "completed",  # 500, then retried and answered
+            ]
+            attempts = [ledger.entry(r.metadata["call_key"]).attempts for r in records]
+            assert attempts == [1, 2, 1, 2]
+            assert records[0].error.startswith("sent once with no known outcome (")
+            assert "IncompleteRead" in records[2].error
+            assert records[1].error.startswith("HTTP 500")
+            assert records[1].error.endswith("(attempt 2 of 2 in this run)")
+            assert all(r.verdict is None and r.label_probs is None for r in records[:3])
+            assert records[3].verdict in LABELS
+            # The server saw each call at most once; the 500s never reached it.
+            sent = Counter(proxy.forwarded)
+            assert sent == Counter([hashes[0], hashes[2], hashes[3]])
+
+            rerun = run_chat_judge(chosen, CHAT, _endpoint(proxy.url), ledger, retry=retry)
+            # unknown calls stay unknown and unsent; the failed one is tried again
+            assert [r.outcome for r in rerun] == ["unknown", "completed", "unknown", "completed"]
+            assert Counter(proxy.forwarded) - sent == Counter([hashes[1]])
+            assert [rerun[0].error, rerun[2].error, rerun[3]] == [
+                records[0].error,
+                records[2].error,
+                records[3],
+            ]
+
+
+CHILD = """
+import sys
+from readout_audit.judge import read_inventory, run_chat_judge
+from readout_audit.serve import Endpoint, Ledger
+folder, path, url, ids = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(",")
+inventory = read_inventory(folder)
+chosen = [r for r in inventory.requests if r.request_id in ids]
+with Ledger(path) as ledger:
+    endpoints = [Endpoint(url, concurrency=1)]
+    run_chat_judge(chosen, inventory.manifest.configurations[0], endpoints, ledger)
+"""
+
+
+def _wait_until_in_flight(path, child, timeout_s=600.0):
+    """Poll the ledger until two calls completed and another is sent (in flight)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and child.poll() is None:
+        if path.exists():
+            with Ledger(path) as ledger:
+                counts = ledger.counts()
+            if counts["completed"] >= 2 and counts["sent"] >= 1:
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"the child never had a call in flight ({child.poll()=})")
+
+
+def test_kill_9_mid_run_then_a_rerun_attempts_every_id_once(chat_server, tmp_path):
+    chosen = _distinct(4)
+    write_inventory(tmp_path / "inventory", INVENTORY)
+    path = tmp_path / LEDGER_FILE
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    with FaultProxy("127.0.0.1", _port(chat_server)) as proxy:
+        ids = ",".join(r.request_id for r in chosen)
+        command = [sys.executable, "-c", CHILD, str(tmp_path / "inventory"), str(path)]
+        child = subprocess.Popen([*command, proxy.url, ids], env=env, stderr=subprocess.DEVNULL)
+        _wait_until_in_flight(path, child)
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        with Ledger(path) as ledger:
+            done = {e.tag for e in ledger.entries("completed")}
+            in_flight = {e.tag for e in ledger.entries("sent")}
+            records = run_chat_judge(chosen, CHAT, _endpoint(proxy.url), ledger)
+            rows = {e.tag: e for e in ledger.entries()}
+    assert len(done) >= 2 and len(in_flight) == 1
+    assert {r.item_id for r in records if r.outcome == "unknown"} == in_flight
+    assert {r.outcome for r in records if r.item_id not in in_flight} == {"completed"}
+    assert all("the sending process ended" in r.error for r in records if r.outcome == "unknown")
+    # Every planned id reached the server exactly once: before the kill or after it.
+    assert Counter(proxy.forwarded) == Counter(r.wire_sha256 for r in chosen)
+    assert set(rows) == {r.request_id for r in chosen}
+    assert all(rows[tag].attempts == 1 for tag in done | in_flight)
+    assert [judge_call(r, CHAT).key for r in chosen] == [r.metadata["call_key"] for r in records]
