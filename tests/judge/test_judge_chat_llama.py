@@ -18,10 +18,22 @@ import time
 from collections import Counter
 
 import pytest
-from chat_inventory import CHAT, SERVED_NAME, chat_inventory
+from chat_inventory import CHAT, FIXTURES, SERVED_NAME, chat_inventory
+from click.testing import CliRunner
 from fault_proxy import FaultProxy
 
-from readout_audit.judge import REPEAT_CELLS, judge_call, run_chat_judge, write_inventory
+from readout_audit._cli import main
+from readout_audit.judge import (
+    PAPER_SEED,
+    REPEAT_CELLS,
+    build_inventory,
+    judge_call,
+    load_gsm8k_jsonl,
+    parse_configuration,
+    run_chat_judge,
+    write_inventory,
+)
+from readout_audit.log._run import read_run
 from readout_audit.model import embedded_gguf_path
 from readout_audit.serve import LEDGER_FILE, Endpoint, Ledger, RetryPolicy, llama_server
 
@@ -240,3 +252,31 @@ def test_kill_9_mid_run_then_a_rerun_attempts_every_id_once(chat_server, tmp_pat
     assert set(rows) == {r.request_id for r in chosen}
     assert all(rows[tag].attempts == 1 for tag in done | in_flight)
     assert [judge_call(r, CHAT).key for r in chosen] == [r.metadata["call_key"] for r in records]
+
+
+def test_judge_run_drives_a_served_judge_through_the_run_ledger(chat_server, tmp_path):
+    served = parse_configuration(
+        f"s3=FINAL3@openai:{chat_server}#{SERVED_NAME}", PAPER_SEED, "json_object"
+    )
+    bank = load_gsm8k_jsonl(FIXTURES / "gsm8k_test_head.jsonl")
+    built = build_inventory(
+        [bank], [served], seed=PAPER_SEED, per_dataset=1, preflight_per_dataset=1
+    )
+    write_inventory(tmp_path / "inventory", built)
+    run = tmp_path / "run"
+    args = ["judge", "run", str(tmp_path / "inventory"), "--phase", "preflight", "--out", str(run)]
+    first = CliRunner().invoke(main, [*args, "--plain", "--no-progress"])
+    assert first.exit_code == 0, first.output
+    records = read_run(run).records
+    assert len(records) == 12 and {r.phase for r in records} == {"preflight"}
+    assert all(r.verdict in LABELS for r in records if r.outcome == "completed")
+    with Ledger(run / LEDGER_FILE) as ledger:
+        before = ledger.counts()
+    assert before.get("completed", 0) + before.get("unknown", 0) == 12
+    again = CliRunner().invoke(main, [*args, "--plain", "--no-progress"])
+    assert again.exit_code == 0, again.output
+    with Ledger(run / LEDGER_FILE) as ledger:
+        assert ledger.counts() == before  # nothing sent twice
+    assert [r.model_dump() for r in read_run(run).records] == [r.model_dump() for r in records]
+    manifest = read_run(run).manifest
+    assert manifest.model["served"]["response_format"] == {"s3": "json_object"}

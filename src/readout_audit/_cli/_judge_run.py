@@ -12,10 +12,12 @@ from readout_audit._cli._score import finish, load_cli_model
 from readout_audit._exceptions import InputError
 from readout_audit.judge._combine import combine_runs
 from readout_audit.judge._inventory_file import read_inventory
-from readout_audit.judge._run import chosen_configurations, run_local_judge
+from readout_audit.judge._run import chosen_configurations, run_local_judge, run_served_judge
 from readout_audit.kind._progress import progress_mode
 from readout_audit.model._device import DTYPES
-from readout_audit.model._served_spec import is_served
+from readout_audit.model._served import api_headers
+from readout_audit.model._served_spec import is_served, parse_served_spec
+from readout_audit.serve import CostCap, Endpoint
 
 
 @click.command("run")
@@ -43,6 +45,38 @@ from readout_audit.model._served_spec import is_served
 @click.option("--dtype", type=click.Choice(list(DTYPES)), default="auto", show_default=True)
 @click.option("--allow-download", is_flag=True, help="Let hf: judges download from the Hub.")
 @click.option("--batch-size", default=8, show_default=True, type=click.IntRange(1))
+@click.option(
+    "--concurrency",
+    default=4,
+    show_default=True,
+    type=click.IntRange(1),
+    help="A served judge's requests in flight per endpoint.",
+)
+@click.option(
+    "--starts-per-s",
+    type=click.FloatRange(min=0, min_open=True),
+    help="A served judge's request starts per second per endpoint (default unpaced).",
+)
+@click.option(
+    "--request-timeout",
+    default=120.0,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="Seconds before a sent request's outcome counts as unknown (never resent).",
+)
+@click.option("--api-key-env", metavar="NAME", help="Environment variable holding the API key.")
+@click.option(
+    "--endpoint",
+    multiple=True,
+    metavar="URL",
+    help="Send a served judge's requests here instead of the inventory's URLs (the model name "
+    "and the bodies stay as planned); repeatable, one pool each.",
+)
+@click.option(
+    "--max-spend-tokens",
+    type=click.IntRange(1),
+    help="Cap on a served judge's prompt + completion tokens over the run's ledger.",
+)
 @click.option("--plain", is_flag=True, help="No colour, ASCII borders: for logs and pipes.")
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr.")
 @user_errors
@@ -53,6 +87,11 @@ def judge_run_command(
     configurations: tuple[str, ...],
     unqualified: bool,
     batch_size: int,
+    concurrency: int,
+    starts_per_s: float | None,
+    request_timeout: float,
+    max_spend_tokens: int | None,
+    endpoint: tuple[str, ...],
     plain: bool,
     progress: bool | None,
     **options: Any,
@@ -60,26 +99,38 @@ def judge_run_command(
     """Run one phase of a frozen inventory on its judge; a rerun resumes where it stopped."""
     chosen = chosen_configurations(read_inventory(inventory), configurations)
     judge = chosen[0].judge
-    if is_served(judge):
-        raise InputError(
-            f"judge {judge!r} is served: chat judges run through the request ledger "
-            "(not yet wired to this command)",
-            field="configuration",
-        )
     check_out(out, "judge")
-    model = load_cli_model(
-        {**options, "model_spec": judge, "device_map": None, "trust_remote_code": False}
-    )
-    _, plan = run_local_judge(
-        model,
-        inventory,
-        out,
-        phase=phase,  # type: ignore[arg-type]
-        configurations=configurations,
-        unqualified=unqualified,
-        batch_size=batch_size,
-        progress=progress_mode(progress),
-    )
+    if is_served(judge):
+        headers = api_headers(options["api_key_env"])
+        endpoints = [
+            Endpoint(url, concurrency, starts_per_s, request_timeout, headers)
+            for url in endpoint or parse_served_spec(judge).base_urls
+        ]
+        cap = None if max_spend_tokens is None else CostCap(max_tokens=max_spend_tokens)
+        _, plan = run_served_judge(
+            inventory,
+            out,
+            endpoints,
+            phase=phase,  # type: ignore[arg-type]
+            configurations=configurations,
+            unqualified=unqualified,
+            cap=cap,
+            progress=progress_mode(progress),
+        )
+    else:
+        model = load_cli_model(
+            {**options, "model_spec": judge, "device_map": None, "trust_remote_code": False}
+        )
+        _, plan = run_local_judge(
+            model,
+            inventory,
+            out,
+            phase=phase,  # type: ignore[arg-type]
+            configurations=configurations,
+            unqualified=unqualified,
+            batch_size=batch_size,
+            progress=progress_mode(progress),
+        )
     for name in plan.skipped:
         click.echo(f"{name}: preflight gates failed, not confirmed (p = 1 in the family)")
     finish(out, plain)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -142,8 +142,18 @@ class JsonlAppender:
         self._handle.close()
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write a JSON document whole or not at all (a temporary file renamed over the target)."""
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write a file whole or not at all (a temporary file renamed over the target)."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write a JSON document whole or not at all."""
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def write_lines_atomic(path: Path, lines: Iterable[str]) -> None:
+    """Write a JSON-lines file whole or not at all, one line per item."""
+    write_text_atomic(path, "".join(line + "\n" for line in lines))

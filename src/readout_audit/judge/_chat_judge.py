@@ -1,4 +1,4 @@
-"""A chat judge: one configuration's planned requests sent to OpenAI-compatible endpoints.
+"""A chat judge: planned requests sent to OpenAI-compatible endpoints through the ledger.
 
 Each request is a POST to ``/chat/completions`` of its wire body exactly as planned (its bytes
 must hash to the request's ``wire_sha256``), tagged with its request id, so identical-body
@@ -93,7 +93,7 @@ def chat_record(request: PlannedRequest, result: CallResult) -> JudgeRecord:
 
 def run_chat_judge(
     requests: Sequence[PlannedRequest],
-    configuration: Configuration,
+    configurations: Configuration | Sequence[Configuration],
     endpoints: Sequence[Endpoint],
     ledger: Ledger,
     *,
@@ -101,9 +101,10 @@ def run_chat_judge(
     retry: RetryPolicy = RetryPolicy(),  # noqa: B008 (frozen, so one shared default is safe)
     progress: ProgressMode = "off",
 ) -> list[JudgeRecord]:
-    """Send one configuration's requests (each id once, as the ledger allows); their records.
+    """Send the requests of one judge's configurations (each id once, as the ledger allows).
 
-    Records come in the order of ``requests`` (the inventory's interleaved order). A rerun
+    The configurations' requests are mixed in one stream, in the order of ``requests`` (the
+    inventory's interleaved order), and their records come in that order. A rerun
     over the same ledger reads completed replies back and sends only what never completed;
     an unknown call stays unknown until ``readout ledger RUN --release-unknown``.
     """
@@ -112,14 +113,19 @@ def run_chat_judge(
         if request.request_id in seen:
             raise InputError("is given twice", item_id=request.request_id, field="request_id")
         seen.add(request.request_id)
-    calls = [judge_call(request, configuration) for request in requests]
+    chosen = [configurations] if isinstance(configurations, Configuration) else configurations
+    by_name = {c.name: c for c in chosen}
+    missing = sorted({r.configuration for r in requests} - set(by_name))
+    if missing:
+        raise InputError(f"requests of configuration(s) {missing} given no configuration")
+    calls = [judge_call(request, by_name[request.configuration]) for request in requests]
     runner = RequestRunner(
         endpoints,
         ledger,
         cap=cap,
         retry=retry,
         progress=progress,
-        label=f"judge {configuration.name}",
+        label="judge " + ",".join(by_name),
     )
     results = runner.run(calls)
     return [chat_record(r, result) for r, result in zip(requests, results, strict=True)]

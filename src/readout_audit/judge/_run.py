@@ -7,15 +7,18 @@ is flushed as it completes, so an interrupted run resumes where it stopped.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
+from readout_audit._util._jsonl import write_lines_atomic
 from readout_audit.judge._analysis import analyse_judge
 from readout_audit.judge._build import Inventory
 from readout_audit.judge._cells import Phase
+from readout_audit.judge._chat_judge import CHAT_PATH, run_chat_judge
 from readout_audit.judge._inventory import Configuration
 from readout_audit.judge._inventory_file import read_inventory
 from readout_audit.judge._kind import JUDGE
@@ -23,8 +26,11 @@ from readout_audit.judge._local_judge import local_jobs
 from readout_audit.judge._record import JudgeRecord
 from readout_audit.kind._progress import ProgressMode
 from readout_audit.kind._runner import ScoreResult, run_kind
-from readout_audit.log._run import RunDirectory, read_run
-from readout_audit.model._backend import ScoringModel
+from readout_audit.log._manifest import Manifest
+from readout_audit.log._run import RECORDS, RunDirectory, read_run
+from readout_audit.log._summary import Timing
+from readout_audit.model._backend import ModelInfo, ScoringModel
+from readout_audit.serve import LEDGER_FILE, CostCap, Endpoint, Ledger
 
 
 @dataclass(frozen=True)
@@ -136,3 +142,88 @@ def run_local_judge(
         progress=progress,
     )
     return result, plan
+
+
+def served_info(
+    configurations: Sequence[Configuration], endpoints: Sequence[Endpoint]
+) -> ModelInfo:
+    """What the manifest records of a served judge: its spec, endpoints and response formats."""
+    first = configurations[0]
+    return ModelInfo(
+        spec=first.judge,
+        name=first.model,
+        files=(),
+        dtype="served",
+        context_window=None,
+        tokenizer="the server's",
+        chat_template_sha256=None,
+        served={
+            "endpoints": [e.base_url for e in endpoints],
+            "api": CHAT_PATH,
+            "response_format": {c.name: c.response_format for c in configurations},
+        },
+    )
+
+
+def run_served_judge(
+    inventory_dir: str | Path,
+    out: str | Path,
+    endpoints: Sequence[Endpoint],
+    *,
+    phase: Phase,
+    configurations: Sequence[str] = (),
+    unqualified: bool = False,
+    cap: CostCap | None = None,
+    progress: ProgressMode = "off",
+) -> tuple[ScoreResult, JudgePlan]:
+    """Run one phase of an inventory on a served chat judge, through the run's request ledger.
+
+    The records are read from the ledger: a rerun sends only what never completed (a failed
+    call again, an unknown one once released) and rewrites those requests' records.
+    """
+    inventory = read_inventory(inventory_dir)
+    out = Path(out)
+    plan = plan_phase(inventory, out, phase, configurations, unqualified=unqualified)
+    chosen = chosen_configurations(inventory, list(configurations))
+    names = {c.name for c in plan.configurations}
+    planned = [r for r in inventory.requests if r.phase == phase and r.configuration in names]
+    started = time.perf_counter()
+    with RunDirectory(out, JUDGE) as run_dir:
+        manifest = Manifest.create(
+            JUDGE.name,
+            served_info(chosen, endpoints),
+            run_config(inventory, chosen),
+            {"inventory": inventory.manifest.seed},
+        )
+        run_dir.start(manifest)
+        kept = [
+            r
+            for r in read_run(out).records
+            if isinstance(r, JudgeRecord) and r.outcome in ("completed", "unparsed")
+        ]
+        settled = {r.item_id for r in kept}
+        todo = [r for r in planned if r.request_id not in settled]
+        with Ledger(out / LEDGER_FILE) as ledger:
+            new = run_chat_judge(
+                todo, plan.configurations, endpoints, ledger, cap=cap, progress=progress
+            )
+        fresh = {r.item_id for r in new}
+        others = [
+            r
+            for r in read_run(out).records
+            if isinstance(r, JudgeRecord) and r.item_id not in fresh
+        ]
+        write_lines_atomic(out / RECORDS, [r.model_dump_json() for r in [*others, *new]])
+        elapsed = time.perf_counter() - started
+        summary = JUDGE.summary(read_run(out)).model_copy(
+            update={
+                "this_invocation": Timing(
+                    n_new_records=len(new),
+                    seconds=round(elapsed, 3),
+                    items_per_s=len(new) / elapsed if elapsed > 0 else None,
+                    tokens_per_s=None,
+                )
+            }
+        )
+        run_dir.finish(summary)
+    return ScoreResult(directory=out, summary=summary, n_new=len(new)), plan
