@@ -100,6 +100,12 @@ def judge_run_command(
     chosen = chosen_configurations(read_inventory(inventory), configurations)
     judge = chosen[0].judge
     check_out(out, "judge")
+    common: dict[str, Any] = {
+        "phase": phase,
+        "configurations": configurations,
+        "unqualified": unqualified,
+        "progress": progress_mode(progress),
+    }
     if is_served(judge):
         headers = api_headers(options["api_key_env"])
         endpoints = [
@@ -107,30 +113,12 @@ def judge_run_command(
             for url in endpoint or parse_served_spec(judge).base_urls
         ]
         cap = None if max_spend_tokens is None else CostCap(max_tokens=max_spend_tokens)
-        _, plan = run_served_judge(
-            inventory,
-            out,
-            endpoints,
-            phase=phase,  # type: ignore[arg-type]
-            configurations=configurations,
-            unqualified=unqualified,
-            cap=cap,
-            progress=progress_mode(progress),
-        )
+        _, plan = run_served_judge(inventory, out, endpoints, cap=cap, **common)
     else:
         model = load_cli_model(
             {**options, "model_spec": judge, "device_map": None, "trust_remote_code": False}
         )
-        _, plan = run_local_judge(
-            model,
-            inventory,
-            out,
-            phase=phase,  # type: ignore[arg-type]
-            configurations=configurations,
-            unqualified=unqualified,
-            batch_size=batch_size,
-            progress=progress_mode(progress),
-        )
+        _, plan = run_local_judge(model, inventory, out, batch_size=batch_size, **common)
     for name in plan.skipped:
         click.echo(f"{name}: preflight gates failed, not confirmed (p = 1 in the family)")
     finish(out, plain)

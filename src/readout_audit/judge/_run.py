@@ -25,10 +25,9 @@ from readout_audit.judge._kind import JUDGE
 from readout_audit.judge._local_judge import local_jobs
 from readout_audit.judge._record import JudgeRecord
 from readout_audit.kind._progress import ProgressMode
-from readout_audit.kind._runner import ScoreResult, run_kind
+from readout_audit.kind._runner import ScoreResult, run_kind, timed_summary
 from readout_audit.log._manifest import Manifest
 from readout_audit.log._run import RECORDS, RunDirectory, read_run
-from readout_audit.log._summary import Timing
 from readout_audit.model._backend import ModelInfo, ScoringModel
 from readout_audit.serve import LEDGER_FILE, CostCap, Endpoint, Ledger
 
@@ -214,16 +213,6 @@ def run_served_judge(
             if isinstance(r, JudgeRecord) and r.item_id not in fresh
         ]
         write_lines_atomic(out / RECORDS, [r.model_dump_json() for r in [*others, *new]])
-        elapsed = time.perf_counter() - started
-        summary = JUDGE.summary(read_run(out)).model_copy(
-            update={
-                "this_invocation": Timing(
-                    n_new_records=len(new),
-                    seconds=round(elapsed, 3),
-                    items_per_s=len(new) / elapsed if elapsed > 0 else None,
-                    tokens_per_s=None,
-                )
-            }
-        )
+        summary = timed_summary(JUDGE, out, len(new), time.perf_counter() - started, None)
         run_dir.finish(summary)
     return ScoreResult(directory=out, summary=summary, n_new=len(new)), plan

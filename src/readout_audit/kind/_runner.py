@@ -94,16 +94,20 @@ def run_kind(
                 run_dir.append(record)
                 tokens += kind.scored_tokens(record)
                 report.advance()
-        elapsed = time.perf_counter() - started
-        summary = kind.summary(read_run(out)).model_copy(
-            update={
-                "this_invocation": Timing(
-                    n_new_records=len(todo),
-                    seconds=round(elapsed, 3),
-                    items_per_s=len(todo) / elapsed if elapsed > 0 else None,
-                    tokens_per_s=tokens / elapsed if elapsed > 0 else None,
-                )
-            }
-        )
+        summary = timed_summary(kind, out, len(todo), time.perf_counter() - started, tokens)
         run_dir.finish(summary)
     return ScoreResult(directory=Path(out), summary=summary, n_new=len(todo))
+
+
+def timed_summary(
+    kind: AuditKind[Any, Any], out: str | Path, n_new: int, elapsed: float, tokens: int | None
+) -> Summary:
+    """The kind's summary of the run's files, with this invocation's records and speed."""
+    timing = Timing(
+        n_new_records=n_new,
+        seconds=round(elapsed, 3),
+        items_per_s=n_new / elapsed if elapsed > 0 else None,
+        tokens_per_s=tokens / elapsed if elapsed > 0 and tokens is not None else None,
+    )
+    summary: Summary = kind.summary(read_run(out)).model_copy(update={"this_invocation": timing})
+    return summary
