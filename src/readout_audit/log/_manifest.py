@@ -96,4 +96,26 @@ class Manifest(BaseModel):
 
     def identity(self) -> dict[str, Any]:
         """The parts that must match for a run directory to be resumed."""
-        return {"kind": self.kind, "model": self.model, "config": self.config, "seeds": self.seeds}
+        model = served_identity(self.model)
+        return {"kind": self.kind, "model": model, "config": self.config, "seeds": self.seeds}
+
+
+def served_identity(model: dict[str, Any]) -> dict[str, Any]:
+    """A served model's identity without its endpoints' URLs.
+
+    A server restarted on another port, or another replica, serves the same run: the requests
+    (keyed by their bytes, not their endpoint) and the conformance verdicts must match, the
+    addresses need not. The manifest keeps the first invocation's URLs; each invocation's command
+    line names its own.
+    """
+    served = model.get("served")
+    if not served:
+        return model
+    verdicts = (served.get("conformance") or {}).values()
+    rest = {k: v for k, v in served.items() if k not in ("endpoints", "conformance")}
+    spec = str(model.get("spec", ""))
+    return {
+        **model,
+        "spec": spec.rpartition("#")[2],
+        "served": {**rest, "conformance": sorted(verdicts, key=str)},
+    }
