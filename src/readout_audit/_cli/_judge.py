@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from readout_audit._cli._common import user_errors
+from readout_audit._cli._judge_propose import judge_propose_command
 from readout_audit._cli._judge_run import judge_analyze_command, judge_run_command
 from readout_audit._cli._report import report_command
 from readout_audit._exceptions import InputError
@@ -195,3 +196,4 @@ def build_command(
 judge_group.add_command(judge_run_command)
 judge_group.add_command(judge_analyze_command)
 judge_group.add_command(report_command)
+judge_group.add_command(judge_propose_command)

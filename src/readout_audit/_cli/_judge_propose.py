@@ -1,0 +1,58 @@
+"""``readout judge propose``: a local model's beam over bridge strings, archived and retained."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import click
+
+from readout_audit._cli._common import user_errors
+from readout_audit._cli._score import load_cli_model
+from readout_audit._util._jsonl import write_json_atomic
+from readout_audit.judge._proposals import PROPOSAL_CONTEXTS, BeamSettings, propose, retain
+from readout_audit.log._manifest import Manifest
+from readout_audit.model._embedded import EMBEDDED_SPEC
+
+
+@click.command("propose")
+@click.option(
+    "--out", required=True, type=click.Path(path_type=Path, dir_okay=False), help="JSON file."
+)
+@click.option("--model", "model_spec", default=EMBEDDED_SPEC, show_default=True)
+@click.option("--device", default="auto", show_default=True)
+@click.option("--depth", default=7, show_default=True, type=click.IntRange(1))
+@click.option("--first-width", default=256, show_default=True, type=click.IntRange(1))
+@click.option("--width", default=12, show_default=True, type=click.IntRange(1))
+@user_errors
+def judge_propose_command(
+    out: Path, model_spec: str, device: str, depth: int, first_width: int, width: int
+) -> None:
+    """Propose bridge strings with a local model (the seed's beam, archive and retention)."""
+    options: dict[str, Any] = {
+        "model_spec": model_spec,
+        "device": device,
+        "dtype": "auto",
+        "allow_download": False,
+        "device_map": None,
+        "trust_remote_code": False,
+    }
+    model = load_cli_model(options)
+    settings = BeamSettings(first_width=first_width, width=width, depth=depth)
+    archive = propose(model, PROPOSAL_CONTEXTS, settings)
+    kept = retain(archive, settings)
+    config = {"settings": asdict(settings), "contexts": list(PROPOSAL_CONTEXTS)}
+    manifest = Manifest.create("proposals", model.info, config)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(
+        out,
+        {
+            "manifest": manifest.model_dump(mode="json"),
+            "retained": [asdict(p) for p in kept],
+            "archive": [asdict(p) for p in sorted(archive, key=lambda p: (-p.logprob, p.text))],
+        },
+    )
+    click.echo(f"archived {len(archive)} strings, retained {len(kept)}; written to {out}")
+    for proposal in kept[:10]:
+        click.echo(f"  {proposal.logprob:8.3f}  {proposal.text!r}")
