@@ -50,6 +50,9 @@ from readout_audit.judge._chat_verdict import (
 from readout_audit.judge._checks import (
     judge_checks,
 )
+from readout_audit.judge._combine import (
+    combine_runs,
+)
 from readout_audit.judge._contracts import (
     CONTRACTS,
     FINAL3,
@@ -110,6 +113,10 @@ from readout_audit.judge._inventory_file import (
 from readout_audit.judge._kind import (
     JUDGE,
 )
+from readout_audit.judge._local_judge import (
+    VERDICT_STEM,
+    local_jobs,
+)
 from readout_audit.judge._panel import (
     JudgePanel,
 )
@@ -140,12 +147,24 @@ from readout_audit.judge._primary import (
     primary_cells,
     primary_family,
 )
+from readout_audit.judge._proposals import (
+    PROPOSAL_CONTEXTS,
+    BeamSettings,
+    Proposal,
+    propose,
+    retain,
+)
 from readout_audit.judge._record import (
     JudgeRecord,
     planned_record,
 )
 from readout_audit.judge._report import (
     judge_sections,
+)
+from readout_audit.judge._run import (
+    JudgePlan,
+    run_local_judge,
+    run_served_judge,
 )
 from readout_audit.judge._scores import (
     CROSSING_THRESHOLDS,
@@ -193,6 +212,7 @@ __all__ = [
     "AcceptanceRow",
     "BLANK",
     "BankStats",
+    "BeamSettings",
     "CHAT_PATH",
     "COLON",
     "CONFIRMATION_CELLS",
@@ -224,6 +244,7 @@ __all__ = [
     "JUDGE",
     "JudgeAnalysisSettings",
     "JudgePanel",
+    "JudgePlan",
     "JudgeRecord",
     "JudgeSummary",
     "LabelMass",
@@ -237,11 +258,13 @@ __all__ = [
     "PRIMARY_CELLS",
     "PRIMARY_DRAWS",
     "PRIMARY_TERMS",
+    "PROPOSAL_CONTEXTS",
     "PairedChange",
     "PlannedRequest",
     "PrimaryResult",
     "PriorInventory",
     "PriorSources",
+    "Proposal",
     "Qualification",
     "READABLE_CUES",
     "REPEAT_CELLS",
@@ -256,6 +279,7 @@ __all__ = [
     "SourceBank",
     "SourceCells",
     "SourceEntry",
+    "VERDICT_STEM",
     "acceptance_table",
     "analyse_judge",
     "bridges",
@@ -263,6 +287,7 @@ __all__ = [
     "canonical_number",
     "cell_candidate",
     "chat_record",
+    "combine_runs",
     "compact_json",
     "conditional_correctness",
     "content_sha256",
@@ -288,6 +313,7 @@ __all__ = [
     "load_drop_json",
     "load_gsm8k_hf",
     "load_gsm8k_jsonl",
+    "local_jobs",
     "log_ratio",
     "mutated",
     "normalise_question",
@@ -302,6 +328,7 @@ __all__ = [
     "positive_score",
     "primary_cells",
     "primary_family",
+    "propose",
     "qualify",
     "random_letters",
     "read_chat_verdict",
@@ -310,7 +337,10 @@ __all__ = [
     "reply_choice",
     "required_correct",
     "response_format",
+    "retain",
     "run_chat_judge",
+    "run_local_judge",
+    "run_served_judge",
     "score_crossings",
     "score_interaction",
     "secondary_family",
