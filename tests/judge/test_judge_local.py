@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import math
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -132,3 +137,29 @@ def test_the_cli_runs_both_phases_and_analyses_the_runs_as_one_family(inventory,
     assert len(records) == 24 and {r.configuration for r in records} == {"f4"}
     refused = CliRunner().invoke(main, ["judge", "analyze", run, "--out", str(joint)])
     assert refused.exit_code != 0 and "is not empty" in refused.output
+
+
+@pytest.mark.model  # the child process loads the embedded model itself
+def test_a_local_judge_run_killed_mid_run_resumes_with_every_request_once(inventory, tmp_path):
+    out = tmp_path / "run"
+    command = [
+        sys.executable, "-m", "readout_audit", "judge", "run", str(inventory),
+        "--phase", "preflight", "--out", str(out), "--configuration", "f3",
+        "--batch-size", "2", "--no-progress", "--plain",
+    ]  # fmt: skip
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    records = out / "records.jsonl"
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline and child.poll() is None:
+        if records.exists() and len(records.read_text().splitlines()) >= 4:
+            break
+        time.sleep(0.2)
+    os.kill(child.pid, signal.SIGKILL)  # its own process id, never a name
+    child.wait()
+    written = len(records.read_text().splitlines())
+    assert 4 <= written < 24
+    subprocess.run(command, check=True, capture_output=True, timeout=600)
+    ids = [r.item_id for r in read_run(out).records]
+    planned = [r.request_id for r in read_inventory(inventory).requests]
+    assert sorted(ids) == sorted(i for i in planned if i.startswith("preflight:f3:"))
+    assert len(set(ids)) == len(ids) == 24
