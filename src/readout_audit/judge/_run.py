@@ -195,23 +195,15 @@ def run_served_judge(
             {"inventory": inventory.manifest.seed},
         )
         run_dir.start(manifest)
-        kept = [
-            r
-            for r in read_run(out).records
-            if isinstance(r, JudgeRecord) and r.outcome in ("completed", "unparsed")
-        ]
-        settled = {r.item_id for r in kept}
+        before = [r for r in read_run(out).records if isinstance(r, JudgeRecord)]
+        settled = {r.item_id for r in before if r.outcome in ("completed", "unparsed")}
         todo = [r for r in planned if r.request_id not in settled]
         with Ledger(out / LEDGER_FILE) as ledger:
             new = run_chat_judge(
                 todo, plan.configurations, endpoints, ledger, cap=cap, progress=progress
             )
         fresh = {r.item_id for r in new}
-        others = [
-            r
-            for r in read_run(out).records
-            if isinstance(r, JudgeRecord) and r.item_id not in fresh
-        ]
+        others = [r for r in before if r.item_id not in fresh]
         write_lines_atomic(out / RECORDS, [r.model_dump_json() for r in [*others, *new]])
         summary = timed_summary(JUDGE, out, len(new), time.perf_counter() - started, None)
         run_dir.finish(summary)
