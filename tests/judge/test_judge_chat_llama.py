@@ -9,6 +9,7 @@ module takes minutes on a busy machine and must not use up the session server's 
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import signal
@@ -280,3 +281,35 @@ def test_judge_run_drives_a_served_judge_through_the_run_ledger(chat_server, tmp
     assert [r.model_dump() for r in read_run(run).records] == [r.model_dump() for r in records]
     manifest = read_run(run).manifest
     assert manifest.model["served"]["response_format"] == {"s3": "json_object"}
+
+
+def test_a_cue_search_runs_its_stages_on_a_served_judge(chat_server, tmp_path):
+    proposals = tmp_path / "proposals.json"
+    retained = [
+        {"text": "Actually", "token_ids": [39772], "logprob": -1.0, "context": 0},
+        {"text": "However", "token_ids": [4460], "logprob": -2.0, "context": 0},
+    ]
+    proposals.write_text(json.dumps({"retained": retained, "archive": retained}))
+    out = tmp_path / "search"
+    args = [
+        *("judge", "search", str(out), "--programme", "screen", "--proposals", str(proposals)),
+        *("--configuration", f"s3=FINAL3@openai:{chat_server}#{SERVED_NAME}"),
+        *("--response-format", "json_object", "--concurrency", "1", "--no-progress"),
+        *("--gsm8k", str(FIXTURES / "gsm8k_test_head.jsonl")),
+        *("--development", "1", "--confirmation", "1", "--keep", "1"),
+    ]
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 0, first.output
+    counts = {}
+    for stage, planned in (("development-0", 2), ("confirmation", 2 + 2)):
+        with Ledger(out / f"{stage}.run" / LEDGER_FILE) as ledger:
+            counts[stage] = ledger.counts()
+        assert sum(counts[stage].values()) == planned
+        assert len(read_run(out / f"{stage}.run").records) == planned
+    selection = json.loads((out / "selection.json").read_text())
+    assert len(selection["frozen"]) == 2 and selection["frozen"][-1]["text"] == ""
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 0, again.output
+    for stage in counts:
+        with Ledger(out / f"{stage}.run" / LEDGER_FILE) as ledger:
+            assert ledger.counts() == counts[stage]  # nothing sent twice

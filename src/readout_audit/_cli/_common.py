@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
-from readout_audit._cli._served import gate_options, served_options
+from readout_audit._cli._served import gate_options, served_options, with_options
 from readout_audit._exceptions import InputError, ReadoutError, RunDirectoryError
 from readout_audit._util._text import terminal_safe
 from readout_audit.kind._progress import progress_mode
@@ -137,9 +137,7 @@ def model_options(command: F) -> F:
             "otherwise (default); --no-progress for none.",
         ),
     ]
-    for option in reversed(options):
-        command = option(command)
-    return gate_options(served_options(command))
+    return gate_options(served_options(with_options(command, options)))
 
 
 def greedy_tokens(options: Mapping[str, Any], default: int = DEFAULT_GREEDY_TOKENS) -> int:

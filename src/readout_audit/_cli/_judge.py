@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from readout_audit._cli._common import user_errors
+from readout_audit._cli._judge_options import load_banks, require_sources, source_options
 from readout_audit._cli._judge_propose import judge_propose_command
 from readout_audit._cli._judge_run import judge_analyze_command, judge_run_command
+from readout_audit._cli._judge_search import judge_search_command
 from readout_audit._cli._report import report_command
 from readout_audit._exceptions import InputError
 from readout_audit.judge import (
     INVENTORY_FILE,
     PAPER_SEED,
     Inventory,
-    SourceBank,
     build_inventory,
-    load_drop_hf,
-    load_drop_json,
-    load_gsm8k_hf,
-    load_gsm8k_jsonl,
     parse_configuration,
     read_planned,
     write_inventory,
@@ -30,15 +28,6 @@ from readout_audit.judge import (
 @click.group("judge")
 def judge_group() -> None:
     """LLM-judge robustness: presentation and cue experiments as frozen protocols."""
-
-
-def _bank(where: str, dataset: str, split: str, allow_download: bool) -> SourceBank:
-    """A file is read as JSON lines (DROP: or a JSON array); anything else as a hub dataset."""
-    if Path(where).is_file():
-        return load_gsm8k_jsonl(where) if dataset == "gsm8k" else load_drop_json(where)
-    if dataset == "gsm8k":
-        return load_gsm8k_hf(where, split=split, allow_download=allow_download)
-    return load_drop_hf(where, split=split, allow_download=allow_download)
 
 
 def _summary(inventory: Inventory) -> str:
@@ -79,21 +68,7 @@ def _response_formats(texts: tuple[str, ...], names: list[str]) -> dict[str, str
 
 
 @judge_group.command("build")
-@click.option(
-    "--gsm8k",
-    metavar="FILE|HUB-ID",
-    help="GSM8K: its JSON-lines file, or a hub dataset id or local copy (e.g. openai/gsm8k, "
-    "configuration main).",
-)
-@click.option("--gsm8k-split", default="test", show_default=True)
-@click.option(
-    "--drop",
-    metavar="FILE|HUB-ID",
-    help="DROP in the hub's layout: a JSON-lines or JSON-array file, or a hub dataset id or "
-    "local copy (e.g. ucinlp/drop).",
-)
-@click.option("--drop-split", default="train", show_default=True)
-@click.option("--allow-download", is_flag=True, help="Let hub ids download (else offline).")
+@source_options
 @click.option(
     "--out",
     required=True,
@@ -139,21 +114,9 @@ def _response_formats(texts: tuple[str, ...], names: list[str]) -> dict[str, str
     type=click.IntRange(0),
     help="The first configuration's bootstrap seed; the others count up from it [default: --seed].",
 )
-@click.option(
-    "--exclude",
-    multiple=True,
-    type=click.Path(path_type=Path, exists=True),
-    help="An earlier inventory (its directory or inventory.jsonl) whose source ids, clusters "
-    "and normalised questions are not used again (repeatable).",
-)
 @click.option("--force", is_flag=True, help="Overwrite an inventory already in --out.")
 @user_errors
 def build_command(
-    gsm8k: str | None,
-    gsm8k_split: str,
-    drop: str | None,
-    drop_split: str,
-    allow_download: bool,
     out: Path,
     seed: int,
     per_dataset: int,
@@ -161,12 +124,11 @@ def build_command(
     configurations: tuple[str, ...],
     response_formats: tuple[str, ...],
     bootstrap_seed: int | None,
-    exclude: tuple[Path, ...],
     force: bool,
+    **sources: Any,
 ) -> None:
     """Build a frozen inventory: sources, candidates, both presentations, ordered requests."""
-    if gsm8k is None and drop is None:
-        raise click.UsageError("give --gsm8k, --drop or both")
+    require_sources(sources)
     if (out / INVENTORY_FILE).exists() and not force:
         raise InputError("holds an inventory; pass --force to overwrite it", source=str(out))
     first_seed = seed if bootstrap_seed is None else bootstrap_seed
@@ -175,18 +137,13 @@ def build_command(
         parse_configuration(text, first_seed + i, forms.get(text.partition("=")[0], "json_schema"))
         for i, text in enumerate(configurations)
     ]
-    banks = [
-        _bank(where, dataset, split, allow_download)
-        for where, dataset, split in ((gsm8k, "gsm8k", gsm8k_split), (drop, "drop", drop_split))
-        if where is not None
-    ]
     inventory = build_inventory(
-        banks,
+        load_banks(sources),
         parsed,
         seed=seed,
         per_dataset=per_dataset,
         preflight_per_dataset=preflight_per_dataset,
-        priors=[read_planned(path) for path in exclude],
+        priors=[read_planned(path) for path in sources["exclude"]],
     )
     write_inventory(out, inventory)
     click.echo(_summary(inventory))
@@ -197,3 +154,4 @@ judge_group.add_command(judge_run_command)
 judge_group.add_command(judge_analyze_command)
 judge_group.add_command(report_command)
 judge_group.add_command(judge_propose_command)
+judge_group.add_command(judge_search_command)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -53,25 +53,7 @@ def served_options(command: F) -> F:
             help="Served models: score through /chat/completions only (an API without "
             "/completions); contexts with an answer stem or a raw prompt are not scored.",
         ),
-        click.option(
-            "--concurrency",
-            default=4,
-            show_default=True,
-            type=click.IntRange(1),
-            help="Served models: requests in flight per endpoint.",
-        ),
-        click.option(
-            "--starts-per-s",
-            type=click.FloatRange(min=0, min_open=True),
-            help="Served models: request starts per second per endpoint (default unpaced).",
-        ),
-        click.option(
-            "--request-timeout",
-            default=120.0,
-            show_default=True,
-            type=click.FloatRange(min=0, min_open=True),
-            help="Served models: seconds before a request's outcome counts as unknown.",
-        ),
+        *pool_options("Served models"),
         click.option(
             "--max-spend-tokens",
             type=click.IntRange(1),
@@ -85,9 +67,40 @@ def served_options(command: F) -> F:
         click.option("--usd-per-mtok-prompt", default=0.0, type=click.FloatRange(min=0)),
         click.option("--usd-per-mtok-completion", default=0.0, type=click.FloatRange(min=0)),
     ]
+    return with_options(command, options)
+
+
+def with_options(command: F, options: Sequence[Callable[[Any], Any]]) -> F:
+    """``command`` with click options applied so that they list in the given order."""
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def pool_options(subject: str) -> list[Callable[[Any], Any]]:
+    """An endpoint pool's options: requests in flight, starts per second, the unknown timeout."""
+    return [
+        click.option(
+            "--concurrency",
+            default=4,
+            show_default=True,
+            type=click.IntRange(1),
+            help=f"{subject}: requests in flight per endpoint.",
+        ),
+        click.option(
+            "--starts-per-s",
+            type=click.FloatRange(min=0, min_open=True),
+            help=f"{subject}: request starts per second per endpoint (default unpaced).",
+        ),
+        click.option(
+            "--request-timeout",
+            default=120.0,
+            show_default=True,
+            type=click.FloatRange(min=0, min_open=True),
+            help=f"{subject}: seconds before a sent request's outcome counts as unknown "
+            "(never resent).",
+        ),
+    ]
 
 
 def gate_options(command: F) -> F:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from readout_audit._util._jsonl import dumps_line
 from readout_audit._version import __version__
@@ -21,7 +21,7 @@ from readout_audit.judge._contracts import Contract
 from readout_audit.judge._inventory import PHASE_CELLS, Configuration, plan_inventory
 from readout_audit.judge._planned import PlannedRequest
 from readout_audit.judge._present import compact_json
-from readout_audit.judge._select import PriorSources, select_sources
+from readout_audit.judge._select import PriorSources, SelectedSource, select_sources
 from readout_audit.judge._sources import Source, SourceBank
 
 INVENTORY_SCHEMA_VERSION = 1
@@ -99,6 +99,16 @@ class InventoryManifest(_Frozen):
     requests: list[RequestHashes]
     inventory_sha256: str
     """SHA-256 of the inventory file's bytes."""
+    search: dict[str, Any] | None = None
+    """A cue search stage's identity (programme, stage, the hashes it was derived from)."""
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A protocol inventory has no search entry, so its manifest is unchanged by the field."""
+        data: dict[str, Any] = handler(self)
+        if self.search is None:
+            data.pop("search", None)
+        return data
 
 
 @dataclass(frozen=True)
@@ -115,7 +125,7 @@ def inventory_bytes(requests: Sequence[PlannedRequest]) -> bytes:
 
 
 def _counts(
-    requests: Sequence[PlannedRequest], sources: Sequence[SourceEntry]
+    requests: Sequence[PlannedRequest], sources: Sequence[SelectedSource]
 ) -> dict[str, dict[str, int]]:
     by_phase = Counter(r.phase for r in requests)
     return {
@@ -141,6 +151,90 @@ def _source_sha256(source: Source) -> str:
     return sha256_json(source.model_dump(mode="json"))
 
 
+@dataclass(frozen=True)
+class ChosenSources:
+    """The sources an inventory uses, and how they were chosen: banks, priors, exclusions."""
+
+    selected: list[SelectedSource]
+    banks: list[BankStats]
+    priors: list[PriorInventory]
+    exclusions: dict[str, dict[str, int]]
+    per_dataset: int
+    preflight_per_dataset: int
+
+
+def choose_sources(
+    banks: Sequence[SourceBank],
+    *,
+    seed: int,
+    per_dataset: int,
+    preflight_per_dataset: int,
+    priors: Sequence[tuple[PriorInventory, Sequence[PlannedRequest]]] = (),
+) -> ChosenSources:
+    """Each dataset's preflight and confirmation sources, fresh against the prior inventories."""
+    excluded = PriorSources()
+    for _, requests in priors:
+        excluded.add(requests)
+    selected, exclusions = select_sources(banks, seed, per_dataset, preflight_per_dataset, excluded)
+    return ChosenSources(
+        selected=selected,
+        banks=[_bank_stats(bank) for bank in banks],
+        priors=[prior for prior, _ in priors],
+        exclusions=exclusions,
+        per_dataset=per_dataset,
+        preflight_per_dataset=preflight_per_dataset,
+    )
+
+
+def source_entry(selected: SelectedSource) -> SourceEntry:
+    """A chosen source as its manifest lists it."""
+    return SourceEntry(
+        id=selected.source.id,
+        dataset=selected.source.dataset,
+        cluster=selected.source.cluster,
+        phase=selected.phase,
+        distance=selected.distance,
+        x=selected.x,
+        y=selected.y,
+        letters=selected.letters,
+        sha256=_source_sha256(selected.source),
+    )
+
+
+def assemble_inventory(
+    requests: Sequence[PlannedRequest],
+    chosen: ChosenSources,
+    sources: Sequence[SelectedSource],
+    configurations: Sequence[Configuration],
+    *,
+    seed: int,
+    counts: dict[str, dict[str, int]],
+    search: dict[str, Any] | None = None,
+) -> Inventory:
+    """Ordered requests and the manifest that fixes them, with every hash."""
+    manifest = InventoryManifest(
+        seed=seed,
+        per_dataset=chosen.per_dataset,
+        preflight_per_dataset=chosen.preflight_per_dataset,
+        configurations=list(configurations),
+        contracts={c.contract: c.grading for c in configurations},
+        banks=chosen.banks,
+        priors=chosen.priors,
+        exclusions=chosen.exclusions,
+        counts=counts,
+        sources=[source_entry(s) for s in sources],
+        requests=[
+            RequestHashes(
+                request_id=r.request_id, wire_sha256=r.wire_sha256, content_sha256=r.content_sha256
+            )
+            for r in requests
+        ],
+        inventory_sha256=hashlib.sha256(inventory_bytes(requests)).hexdigest(),
+        search=search,
+    )
+    return Inventory(requests=list(requests), manifest=manifest)
+
+
 def build_inventory(
     banks: Sequence[SourceBank],
     configurations: Sequence[Configuration],
@@ -151,42 +245,19 @@ def build_inventory(
     priors: Sequence[tuple[PriorInventory, Sequence[PlannedRequest]]] = (),
 ) -> Inventory:
     """Choose the sources, plan and order every request, and write down how."""
-    excluded = PriorSources()
-    for _, requests in priors:
-        excluded.add(requests)
-    selected, exclusions = select_sources(banks, seed, per_dataset, preflight_per_dataset, excluded)
-    requests = plan_inventory(selected, configurations, seed)
-    sources = [
-        SourceEntry(
-            id=s.source.id,
-            dataset=s.source.dataset,
-            cluster=s.source.cluster,
-            phase=s.phase,
-            distance=s.distance,
-            x=s.x,
-            y=s.y,
-            letters=s.letters,
-            sha256=_source_sha256(s.source),
-        )
-        for s in selected
-    ]
-    manifest = InventoryManifest(
+    chosen = choose_sources(
+        banks,
         seed=seed,
         per_dataset=per_dataset,
         preflight_per_dataset=preflight_per_dataset,
-        configurations=list(configurations),
-        contracts={c.contract: c.grading for c in configurations},
-        banks=[_bank_stats(bank) for bank in banks],
-        priors=[prior for prior, _ in priors],
-        exclusions=exclusions,
-        counts=_counts(requests, sources),
-        sources=sources,
-        requests=[
-            RequestHashes(
-                request_id=r.request_id, wire_sha256=r.wire_sha256, content_sha256=r.content_sha256
-            )
-            for r in requests
-        ],
-        inventory_sha256=hashlib.sha256(inventory_bytes(requests)).hexdigest(),
+        priors=priors,
     )
-    return Inventory(requests=requests, manifest=manifest)
+    requests = plan_inventory(chosen.selected, configurations, seed)
+    return assemble_inventory(
+        requests,
+        chosen,
+        chosen.selected,
+        configurations,
+        seed=seed,
+        counts=_counts(requests, chosen.selected),
+    )

@@ -21,6 +21,13 @@ COLON = ":"
 READABLE_CUES = {"actual": "Actual", "correct_answer": "Correct answer"}
 """The readable cues of the earlier decomposition study, by bridge name."""
 NO_ANSWER = "I cannot determine the answer."
+SCAFFOLDS = {
+    "correct_first": "{x}\n{bridge}\nFinal answer: {y}.",
+    "initially": "I initially considered {x}.\n{bridge}\nFinal answer: {y}.",
+    "wrong_only": "{bridge}\nFinal answer: {y}.",
+}
+"""Where a bridge goes: the three-line cue scaffold (``correct_first``), the first cue search's
+``initially`` scaffold, and the later search's ``wrong_only`` one without the earlier value."""
 
 
 def canonical_number(value: float) -> str:
@@ -51,9 +58,9 @@ def mutated(x: float, distance: Distance) -> float:
     return float(exact + step)
 
 
-def cue_candidate(x: str, bridge: str, y: str) -> str:
-    """The three-line cue scaffold: earlier value, bridge, wrong final commitment."""
-    return f"{x}\n{bridge}\nFinal answer: {y}."
+def cue_candidate(x: str, bridge: str, y: str, scaffold: str = "correct_first") -> str:
+    """A bridge in a scaffold: by default earlier value, bridge, wrong final commitment."""
+    return SCAFFOLDS[scaffold].format(x=x, bridge=bridge, y=y)
 
 
 def bridges(letters: str) -> dict[str, str]:

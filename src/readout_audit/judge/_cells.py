@@ -8,8 +8,9 @@ Presentation = Literal["insertion", "sorted"]
 PRESENTATIONS: tuple[Presentation, ...] = ("insertion", "sorted")
 """``insertion``: dictionaries in the order they are built; ``sorted``: recursively key-sorted."""
 
-Phase = Literal["preflight", "confirmation"]
+Phase = Literal["preflight", "confirmation", "development"]
 PHASES: tuple[Phase, ...] = ("preflight", "confirmation")
+"""The protocol's phases; a cue search's stages are ``development`` then ``confirmation``."""
 
 Distance = Literal["near", "far"]
 """The wrong final value's mutation: ``near`` Y = X + 1, ``far`` Y = X + max(2|X|, 40)."""

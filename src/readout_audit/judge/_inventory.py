@@ -150,10 +150,16 @@ def plan_request(
     selected: SelectedSource,
     cell: str,
     presentation: Presentation,
+    candidate: str | None = None,
 ) -> PlannedRequest:
-    """One planned request: its candidate, structured request, wire and content hashes."""
+    """One planned request: its candidate, structured request, wire and content hashes.
+
+    The candidate is the named cell's (:func:`cell_candidate`) unless one is given (a cue
+    search's bridge in its scaffold).
+    """
     source, contract = selected.source, configuration.grading
-    candidate = cell_candidate(cell, selected.x, selected.y, selected.letters)
+    if candidate is None:
+        candidate = cell_candidate(cell, selected.x, selected.y, selected.letters)
     state: dict[str, str | list[str]] = {
         "question": source.question,
         "trusted_reference": [canonical_number(value) for value in source.references],

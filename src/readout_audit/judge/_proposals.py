@@ -86,9 +86,14 @@ class Proposal:
 
     @property
     def first_word(self) -> str:
-        """The case-folded first alphabetic word (the retention quota's key)."""
-        found = _WORD.search(self.text)
-        return found.group(0).casefold() if found else ""
+        """The retention quota's key (:func:`first_word`)."""
+        return first_word(self.text)
+
+
+def first_word(text: str) -> str:
+    """A string's case-folded first alphabetic word ("" when it has none)."""
+    found = _WORD.search(text)
+    return found.group(0).casefold() if found else ""
 
 
 def writable(text: str) -> bool:
@@ -113,7 +118,8 @@ def inadmissible(text: str, ids: Sequence[int], codec: TextCodec) -> str | None:
     return None
 
 
-def _context_ids(codec: TextCodec, context: str) -> list[int]:
+def context_ids(codec: TextCodec, context: str) -> list[int]:
+    """A proposal context as one user message with the assistant turn opened, encoded."""
     return codec.encode(codec.render_chat([{"role": "user", "content": context}], {}))
 
 
@@ -127,7 +133,7 @@ def propose(
     special = set(codec.tokenizer.all_special_ids)
     archive: dict[str, Proposal] = {}
     for index, context in enumerate(contexts):
-        prompt = _context_ids(codec, context)
+        prompt = context_ids(codec, context)
         beam: list[tuple[tuple[int, ...], float]] = [((), 0.0)]
         for depth in range(1, settings.depth + 1):
             k = settings.first_width if depth == 1 else settings.width

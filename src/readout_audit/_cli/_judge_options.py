@@ -1,0 +1,164 @@
+"""Options the judge commands share: where sources come from, and how a judge is driven."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from readout_audit._cli._score import load_cli_model
+from readout_audit._cli._served import pool_options, with_options
+from readout_audit.judge import (
+    SourceBank,
+    load_drop_hf,
+    load_drop_json,
+    load_gsm8k_hf,
+    load_gsm8k_jsonl,
+)
+from readout_audit.judge._run import run_local_judge, run_served_judge
+from readout_audit.model._backend import ScoringModel
+from readout_audit.model._device import DTYPES
+from readout_audit.model._served import api_headers
+from readout_audit.model._served_spec import is_served, parse_served_spec
+from readout_audit.serve import CostCap, Endpoint
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+_DATASETS = (
+    (
+        "gsm8k",
+        "test",
+        "GSM8K: its JSON-lines file, or a hub dataset id or local copy (e.g. openai/gsm8k, "
+        "configuration main).",
+    ),
+    (
+        "drop",
+        "train",
+        "DROP in the hub's layout: a JSON-lines or JSON-array file, or a hub dataset id or "
+        "local copy (e.g. ucinlp/drop).",
+    ),
+)
+"""Each dataset's option name, default split and help."""
+
+
+def source_options(command: F) -> F:
+    """Where sources come from: ``--gsm8k``, ``--drop``, their splits, downloads, exclusions."""
+    return with_options(
+        command,
+        [
+            *(
+                option
+                for name, split, text in _DATASETS
+                for option in (
+                    click.option(f"--{name}", metavar="FILE|HUB-ID", help=text),
+                    click.option(f"--{name}-split", default=split, show_default=True),
+                )
+            ),
+            click.option(
+                "--allow-download", is_flag=True, help="Let hub ids download (else offline)."
+            ),
+            click.option(
+                "--exclude",
+                multiple=True,
+                type=click.Path(path_type=Path, exists=True),
+                help="An earlier inventory (its directory or inventory.jsonl) whose source ids, "
+                "clusters and normalised questions are not used again (repeatable).",
+            ),
+        ],
+    )
+
+
+def _bank(where: str, dataset: str, split: str, allow_download: bool) -> SourceBank:
+    """A file is read as JSON lines (DROP: or a JSON array); anything else as a hub dataset."""
+    if Path(where).is_file():
+        return load_gsm8k_jsonl(where) if dataset == "gsm8k" else load_drop_json(where)
+    if dataset == "gsm8k":
+        return load_gsm8k_hf(where, split=split, allow_download=allow_download)
+    return load_drop_hf(where, split=split, allow_download=allow_download)
+
+
+def require_sources(options: dict[str, Any]) -> None:
+    """At least one of ``--gsm8k`` and ``--drop`` (checked before anything slow)."""
+    if options["gsm8k"] is None and options["drop"] is None:
+        raise click.UsageError("give --gsm8k, --drop or both")
+
+
+def load_banks(options: dict[str, Any]) -> list[SourceBank]:
+    """The datasets ``source_options`` name, GSM8K first."""
+    require_sources(options)
+    return [
+        _bank(options[dataset], dataset, options[f"{dataset}_split"], options["allow_download"])
+        for dataset in ("gsm8k", "drop")
+        if options[dataset] is not None
+    ]
+
+
+def execution_options(command: F) -> F:
+    """How a judge runs: a local model's device and batch, a served one's pools and caps."""
+    return with_options(
+        command,
+        [
+            click.option(
+                "--device", default="auto", show_default=True, help="A local judge's device."
+            ),
+            click.option(
+                "--dtype", type=click.Choice(list(DTYPES)), default="auto", show_default=True
+            ),
+            click.option("--batch-size", default=8, show_default=True, type=click.IntRange(1)),
+            *pool_options("A served judge"),
+            click.option(
+                "--api-key-env", metavar="NAME", help="Environment variable holding the API key."
+            ),
+            click.option(
+                "--endpoint",
+                multiple=True,
+                metavar="URL",
+                help="Send a served judge's requests here instead of the inventory's URLs (the "
+                "model name and the bodies stay as planned); repeatable, one pool each.",
+            ),
+            click.option(
+                "--max-spend-tokens",
+                type=click.IntRange(1),
+                help="Cap on a served judge's prompt + completion tokens over the run's ledger.",
+            ),
+        ],
+    )
+
+
+def judge_runner(
+    judge: str, options: dict[str, Any]
+) -> tuple[Callable[..., Any], ScoringModel | None]:
+    """A function running an inventory's phase on ``judge``, and its model (None when served).
+
+    The function is called as ``(inventory, out, phase=..., ...)``; a local model loads once.
+    """
+    if is_served(judge):
+        headers = api_headers(options["api_key_env"])
+        endpoints = [
+            Endpoint(
+                url,
+                options["concurrency"],
+                options["starts_per_s"],
+                options["request_timeout"],
+                headers,
+            )
+            for url in options["endpoint"] or parse_served_spec(judge).base_urls
+        ]
+        spend = options["max_spend_tokens"]
+        cap = None if spend is None else CostCap(max_tokens=spend)
+        return partial(run_served_judge, endpoints=endpoints, cap=cap), None
+    model = load_cli_model(
+        {
+            "model_spec": judge,
+            "device": options["device"],
+            "dtype": options["dtype"],
+            "allow_download": options["allow_download"],
+            "device_map": None,
+            "trust_remote_code": False,
+        }
+    )
+    return partial(run_local_judge, model, batch_size=options["batch_size"]), model

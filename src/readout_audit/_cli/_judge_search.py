@@ -1,0 +1,187 @@
+"""``readout judge search``: a cue search's development, frozen selection and confirmation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from readout_audit._cli._common import user_errors
+from readout_audit._cli._judge_options import (
+    execution_options,
+    judge_runner,
+    load_banks,
+    require_sources,
+    source_options,
+)
+from readout_audit._cli._score import load_cli_model
+from readout_audit.judge._build import choose_sources
+from readout_audit.judge._cells import PRESENTATIONS, Phase
+from readout_audit.judge._inventory import PAPER_SEED, parse_configuration
+from readout_audit.judge._inventory_file import read_planned
+from readout_audit.judge._present import RESPONSE_FORMATS
+from readout_audit.judge._search_plan import PROGRAMMES, read_proposals, seed_pool
+from readout_audit.judge._search_run import (
+    CONFIRMATION_FILE,
+    SELECTION_FILE,
+    SearchResult,
+    SearchSetup,
+    run_search,
+)
+from readout_audit.kind._progress import progress_mode
+from readout_audit.model._embedded import EMBEDDED_SPEC
+
+
+def _score(mean: float | None) -> str:
+    return "    -" if mean is None else f"{mean:.3f}"
+
+
+def search_lines(result: SearchResult, top: int = 5) -> list[str]:
+    """The development rankings' heads and the confirmation table, as plain lines."""
+    lines = []
+    for scaffold, ranked in result.selection.rankings.items():
+        lines.append(f"development, {scaffold} (best {min(top, len(ranked))} of {len(ranked)}):")
+        lines += [
+            f"  {s.positives:3d}/{s.planned:<3d} {_score(s.mean_score)}  {s.text!r}"
+            for s in ranked[:top]
+        ]
+    lines.append("confirmation (positives, mean displayed score, against blank: +/- and Holm p):")
+    for row in result.confirmation.bridges:
+        s = row.score
+        versus = "" if row.p_holm is None else f"  +{row.forward}/-{row.reverse} p {row.p_holm:.3g}"
+        lines.append(
+            f"  {s.scaffold:13s} {row.role:8s} {s.positives:3d}/{s.planned:<3d} "
+            f"{_score(s.mean_score)}{versus}  {s.text!r}"
+        )
+    for clean in result.confirmation.clean:
+        lines.append(f"  {clean.cell}: accepted {clean.accepted}/{clean.judged}")
+    return lines
+
+
+@click.command("search")
+@click.argument("out", type=click.Path(path_type=Path, file_okay=False))
+@click.option(
+    "--programme",
+    type=click.Choice(sorted(PROGRAMMES)),
+    required=True,
+    help="screen: rank a proposals file's pool, freeze 16; extend: 20 seeds, two extension "
+    "rounds, freeze the best two per scaffold with baselines and controls.",
+)
+@click.option(
+    "--configuration",
+    "configuration_text",
+    required=True,
+    metavar="NAME=CONTRACT@JUDGE",
+    help="The judge and its contract, e.g. local3=FINAL3@smollm2-135m.",
+)
+@click.option(
+    "--response-format",
+    type=click.Choice(list(RESPONSE_FORMATS)),
+    default="json_schema",
+    show_default=True,
+    help="How a served judge's bodies ask for structured output.",
+)
+@click.option(
+    "--proposals",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="screen: a `readout judge propose` file (its retained pool is ranked).",
+)
+@click.option(
+    "--proposer",
+    default=EMBEDDED_SPEC,
+    show_default=True,
+    help="extend: the local model that grows strings (its tokenizer measures token length).",
+)
+@source_options
+@click.option("--seed", default=PAPER_SEED, show_default=True, type=click.IntRange(0))
+@click.option(
+    "--presentation", type=click.Choice(PRESENTATIONS), default="sorted", show_default=True
+)
+@click.option(
+    "--development",
+    type=click.IntRange(1),
+    help="Development questions per dataset [screen 12, extend 8].",
+)
+@click.option(
+    "--confirmation",
+    type=click.IntRange(1),
+    help="Withheld confirmation questions per dataset [screen 12, extend 24].",
+)
+@click.option(
+    "--keep", type=click.IntRange(1), help="Bridges frozen [screen 16; extend 2 per scaffold]."
+)
+@click.option("--rounds", type=click.IntRange(0), help="Extension rounds [extend 2].")
+@click.option("--per-round", type=click.IntRange(1), help="New strings per round [32].")
+@execution_options
+@click.option("--progress/--no-progress", default=None, help="Progress on stderr.")
+@user_errors
+def judge_search_command(
+    out: Path,
+    programme: str,
+    configuration_text: str,
+    response_format: str,
+    proposals: Path | None,
+    proposer: str,
+    seed: int,
+    presentation: Any,
+    development: int | None,
+    confirmation: int | None,
+    keep: int | None,
+    rounds: int | None,
+    per_round: int | None,
+    progress: bool | None,
+    **options: Any,
+) -> None:
+    """Run a cue search: development stages, a selection frozen to a file, then confirmation."""
+    plan = PROGRAMMES[programme].with_counts(
+        development=development,
+        confirmation=confirmation,
+        keep=keep,
+        rounds=rounds,
+        per_round=per_round,
+    )
+    if (plan.name == "screen") != (proposals is not None):
+        raise click.UsageError(
+            "--proposals is the pool of --programme screen (extend starts from its seed strings)"
+        )
+    require_sources(options)
+    configuration = parse_configuration(configuration_text, seed, response_format)
+    chosen = choose_sources(
+        load_banks(options),
+        seed=seed,
+        per_dataset=plan.confirmation,
+        preflight_per_dataset=plan.development,
+        priors=[read_planned(path) for path in options["exclude"]],
+    )
+    runner, judge_model = judge_runner(configuration.judge, options)
+    model = None
+    if proposals is not None:
+        pool, digest = read_proposals(proposals)
+    else:
+        if judge_model is not None and judge_model.info.spec == proposer:
+            model = judge_model
+        else:
+            model = load_cli_model(
+                {**options, "model_spec": proposer, "device_map": None, "trust_remote_code": False}
+            )
+        pool, digest = seed_pool(model.codec), None
+    setup = SearchSetup(
+        programme=plan,
+        configuration=configuration,
+        chosen=chosen,
+        seed=seed,
+        presentation=presentation,
+        pool=pool,
+        proposals_sha256=digest,
+        codec=None if model is None else model.codec,
+    )
+
+    def stage(inventory: Path, run: Path, phase: Phase) -> None:
+        click.echo(f"{phase}: {inventory.name}", err=True)
+        runner(inventory, run, phase=phase, unqualified=True, progress=progress_mode(progress))
+
+    result = run_search(out, setup, stage, model)
+    for line in search_lines(result):
+        click.echo(line)
+    click.echo(f"selection: {out / SELECTION_FILE}; confirmation: {out / CONFIRMATION_FILE}")
