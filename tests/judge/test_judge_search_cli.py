@@ -91,6 +91,12 @@ def test_a_screen_search_ranks_freezes_before_confirmation_and_reads_its_files_b
     summary = json.loads((out / "confirmation.json").read_text())
     assert [row["score"]["text"] for row in summary["bridges"]] == [*ranked[:2], ""]
     assert "confirmation (positives" in result.output
+    # a stage's own report describes it; the protocol's gates and families are not applied
+    report = CliRunner().invoke(main, ["report", str(out / "confirmation.run"), "--plain"])
+    assert report.exit_code == 0, report.output
+    assert "Acceptance per cell" in report.output and "bare_correct" in report.output
+    assert "Gates and qualification" not in report.output
+    assert "Primary interaction" not in report.output
 
     # the selection is read back, never recomputed: changed development verdicts change nothing
     frozen_bytes = (out / "selection.json").read_bytes()

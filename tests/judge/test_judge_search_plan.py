@@ -144,8 +144,9 @@ def test_a_proposals_file_gives_its_retained_pool_and_its_hash(tmp_path):
         ('{"retained": [{"text": "A", "logprob": -1}]}', "field 'retained.0.token_ids'"),
         (
             '{"retained": [{"text": "A", "token_ids": ["x"], "logprob": -1}]}',
-            "retained entry 0 is not a proposal",
+            "field 'retained.0.token_ids.0'",
         ),
+        ('{"retained": [5]}', "retained entry 0 is not a proposal"),
     ],
 )
 def test_a_bad_proposals_file_names_the_entry_and_field(tmp_path, content, message):

@@ -154,18 +154,19 @@ def judge_search_command(
         preflight_per_dataset=plan.development,
         priors=[read_planned(path) for path in options["exclude"]],
     )
-    runner, judge_model = judge_runner(configuration.judge, options)
     model = None
+    digest: str | None = None
     if proposals is not None:
         pool, digest = read_proposals(proposals)
-    else:
+    runner, judge_model = judge_runner(configuration.judge, options)
+    if proposals is None:
         if judge_model is not None and judge_model.info.spec == proposer:
             model = judge_model
         else:
             model = load_cli_model(
                 {**options, "model_spec": proposer, "device_map": None, "trust_remote_code": False}
             )
-        pool, digest = seed_pool(model.codec), None
+        pool = seed_pool(model.codec)
     setup = SearchSetup(
         programme=plan,
         configuration=configuration,

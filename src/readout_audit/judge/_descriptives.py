@@ -35,7 +35,7 @@ class AcceptanceRow(_Row):
 def acceptance_table(panel: JudgePanel, family: Sequence[str]) -> list[AcceptanceRow]:
     """Accepted / observed / planned for every cell present, overall, per dataset and distance."""
     rows = []
-    for phase in PHASES:
+    for phase in (*PHASES, "development"):
         for configuration in family:
             sources = panel.sources(phase, configuration)
             groups: list[tuple[str, list[Source]]] = [("all", sources)]

@@ -92,12 +92,18 @@ def plan_phase(
 
 
 def run_config(inventory: Inventory, configurations: Sequence[Configuration]) -> dict[str, Any]:
-    """The run's identity: the inventory's hash and the configurations (the analysis family)."""
-    return {
+    """The run's identity: the inventory's hash and the configurations (the analysis family).
+
+    A cue search stage's run also names its stage (``InventoryManifest.search``).
+    """
+    config: dict[str, Any] = {
         "inventory_sha256": inventory.manifest.inventory_sha256,
         "inventory_seed": inventory.manifest.seed,
         "configurations": [c.model_dump(mode="json") for c in configurations],
     }
+    if inventory.manifest.search is not None:
+        config["search"] = inventory.manifest.search
+    return config
 
 
 def run_local_judge(

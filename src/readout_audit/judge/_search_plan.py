@@ -166,12 +166,19 @@ def read_proposals(path: str | Path) -> tuple[list[Bridge], str]:
                     logprob=entry["logprob"],
                 )
             )
-        except (KeyError, TypeError, ValidationError) as error:
-            field = error.args[0] if isinstance(error, KeyError) else None
+        except ValidationError as error:
+            first = error.errors()[0]
             raise InputError(
-                f"retained entry {index} is not a proposal ({type(error).__name__})",
+                first["msg"],
                 source=str(path),
-                field=f"retained.{index}" + (f".{field}" if field else ""),
+                field=".".join(map(str, ("retained", index, *first["loc"]))),
+            ) from None
+        except (KeyError, TypeError) as error:
+            missing = f".{error.args[0]}" if isinstance(error, KeyError) else ""
+            raise InputError(
+                f"retained entry {index} is not a proposal (text, token_ids, logprob)",
+                source=str(path),
+                field=f"retained.{index}{missing}",
             ) from None
     if not pool:
         raise InputError("retains no proposal", source=str(path), field="retained")

@@ -132,7 +132,8 @@ class _Walk:
         if len(chosen) < len(phases):
             raise InputError(
                 f"only {len(chosen)} sources can be admitted; {len(phases)} are needed "
-                f"({wanted['preflight']} preflight, {wanted['confirmation']} confirmation)",
+                f"({wanted['preflight']} preflight or development, "
+                f"{wanted['confirmation']} confirmation)",
                 source=bank.dataset,
             )
         return chosen

@@ -31,6 +31,9 @@ class JudgeAnalysisSettings(BaseModel):
     alpha: float = Field(default=0.05, gt=0, lt=1)
     tolerance: float = Field(default=1e-12, ge=0)
     """Slack of the centred bootstrap p's comparison."""
+    search_stage: str | None = None
+    """A cue search's stage (``development-0``, ``confirmation``): no gates or test families,
+    which belong to the protocol's inventories; the search ranks and confirms on its own."""
 
     @field_validator("dataset_weights")
     @classmethod
@@ -60,6 +63,8 @@ class JudgeAnalysisSettings(BaseModel):
             }
         if config.get("dataset_weights") is not None:
             found["dataset_weights"] = config["dataset_weights"]
+        if config.get("search") is not None:
+            found["search_stage"] = config["search"].get("stage")
         found.update(config.get("analysis") or {})
         try:
             return cls.model_validate(found)

@@ -55,24 +55,32 @@ def judge_tables(records: Sequence[JudgeRecord], settings: JudgeAnalysisSettings
     """Every table of the summary (without its checks), from the records and settings."""
     panel = JudgePanel(records)
     family = settings.family(panel.configurations)
-    gates = control_gates(panel, family)
-    qualification = qualify(gates, family)
-    weights = {c: planned_weights(panel, settings, c) for c in family}
-    return JudgeSummary(
+    described = JudgeSummary(
         kind="judge",
         n_records=len(records),
         n_items=len({r.item_id for r in records}),
         settings=settings,
         family=family,
         outcomes=dict(sorted(Counter(r.outcome for r in records).items())),
-        gates=gates,
-        qualification=qualification,
-        primary=primary_family(panel, settings, family, qualification),
-        secondary=secondary_family(panel, family, qualification),
         acceptance=acceptance_table(panel, family),
-        duplicates=duplicate_table(panel, family),
-        score_interactions=[score_interaction(panel, c, weights[c]) for c in family],
-        paired_changes=[row for c in family for row in paired_score_changes(panel, c, weights[c])],
-        crossings=[row for c in family for row in score_crossings(panel, c, weights[c])],
         label_mass=label_mass_table(records, family),
+    )
+    if settings.search_stage is not None:
+        return described
+    gates = control_gates(panel, family)
+    qualification = qualify(gates, family)
+    weights = {c: planned_weights(panel, settings, c) for c in family}
+    return described.model_copy(
+        update=dict(
+            gates=gates,
+            qualification=qualification,
+            primary=primary_family(panel, settings, family, qualification),
+            secondary=secondary_family(panel, family, qualification),
+            duplicates=duplicate_table(panel, family),
+            score_interactions=[score_interaction(panel, c, weights[c]) for c in family],
+            paired_changes=[
+                row for c in family for row in paired_score_changes(panel, c, weights[c])
+            ],
+            crossings=[row for c in family for row in score_crossings(panel, c, weights[c])],
+        )
     )
