@@ -222,7 +222,8 @@ def test_one_question_per_cluster_and_per_normalised_question():
     assert (exclusions["toy"]["cluster_repeat"], exclusions["toy"]["question_repeat"]) == (1, 1)
     with pytest.raises(
         InputError,
-        match=r"only 2 sources can be admitted; 3 are needed \(0 preflight, 3 confirmation\)",
+        match=r"only 2 sources can be admitted; 3 are needed \(0 preflight or development, 3 "
+        r"confirmation\)",
     ):
         select_sources([bank], 0, 3, 0)
     with pytest.raises(InputError, match="each dataset once"):
