@@ -12,6 +12,7 @@ from statsmodels.stats.multitest import multipletests
 from readout_audit.judge import (
     PROGRAMMES,
     Bridge,
+    Selection,
     bridge_cell,
     confirm_search,
     extension_parents,
@@ -174,3 +175,13 @@ def test_confirmation_counts_discordances_against_blank_with_exact_mcnemar_and_h
         ("bare_wrong", 0, 0, 0),
     ]
     assert math.isclose(actual.score.mean_score or 0, 0.5)
+
+
+def test_the_screens_hoeffding_epsilon_is_the_printed_60_for_145_strings_on_12_questions():
+    # the paper's first search: 145 retained strings, 12 development questions, 1,740 candidates
+    scores = scored([(f"S{k:03d}", 1, -1.0, 0, 0.1) for k in range(145)])
+    assert sum(s.planned for s in scores) == 1740
+    selection = Selection(rankings={"initially": scores}, frozen=[], roles={}, development=[])
+    assert f"{selection.hoeffding_epsilon():.2f}" == "0.60"
+    assert math.isclose(selection.hoeffding_epsilon(), math.sqrt(math.log(2 * 145 / 0.05) / 24))
+    assert Selection(rankings={}, frozen=[], roles={}, development=[]).hoeffding_epsilon() is None

@@ -46,6 +46,9 @@ def search_lines(result: SearchResult, top: int = 5) -> list[str]:
             f"  {s.positives:3d}/{s.planned:<3d} {_score(s.mean_score)}  {s.text!r}"
             for s in ranked[:top]
         ]
+    epsilon = result.selection.hoeffding_epsilon()
+    if epsilon is not None:
+        lines.append(f"Hoeffding epsilon of the development screen (delta 0.05): {epsilon:.2f}")
     lines.append("confirmation (positives, mean displayed score, against blank: +/- and Holm p):")
     for row in result.confirmation.bridges:
         s = row.score

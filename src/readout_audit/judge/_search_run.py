@@ -40,6 +40,7 @@ from readout_audit.judge._select import SelectedSource
 from readout_audit.log._run import read_run
 from readout_audit.model._backend import ScoringModel
 from readout_audit.model._codec import TextCodec
+from readout_audit.stats import hoeffding_epsilon
 
 PLAN_FILE = "search.json"
 SELECTION_FILE = "selection.json"
@@ -79,6 +80,16 @@ class Selection(_Frozen):
     roles: dict[str, str]
     """Each frozen text's role: ``frozen`` (ranked), ``baseline`` or ``control``."""
     development: list[StageHash]
+
+    def hoeffding_epsilon(self, delta: float = 0.05) -> float | None:
+        """The screen's uniform deviation bound sqrt(log(2M/δ)/2n) (the seed's Eq. 13 rationale).
+
+        M strings ranked on n development questions; it assumes a pool fixed before any outcome,
+        which extension rounds are not.
+        """
+        ranked = next(iter(self.rankings.values()), [])
+        questions = max((s.planned for s in ranked), default=0)
+        return hoeffding_epsilon(len(ranked), questions, delta) if questions else None
 
 
 @dataclass(frozen=True)
