@@ -94,9 +94,9 @@ def test_a_screen_search_ranks_freezes_before_confirmation_and_reads_its_files_b
     # a stage's own report describes it; the protocol's gates and families are not applied
     report = CliRunner().invoke(main, ["report", str(out / "confirmation.run"), "--plain"])
     assert report.exit_code == 0, report.output
-    assert "Acceptance per cell" in report.output and "bare_correct" in report.output
-    assert "Gates and qualification" not in report.output
-    assert "Primary interaction" not in report.output
+    assert "c, confirmation: accepted / with a verdict" in report.output
+    assert "bare_correct" in report.output and "label_mass[c]" in report.output
+    assert "Control gates" not in report.output and "θ̂" not in report.output
 
     # the selection is read back, never recomputed: changed development verdicts change nothing
     frozen_bytes = (out / "selection.json").read_bytes()
