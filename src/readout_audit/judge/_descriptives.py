@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import get_args
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from readout_audit.audit._summary import MASS_FLOOR
-from readout_audit.judge._cells import PHASES, PRESENTATIONS, REPEAT_CELLS, Presentation
+from readout_audit.judge._cells import PRESENTATIONS, REPEAT_CELLS, Phase, Presentation
 from readout_audit.judge._panel import JudgePanel, Source
 from readout_audit.judge._record import JudgeRecord
 
@@ -35,7 +36,7 @@ class AcceptanceRow(_Row):
 def acceptance_table(panel: JudgePanel, family: Sequence[str]) -> list[AcceptanceRow]:
     """Accepted / observed / planned for every cell present, overall, per dataset and distance."""
     rows = []
-    for phase in (*PHASES, "development"):
+    for phase in get_args(Phase):
         for configuration in family:
             sources = panel.sources(phase, configuration)
             groups: list[tuple[str, list[Source]]] = [("all", sources)]

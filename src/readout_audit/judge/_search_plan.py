@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,7 +23,6 @@ from readout_audit.judge._candidates import SCAFFOLDS, cue_candidate
 from readout_audit.judge._cells import Phase, Presentation
 from readout_audit.judge._inventory import Configuration, interleave_key, plan_request
 from readout_audit.judge._planned import PlannedRequest
-from readout_audit.judge._proposals import first_word
 from readout_audit.judge._select import SelectedSource
 from readout_audit.model._codec import TextCodec
 
@@ -85,7 +84,7 @@ class Programme:
     """Next tokens considered per parent and context."""
     per_round: int = 32
     """New strings an extension round keeps (round-robin over its buckets)."""
-    contexts: tuple[int, ...] = field(default=(0, 3))
+    contexts: tuple[int, ...] = (0, 3)
     """Proposal contexts the extensions use (Paris/London and blue/green)."""
 
     def with_counts(self, **counts: int | None) -> Programme:
@@ -131,11 +130,6 @@ class Bridge(BaseModel):
     """A proposal's L_Q; an extension's added-token log-probability in its context."""
     parent: str | None = None
     """The string an extension grew from."""
-
-    @property
-    def first_word(self) -> str:
-        """The per-stem quota's key (:func:`judge._proposals.first_word`)."""
-        return first_word(self.text)
 
 
 def seed_pool(codec: TextCodec) -> list[Bridge]:

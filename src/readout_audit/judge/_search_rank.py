@@ -111,10 +111,20 @@ def extension_parents(ranked: Sequence[BridgeScore], programme: Programme) -> li
     return chosen
 
 
-def frozen_texts(rankings: dict[str, list[BridgeScore]], programme: Programme) -> list[str]:
-    """What confirmation freezes: the top bridges, then baselines and controls, without repeats.
+def frozen_roles(rankings: dict[str, list[BridgeScore]], programme: Programme) -> dict[str, str]:
+    """What confirmation freezes, in order, with each text's role; a text appears once.
 
-    ``screen``: the ``keep`` best of its one scaffold; ``extend``: the ``keep`` best per scaffold.
+    ``frozen``: the ``keep`` best of the ranking (``screen``: of its one scaffold; ``extend``:
+    per scaffold), then the programme's ``baseline`` and ``control`` strings.
     """
-    texts = [s.text for ranked in rankings.values() for s in ranked[: programme.keep]]
-    return list(dict.fromkeys([*texts, *programme.baselines, *programme.controls]))
+    roles: dict[str, str] = {}
+    for ranked in rankings.values():
+        roles.update({s.text: "frozen" for s in ranked[: programme.keep]})
+    for role, texts in (("baseline", programme.baselines), ("control", programme.controls)):
+        roles.update({t: role for t in texts if t not in roles})
+    return roles
+
+
+def frozen_texts(rankings: dict[str, list[BridgeScore]], programme: Programme) -> list[str]:
+    """The frozen texts in order (:func:`frozen_roles`)."""
+    return list(frozen_roles(rankings, programme))

@@ -32,7 +32,7 @@ from readout_audit.judge._search_plan import Bridge, Programme, plan_stage
 from readout_audit.judge._search_rank import (
     BridgeScore,
     extension_parents,
-    frozen_texts,
+    frozen_roles,
     rank_bridges,
     score_bridges,
 )
@@ -275,13 +275,9 @@ class _Search:
             return selection
         programme = self.setup.programme
         rankings = self.rankings(records, evaluated)
-        texts = frozen_texts(rankings, programme)
-        ranked = {s.text for ranked in rankings.values() for s in ranked[: programme.keep]}
-        roles: dict[str, str] = {t: "frozen" for t in texts if t in ranked}
-        roles.update({t: "baseline" for t in programme.baselines if t not in roles})
-        roles.update({t: "control" for t in programme.controls if t not in roles})
+        roles = frozen_roles(rankings, programme)
         known = {b.text: b for b in evaluated}
-        frozen = [known.get(t) or self._bridge(t, roles[t]) for t in texts]
+        frozen = [known.get(t) or self._bridge(t, role) for t, role in roles.items()]
         selection = Selection(rankings=rankings, frozen=frozen, roles=roles, development=stages)
         write_json_atomic(path, selection.model_dump(mode="json"))
         return selection
