@@ -147,6 +147,10 @@ def test_a_proposals_file_gives_its_retained_pool_and_its_hash(tmp_path):
             "field 'retained.0.token_ids.0'",
         ),
         ('{"retained": [5]}', "retained entry 0 is not a proposal"),
+        (
+            '{"retained": [{"text": "A", "token_ids": [1], "logprob": 1e400}]}',
+            "field 'retained.0.logprob'.*finite",
+        ),
     ],
 )
 def test_a_bad_proposals_file_names_the_entry_and_field(tmp_path, content, message):
@@ -154,3 +158,10 @@ def test_a_bad_proposals_file_names_the_entry_and_field(tmp_path, content, messa
     path.write_text(content)
     with pytest.raises(InputError, match=message):
         read_proposals(path)
+
+
+def test_a_count_far_beyond_the_bank_fails_at_once_naming_the_dataset():
+    bank = load_gsm8k_jsonl(FIXTURES / "gsm8k_test_head.jsonl")
+    needed = f"only 12 sources can be admitted; {10**20 + 2} are needed"
+    with pytest.raises(InputError, match=f"gsm8k: {needed}"):
+        choose_sources([bank], seed=PAPER_SEED, per_dataset=2, preflight_per_dataset=10**20)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from readout_audit._exceptions import InputError
 from readout_audit.judge._candidates import SCAFFOLDS, cue_candidate
@@ -126,7 +126,7 @@ class Bridge(BaseModel):
     """Its tokens under the proposing model's tokenizer (the ranking's token length)."""
     origin: str
     """``proposal``, ``seed``, ``round N``, ``baseline`` or ``control``."""
-    logprob: float | None = None
+    logprob: float | None = Field(default=None, allow_inf_nan=False)
     """A proposal's L_Q; an extension's added-token log-probability in its context."""
     parent: str | None = None
     """The string an extension grew from."""

@@ -105,9 +105,10 @@ class _Walk:
         """A bank's preflight then confirmation sources, counting what it passes over."""
         chosen: list[SelectedSource] = []
         ordered = sorted(bank.sources, key=lambda s: source_order_key(self.seed, s.id))
-        phases: list[Phase] = [p for p in ("preflight", "confirmation") for _ in range(wanted[p])]
+        needed = wanted["preflight"] + wanted["confirmation"]
+        admitted: Counter[Phase] = Counter()
         for source in ordered:
-            if len(chosen) == len(phases):
+            if len(chosen) == needed:
                 break
             if (source.dataset, source.cluster) in self.clusters:
                 excluded["cluster_repeat"] += 1
@@ -115,8 +116,8 @@ class _Walk:
             if source.normalised_question in self.questions:
                 excluded["question_repeat"] += 1
                 continue
-            phase = phases[len(chosen)]
-            distance: Distance = "near" if sum(c.phase == phase for c in chosen) % 2 == 0 else "far"
+            phase: Phase = "preflight" if len(chosen) < wanted["preflight"] else "confirmation"
+            distance: Distance = "near" if admitted[phase] % 2 == 0 else "far"
             wrong = mutated(source.references[0], distance)
             if wrong in source.references:
                 excluded["mutation_matches_reference"] += 1
@@ -124,14 +125,15 @@ class _Walk:
             self.clusters.add((source.dataset, source.cluster))
             self.questions.add(source.normalised_question)
             letters = random_letters(self.seed, source.id)
+            admitted[phase] += 1
             chosen.append(
                 SelectedSource(
                     source=source, phase=phase, distance=distance, wrong=wrong, letters=letters
                 )
             )
-        if len(chosen) < len(phases):
+        if len(chosen) < needed:
             raise InputError(
-                f"only {len(chosen)} sources can be admitted; {len(phases)} are needed "
+                f"only {len(chosen)} sources can be admitted; {needed} are needed "
                 f"({wanted['preflight']} preflight or development, "
                 f"{wanted['confirmation']} confirmation)",
                 source=bank.dataset,
