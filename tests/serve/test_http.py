@@ -9,7 +9,7 @@ import pytest
 from upstream_app import CERTIFICATE, Upstream, sha
 
 from readout_audit.serve import CONTINUE_WAIT_S, Endpoint, HttpCall
-from readout_audit.serve._http import ERROR_BODY_CHARS, post
+from readout_audit.serve._http import ERROR_BODY_CHARS, post, redact
 
 CALL = HttpCall("/completions", {"prompt": "two plus two is", "max_tokens": 1}, 5, 1)
 
@@ -87,3 +87,11 @@ def test_over_tls_the_same_exchange_and_an_untrusted_certificate_is_not_retried(
     assert (untrusted.verdict, untrusted.sent, never) == ("failed", False, [])
     assert untrusted.error.startswith("not sent: SSLCertVerificationError")
     assert upstream.counts == {sha(CALL.body_bytes): 1}
+
+
+def test_a_key_echoed_without_its_scheme_word_is_blanked_too():
+    header = "Bearer sk-SECRET-77"
+    echoed = "key sk-SECRET-77 is not valid (sent as Bearer sk-SECRET-77)"
+    assert redact(echoed, [header]) == "key [redacted] is not valid (sent as [redacted])"
+    assert redact("a Bearer token", ["Bearer"]) == "a [redacted] token"
+    assert redact("the key is abc", ["Token abc"]) == "the key is abc"  # too short to stand alone

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
 from click.testing import CliRunner
 from upstream_app import Upstream
 
+from readout_audit import InputError
 from readout_audit._cli import main
+from readout_audit.judge import parse_configuration
 from readout_audit.serve import LEDGER_FILE, Endpoint, Ledger, RequestRunner, RetryPolicy
 
 SECRET = "sk-live-SECRET-4242"
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "judge"
+JUDGE_SOURCES = [
+    "--gsm8k", str(FIXTURES / "gsm8k_test_head.jsonl"),
+    "--drop", str(FIXTURES / "drop_rows.jsonl"),
+    "--per-dataset", "1",
+    "--preflight-per-dataset", "1",
+]  # fmt: skip
 
 
 def test_the_api_key_never_leaves_the_request(proxy, upstream, tmp_path, make_calls, capsys):
@@ -40,3 +53,64 @@ def test_the_api_key_never_leaves_the_request(proxy, upstream, tmp_path, make_ca
     assert "[redacted]" in listing and SECRET not in listing
     captured = capsys.readouterr()
     assert "requests: 3/3" in captured.err and SECRET not in captured.err + captured.out
+
+
+PASSWORD = "hunter,2"  # a comma too: a list of URLs is not split inside one
+WITH_PASSWORD = f"http://user:{PASSWORD}@127.0.0.1:8080/v1"
+REFUSED = "must hold no credentials, query or fragment (credentials go in headers)"
+
+
+def refusals(tmp_path: Path) -> list[tuple[list[str], str]]:
+    """Commands given a URL with a password (or a key in its query), and the error each prints."""
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps({"id": "a", "prompt": "2 + 2 =", "options": [" 4", " 5"]}))
+    listing = tmp_path / "urls.txt"
+    listing.write_text(f"http://127.0.0.1:8081/v1\n{WITH_PASSWORD}\n")
+    inventory = tmp_path / "inventory"
+    served = "f4=FINAL4@openai:http://127.0.0.1:8080/v1#smollm2"
+    build = ["judge", "build", *JUDGE_SOURCES]
+    built = CliRunner().invoke(main, [*build, "--configuration", served, "--out", str(inventory)])
+    assert built.exit_code == 0, built.output
+    out = str(tmp_path / "out")
+    phase = ["--phase", "preflight"]
+    score = ["score", "--items", str(items), "--out", out, "--tokenizer", "smollm2-135m"]
+    redacted = "http://[redacted]@127.0.0.1:8080/v1"
+    return [
+        (
+            [*score, "--model", f"openai:{WITH_PASSWORD}#m"],
+            f"--model, field 'model': {redacted!r} {REFUSED}",
+        ),
+        (
+            [*score, "--model", f"openai:{listing}#m"],
+            f"{listing}:2, field 'model': {redacted!r} {REFUSED}",
+        ),
+        (
+            ["conformance", "--out", out, "--model", f"openai:{WITH_PASSWORD}?key={PASSWORD}#m"],
+            f"--model, field 'model': '{redacted}?key=[redacted]' {REFUSED}",
+        ),
+        (
+            [*build, "--out", out, "--configuration", f"f4=FINAL4@openai:{WITH_PASSWORD}#j"],
+            f"--model, field 'model': {redacted!r} {REFUSED}",
+        ),
+        (
+            ["judge", "run", str(inventory), "--out", out, "--endpoint", WITH_PASSWORD, *phase],
+            f"endpoint {redacted!r}, field 'base_url': {REFUSED}",
+        ),
+    ]
+
+
+def test_a_url_with_a_password_is_refused_without_showing_it(tmp_path):
+    for args, error in refusals(tmp_path):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 1, (args, result.output)
+        assert result.output == f"Error: {error}\n"  # stdout and stderr
+        assert not (tmp_path / "out").exists()  # no manifest, no ledger: nothing stored
+
+
+def test_a_malformed_judge_configuration_is_quoted_without_its_password():
+    with pytest.raises(InputError) as refused:
+        parse_configuration(f"FINAL3@openai:{WITH_PASSWORD}#j", 0)
+    assert str(refused.value) == (
+        "field 'configuration': expected NAME=CONTRACT@JUDGESPEC, got "
+        "'FINAL3@openai:http://[redacted]@127.0.0.1:8080/v1#j'"
+    )

@@ -6,6 +6,8 @@ how often each body (by SHA-256), when each processing began, the most requests 
 at once, and the headers it was sent. ``expect`` sets its answer to ``Expect: 100-continue``:
 ``"continue"`` (as uvicorn and llama.cpp's server do), ``"ignore"`` (no interim answer: the
 client sends the body after its wait), or a status code answered instead of ``100 Continue``.
+A GET answers a ``/models`` listing owned by ``vllm``; ``redirects`` maps a path to the
+``(status, Location)`` answered there instead, to a GET or a POST.
 """
 
 from __future__ import annotations
@@ -37,8 +39,10 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
-    def _reply(self, status: int, payload: bytes) -> None:
+    def _reply(self, status: int, payload: bytes, location: str | None = None) -> None:
         self.send_response(status)
+        if location is not None:
+            self.send_header("Location", location)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
         self.send_header("Connection", "close")
@@ -55,10 +59,26 @@ class _Handler(BaseHTTPRequestHandler):
         self._reply(int(expect), json.dumps({"error": f"refused with {expect}"}).encode())
         return False
 
+    def _redirected(self) -> bool:
+        """Answer a redirect when the path has one."""
+        if self.path not in self.server.app.redirects:
+            return False
+        status, location = self.server.app.redirects[self.path]
+        self._reply(status, json.dumps({"moved": location}).encode(), location)
+        return True
+
+    def do_GET(self) -> None:
+        self.server.app.processed(b"", dict(self.headers))
+        if not self._redirected():
+            listing = {"data": [{"id": "m", "owned_by": "vllm"}], "path": self.path}
+            self._reply(200, json.dumps(listing).encode())
+
     def do_POST(self) -> None:
         app = self.server.app
         body = self.rfile.read(int(self.headers["Content-Length"]))
         app.processed(body, dict(self.headers))
+        if self._redirected():
+            return
         if app.status != 200:  # a refusal that quotes the caller's key, as some servers do
             message = f"invalid request for key {self.headers.get('Authorization')}; " + "x" * 400
             self._reply(app.status, json.dumps({"error": {"message": message}}).encode())
@@ -85,9 +105,10 @@ class Upstream:
         expect: str = "continue",
         status: int = 200,
         tls: bool = False,
+        redirects: dict[str, tuple[int, str]] | None = None,
     ) -> None:
         self.delay_s, self.usage, self.expect, self.status = delay_s, usage, expect, status
-        self.tls = tls
+        self.tls, self.redirects = tls, redirects or {}
         self.counts: Counter[str] = Counter()
         self.starts: list[float] = []
         self.headers: list[dict[str, str]] = []

@@ -45,6 +45,7 @@ from readout_audit.judge._present import (
 from readout_audit.judge._select import SelectedSource
 from readout_audit.model._load import parse_model_spec
 from readout_audit.model._served_spec import is_served, parse_served_spec
+from readout_audit.serve import redact_url
 
 PAPER_SEED = 20261007154
 """The paper's interleaving seed; its three bootstrap seeds are this plus 0, 1 and 2."""
@@ -115,7 +116,9 @@ def parse_configuration(
     name, eq, rest = text.partition("=")
     contract, at, judge = rest.partition("@")
     if not eq or not at or not name or not judge:
-        raise InputError(f"expected NAME=CONTRACT@JUDGESPEC, got {text!r}", field="configuration")
+        raise InputError(
+            f"expected NAME=CONTRACT@JUDGESPEC, got {redact_url(text)!r}", field="configuration"
+        )
     if response_format not in RESPONSE_FORMATS:
         raise InputError(
             f"{name}: {response_format!r} is not a response format; expected one of "

@@ -7,7 +7,6 @@ weights, and sent as text; every request goes through the run's ledger and paced
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 import urllib.error
@@ -15,12 +14,15 @@ import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from http.client import HTTPMessage
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+from urllib.parse import urlsplit
 
 import numpy as np
 
 from readout_audit._exceptions import CapabilityError, InputError, ModelNotAvailableError
+from readout_audit._util._jsonl import decode_json
 from readout_audit.model._backend import (
     Capabilities,
     ModelFile,
@@ -39,7 +41,15 @@ from readout_audit.model._served_calls import (
 )
 from readout_audit.model._served_plan import PositionPlan, Unsettled
 from readout_audit.model._served_spec import ServedSpec, parse_served_spec
-from readout_audit.serve import CallResult, CostCap, Endpoint, HttpCall, Ledger, RequestRunner
+from readout_audit.serve import (
+    CallResult,
+    CostCap,
+    Endpoint,
+    HttpCall,
+    Ledger,
+    RequestRunner,
+    redact_url,
+)
 
 SERVERS = {"vllm": "vllm", "sglang": "sglang", "llamacpp": "llama.cpp", "me": "llama-cpp-python"}
 """``owned_by`` of ``/models`` → the server it identifies (anything else: ``openai``)."""
@@ -78,14 +88,50 @@ def api_headers(api_key_env: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
 
+def _origin(url: str) -> tuple[str, str | None, int | None]:
+    """Scheme, host and port of ``url`` (the port written or the scheme's default)."""
+    parts = urlsplit(url)
+    default = {"http": 80, "https": 443}.get(parts.scheme.lower())
+    return parts.scheme.lower(), parts.hostname, parts.port or default
+
+
+class _SameOrigin(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect only within the origin asked: the request carries the endpoint's key."""
+
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: IO[bytes],
+        code: int,
+        msg: str,
+        headers: HTTPMessage,
+        newurl: str,
+    ) -> urllib.request.Request | None:
+        """The redirected request on the same origin; an error naming any other origin."""
+        try:
+            same = _origin(newurl) == _origin(req.full_url)
+        except ValueError:  # a port that cannot be read: not the origin asked
+            same = False
+        if not same:
+            fp.close()
+            raise ModelNotAvailableError(
+                f"{redact_url(req.full_url)} redirected ({code}) to {redact_url(newurl)}, "
+                "another origin: not followed (cross-origin redirects are refused, since the "
+                "request may carry an API key)"
+            )
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
 def detect_server(base_url: str, headers: Mapping[str, str], timeout: float) -> str:
     """Which server answers at ``base_url``, from ``GET /models``' ``owned_by``."""
     request = urllib.request.Request(f"{base_url}/models", headers=dict(headers))
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as reply:
-            listing = json.loads(reply.read())
+        with urllib.request.build_opener(_SameOrigin).open(request, timeout=timeout) as reply:
+            listing = decode_json(reply.read().decode("utf-8"))
     except (urllib.error.URLError, OSError, ValueError) as error:
-        raise ModelNotAvailableError(f"{base_url}/models did not answer: {error}") from None
+        raise ModelNotAvailableError(
+            f"{redact_url(base_url)}/models did not answer: {redact_url(str(error))}"
+        ) from None
     owners = {m.get("owned_by") for m in listing.get("data", []) if isinstance(m, Mapping)}
     found = {SERVERS[o] for o in owners if o in SERVERS}
     return found.pop() if len(found) == 1 else "openai"

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from readout_audit._exceptions import InputError
+from readout_audit.serve import Endpoint, redact_url
 
 SERVED_PREFIX = "openai:"
+_LIST = re.compile(r",(?=\s*https?://)")
+"""The commas between listed URLs: each before a scheme (a password may hold a comma too)."""
 
 
 @dataclass(frozen=True)
@@ -27,9 +31,14 @@ def is_served(spec: str) -> bool:
 
 
 def _url(text: str, where: str) -> str:
+    """A base URL as an endpoint takes it (no credentials: they would be stored with the spec)."""
     url = text.strip().rstrip("/")
-    if not url.startswith(("http://", "https://")) or url[-3:] == "://":
-        raise InputError(f"{text!r} is not an http(s) base URL", source=where, field="model")
+    try:
+        Endpoint(url)
+    except InputError as error:
+        raise InputError(
+            f"{redact_url(text)!r} {error.message}", source=where, field="model"
+        ) from None
     return url
 
 
@@ -39,16 +48,19 @@ def parse_served_spec(spec: str) -> ServedSpec:
     where, sep, model = body.rpartition("#")
     if not sep or not where or not model.strip():
         raise InputError(
-            f"malformed served model spec {spec!r}; expected openai:<base-url>[,<base-url>...]"
-            "#<model-name> or openai:<file of base URLs>#<model-name>",
+            f"malformed served model spec {redact_url(spec)!r}; expected "
+            "openai:<base-url>[,<base-url>...]#<model-name> or "
+            "openai:<file of base URLs>#<model-name>",
             field="model",
         )
     if where.startswith(("http://", "https://")):
-        urls = tuple(_url(part, "--model") for part in where.split(","))
+        urls = tuple(_url(part, "--model") for part in _LIST.split(where))
     else:
         listing = Path(where).expanduser()
         if not listing.is_file():
-            raise InputError("no such file of endpoint URLs", source=where, field="model")
+            raise InputError(
+                "no such file of endpoint URLs", source=redact_url(where), field="model"
+            )
         lines = listing.read_text(encoding="utf-8").splitlines()
         urls = tuple(
             _url(line, f"{where}:{number}")

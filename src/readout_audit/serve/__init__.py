@@ -7,6 +7,7 @@ from readout_audit.serve._call import (
     HttpCall,
     Outcome,
     RetryPolicy,
+    redact_url,
 )
 from readout_audit.serve._cost import Spend
 from readout_audit.serve._http import CONTINUE_WAIT_S
@@ -30,4 +31,5 @@ __all__ = [
     "RunnerStats",
     "Spend",
     "llama_server",
+    "redact_url",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -20,6 +21,27 @@ RESERVED_HEADERS = frozenset(
     {"host", "content-type", "content-length", "expect", "connection", "transfer-encoding"}
 )
 """Headers the client sets itself; an endpoint may not override them."""
+REDACTED = "[redacted]"
+"""What a secret (a header value, a URL's credentials or query value) becomes when shown."""
+_USERINFO = re.compile(r"(?<=//)\S*@|(?<!\S)[^/\s]*@(?![^/\s]*://)")
+"""A URL's ``user:password@``: after ``//`` up to the last ``@`` (a password may hold ``/``,
+``?`` or ``#``), or before the first ``/`` of a URL written without its scheme (not a prefix
+such as ``NAME=CONTRACT@`` before a URL)."""
+_QUERY = re.compile(r"\?[^#\s]+")
+
+
+def redact_url(url: str) -> str:
+    """``url`` (or a text of URLs, such as a served model spec) fit to be shown.
+
+    Its user and password, and each query value, become ``[redacted]``; the rest still names the
+    endpoint.
+    """
+
+    def values(query: re.Match[str]) -> str:
+        parts = (part.partition("=") for part in query[0][1:].split("&"))
+        return "?" + "&".join(f"{name}={REDACTED}" if sep else REDACTED for name, sep, _ in parts)
+
+    return _QUERY.sub(values, _USERINFO.sub(f"{REDACTED}@", url))
 
 
 def _positive(value: float, field_name: str, source: str) -> None:
@@ -48,8 +70,16 @@ class Endpoint:
     or self-signed certificate); None: the system's."""
 
     def __post_init__(self) -> None:
-        source = f"endpoint {self.base_url!r}"
-        parts = urlsplit(self.base_url)
+        source = f"endpoint {redact_url(self.base_url)!r}"
+        try:
+            parts = urlsplit(self.base_url)
+            parts.port  # noqa: B018 (raises on a port that is not a number up to 65535)
+        except ValueError:  # its message may quote the URL, credentials and all
+            raise InputError(
+                "is not a valid URL (its address or port cannot be read)",
+                source=source,
+                field="base_url",
+            ) from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise InputError("must be an http:// or https:// URL", source=source, field="base_url")
         if parts.username or parts.password or parts.query or parts.fragment:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import http.client
 import io
-import json
 import math
 import socket
 import ssl
@@ -20,14 +19,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from readout_audit.serve._call import Endpoint
+from readout_audit._util._jsonl import decode_json
+from readout_audit.serve._call import REDACTED, Endpoint, redact_url
 
 CONTINUE_WAIT_S = 1.0
 """How long to wait for ``100 Continue`` before writing the body anyway."""
 ERROR_BODY_CHARS = 300
 """How much of a refusal's body an error message quotes."""
-REDACTED = "[redacted]"
-"""What an endpoint's header value becomes wherever it would be written."""
 MAX_LINE_BYTES = 8192
 """A line of an interim response longer than this is not HTTP."""
 MAX_INTERIM_HEADERS = 100
@@ -129,9 +127,20 @@ def _retry_after(response: http.client.HTTPResponse) -> float | None:
     return seconds if math.isfinite(seconds) and seconds >= 0 else None
 
 
+MIN_SECRET_CHARS = 8
+"""A header value's last word (the key after ``Bearer``) is redacted on its own from this long."""
+
+
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every secret (a header value) replaced, longest first."""
-    for secret in sorted(filter(None, secrets), key=len, reverse=True):
+    """``text`` with every secret (a header value, and the bare key it carries) replaced.
+
+    A server may echo ``Authorization``'s key without its scheme word, so the value's last word
+    is a secret too; longest first, so no secret is left half replaced.
+    """
+    values = [value for value in secrets if value]
+    words = [value.split()[-1] for value in values if value.split()]
+    keys = {*values, *(word for word in words if len(word) >= MIN_SECRET_CHARS)}
+    for secret in sorted(keys, key=len, reverse=True):
         text = text.replace(secret, REDACTED)
     return text
 
@@ -139,17 +148,28 @@ def redact(text: str, secrets: Iterable[str]) -> str:
 def _verdict(
     response: http.client.HTTPResponse, body: bytes, sent: bool, secrets: Iterable[str]
 ) -> Exchange:
-    """Classify a complete answer (a refusal quotes its body, any echoed header blanked)."""
+    """Classify a complete answer (a refusal quotes its body, any echoed header blanked).
+
+    A redirect is never followed (the request carries the endpoint's headers): it fails,
+    naming where it pointed, credentials redacted.
+    """
     status = response.status
     if 200 <= status < 300 and sent:
         try:
-            parsed = json.loads(body)
+            parsed = decode_json(body.decode("utf-8"))
         except ValueError as error:
             return Exchange("unknown", sent, f"HTTP {status} with a body that is not JSON: {error}")
         if not isinstance(parsed, dict):
             return Exchange("unknown", sent, f"HTTP {status} with JSON that is not an object")
         return Exchange("completed", sent, body=body, response=parsed)
-    quoted = redact(body.decode("utf-8", errors="replace"), secrets)[:ERROR_BODY_CHARS]
+    location = response.getheader("Location")
+    if 300 <= status < 400 and location is not None:
+        quoted = (
+            f"redirected to {redact(redact_url(location), secrets)}, not followed (redirects "
+            "are refused: the request may carry an API key)"
+        )
+    else:
+        quoted = redact(body.decode("utf-8", errors="replace"), secrets)[:ERROR_BODY_CHARS]
     message = f"HTTP {status} {response.reason}: {quoted}"
     if status == 429 or 500 <= status < 600:
         return Exchange("retry", sent, message, retry_after=_retry_after(response))
