@@ -49,7 +49,7 @@ def hub_copy(tmp_path_factory):
 
 def test_hub_layout_loads_one_subset(hub_copy):
     items = load_mmlu_hf(str(hub_copy), "geography")
-    assert [i.id for i in items] == ["geography/1", "geography/2"]
+    assert [i.id for i in items] == ["geography_test/1", "geography_test/2"]
     assert items[1].choices == ("Alps", "Sahara", "Andes", "Urals") and items[1].answer == "B"
     assert items[0].cluster == "geography" and items[0].metadata == {"subject": "geography"}
 
@@ -57,9 +57,9 @@ def test_hub_layout_loads_one_subset(hub_copy):
 def test_hub_all_subset_keeps_each_rows_subject(hub_copy):
     items = load_mmlu_hf(str(hub_copy), "all")
     assert [(i.id, i.answer) for i in items] == [
-        ("geography/1", "A"),
-        ("geography/2", "B"),
-        ("astronomy/1", "C"),
+        ("geography_test/1", "A"),
+        ("geography_test/2", "B"),
+        ("astronomy_test/1", "C"),
     ]
 
 
@@ -88,9 +88,9 @@ def test_cli_hf_source_defaults_to_the_all_subset_and_the_test_split(hub_copy):
     from readout_audit._cli._audit import _load_mc
 
     assert [i.id for i in _load_mc(f"hf:{hub_copy}", None, None, False)] == [
-        "geography/1",
-        "geography/2",
-        "astronomy/1",
+        "geography_test/1",
+        "geography_test/2",
+        "astronomy_test/1",
     ]
     assert len(_load_mc(f"hf:{hub_copy}", "geography", "test", False)) == 2
 
@@ -116,7 +116,19 @@ def test_mmlu_pro_rows_are_lettered_to_their_last_option(tmp_path):
     )
     items = load_mmlu_hf(str(tmp_path), "default")
     assert [(i.id, i.answer, len(i.choices), i.cluster) for i in items] == [
-        ("business/1", "J", 10, "business"),
-        ("law/1", "C", 7, "law"),
+        ("business_test/1", "J", 10, "business"),
+        ("law_test/1", "C", 7, "law"),
     ]
     assert items[0].letters == tuple("ABCDEFGHIJ") and items[1].letters == tuple("ABCDEFG")
+
+
+def test_a_folder_of_one_subjects_dev_and_test_files_gives_distinct_ids(tmp_path):
+    """``geo_dev.csv`` and ``geo_test.csv`` once both gave ``geo/1``: ids name their file."""
+    for split in ("dev", "test"):
+        (tmp_path / f"geo_{split}.csv").write_text(
+            "".join(f'"{split} {q}",{",".join(c)},{"ABCD"[a]}\n' for q, c, a in ROWS["geography"])
+        )
+    items = load_mmlu_csv(tmp_path)
+    assert [i.id for i in items] == ["geo_dev/1", "geo_dev/2", "geo_test/1", "geo_test/2"]
+    assert {i.cluster for i in items} == {"geo"}
+    assert items[2].question.startswith("test ")

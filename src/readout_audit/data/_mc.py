@@ -63,7 +63,8 @@ def load_mmlu_csv(path: str | Path) -> list[MCItem]:
     """Load MMLU in its original layout: CSV files without header, question,A,B,C,D,answer.
 
     ``path`` is one ``<subject>_<split>.csv`` file or a folder of them; ids are
-    ``<subject>/<row>`` and the subject is the cluster.
+    ``<subject>_<split>/<row>`` (the file's name and row, so two files never share an id) and
+    the subject is the cluster.
     """
     path = Path(path)
     files = sorted(path.glob("*.csv")) if path.is_dir() else [path]
@@ -81,7 +82,7 @@ def load_mmlu_csv(path: str | Path) -> list[MCItem]:
                     line=number,
                 )
             raw = {
-                "id": f"{subject}/{number}",
+                "id": f"{file.stem}/{number}",
                 "question": row[0],
                 "choices": row[1:5],
                 "answer": row[5].strip(),
@@ -109,8 +110,8 @@ def load_mmlu_hf(
     """Load MMLU from a Hugging Face dataset id (pinned by ``revision``) or a local copy of one.
 
     Rows hold ``question``, ``choices`` (a list) and ``answer`` (the choice index) and, in the
-    ``all`` subset, ``subject``; ids are ``<subject>/<row within the subject>``, the same as
-    :func:`load_mmlu_csv` gives for the same rows. MMLU-Pro's rows (``options``, up to ten,
+    ``all`` subset, ``subject``; ids are ``<subject>_<split>/<row within the subject>``, the
+    same as :func:`load_mmlu_csv` gives for the same rows. MMLU-Pro's rows (``options``, up to ten,
     ``answer`` a letter, ``category``) load the same way, lettered A to the last option.
     Without ``allow_download`` only the local cache or a local folder is read.
     """
@@ -128,7 +129,7 @@ def load_mmlu_hf(
             items.append(
                 MCItem.model_validate(
                     {
-                        "id": f"{subject}/{number}",
+                        "id": f"{subject}_{split}/{number}",
                         "question": row["question"],
                         "choices": choices,
                         "answer": letter,
@@ -141,6 +142,6 @@ def load_mmlu_hf(
             raise InputError(
                 f"row {number} is not an MMLU row ({type(error).__name__}: {error})",
                 source=f"{dataset}:{subset}/{split}",
-                item_id=f"{subject}/{number}",
+                item_id=f"{subject}_{split}/{number}",
             ) from None
     return items

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from readout_audit._exceptions import ReadoutError
+from readout_audit._exceptions import InputError, ReadoutError
 from readout_audit.kind._progress import ProgressMode, progress_mode, reporter
 from readout_audit.log._manifest import Manifest
 from readout_audit.log._run import RunDirectory, read_run
@@ -71,15 +71,18 @@ def run_kind(
     from readout_audit.model._served import ServedModel
 
     size = batch_size or DEFAULT_BATCH_SIZE
+    manifest = Manifest.create(kind.name, model.info, config, seeds)  # checked before any write
     with RunDirectory(out, kind) as run_dir:
-        run_dir.start(Manifest.create(kind.name, model.info, config, seeds))
+        run_dir.start(manifest)
         if executor is None:
             executor = (
                 ServedExecutor(model, Path(out), size)
                 if isinstance(model, ServedModel)
                 else LocalExecutor(model, size)
             )
-        todo = [job for job in plan(run_dir) if job.key not in run_dir.done]
+        jobs = plan(run_dir)
+        planned = unique_keys(jobs)
+        todo = [job for job in jobs if job.key not in run_dir.done]
         started, tokens = time.perf_counter(), 0
         mode = progress if isinstance(progress, str) else progress_mode(None if progress else False)
         status = getattr(executor, "status", None)  # a served run's requests and spend
@@ -94,9 +97,33 @@ def run_kind(
                 run_dir.append(record)
                 tokens += kind.scored_tokens(record)
                 report.advance()
+        missing = planned - run_dir.done
+        if missing:
+            raise ReadoutError(
+                f"{len(missing)} of {len(planned)} planned records were not written (first: "
+                f"{min(missing)}); the run stays unfinished and a rerun scores them"
+            )
         summary = timed_summary(kind, out, len(todo), time.perf_counter() - started, tokens)
-        run_dir.finish(summary)
+        run_dir.finish(summary, planned=len(planned))
     return ScoreResult(directory=Path(out), summary=summary, n_new=len(todo))
+
+
+def unique_keys(jobs: Sequence[Job[Any]]) -> set[tuple[str, ...]]:
+    """The jobs' record keys, or an error before any scoring when two jobs share one.
+
+    Two items with one id would give one record for two planned jobs: the second would be
+    skipped as done and the run would finish short.
+    """
+    seen: set[tuple[str, ...]] = set()
+    for job in jobs:
+        if job.key in seen:
+            raise InputError(
+                f"two planned records share the key {job.key!r} (two items with one id?); "
+                "nothing was scored",
+                field="id",
+            )
+        seen.add(job.key)
+    return seen
 
 
 def timed_summary(

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import math
 import platform
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from importlib import metadata
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from readout_audit._exceptions import InputError
 from readout_audit.model._backend import ModelInfo
 
 MANIFEST_SCHEMA_VERSION = 1
@@ -31,6 +34,18 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def _non_finite(value: Any, path: str) -> Iterator[str]:
+    """The paths of NaN and infinite numbers inside ``value`` (JSON would store them as null)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        yield path
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _non_finite(item, f"{path}.{key}")
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            yield from _non_finite(item, f"{path}[{index}]")
+
+
 def package_versions() -> dict[str, str]:
     """Versions of Python and of the packages a result depends on."""
     versions = {"python": platform.python_version()}
@@ -48,6 +63,9 @@ class Invocation(BaseModel):
     command: list[str]
     started: str
     finished: str | None = None
+    planned: int | None = None
+    """Records the run's plan holds (set when the invocation finishes); a run is finished only
+    while its records number this many. None: not counted (an older run or a hand-made one)."""
 
 
 class Manifest(BaseModel):
@@ -73,7 +91,15 @@ class Manifest(BaseModel):
         config: dict[str, Any],
         seeds: dict[str, int] | None = None,
     ) -> Manifest:
-        """A manifest for a run starting now, with the current command line."""
+        """A manifest for a run starting now, with the current command line.
+
+        A NaN or infinite number in ``config`` is refused: stored as null, it would make the
+        same configuration a different one, so the run could never be resumed.
+        """
+        for path in _non_finite(config, "config"):
+            raise InputError(
+                "must be a finite number (NaN and infinities cannot be stored)", field=path
+            )
         return cls(
             kind=kind,
             model={

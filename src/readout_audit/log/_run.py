@@ -3,12 +3,14 @@
 RUN/manifest.json      what is needed to redo the run; identity checked on resume
 RUN/records.jsonl      one typed record per line, flushed as each completes
 RUN/artifacts/*.json   results of a kind's stages before scoring (e.g. a diagnostic)
-RUN/summary.json       the kind's typed summary, written when the run finishes
+RUN/summary.json       the kind's typed summary, written when the run finishes, with the
+                       SHA-256 of the records it was computed from and of itself
 RUN/.lock              held (flock) by the one process writing the run
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -22,11 +24,12 @@ from readout_audit._exceptions import RunDirectoryError
 from readout_audit._util._jsonl import (
     JsonlAppender,
     JsonLines,
+    decode_json,
     loads_line,
     read_lines,
     write_json_atomic,
 )
-from readout_audit.log._lock import RunLock
+from readout_audit.log._lock import RunLock, lock_holder
 from readout_audit.log._manifest import Manifest, now
 from readout_audit.log._record import RECORD_SCHEMA_VERSION, UPGRADABLE_VERSIONS, ScoreRecord
 from readout_audit.log._summary import SUMMARY_SCHEMA_VERSION, Summary
@@ -38,9 +41,11 @@ MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
 SUMMARY = "summary.json"
 ARTIFACTS = "artifacts"
+INTEGRITY = "integrity"
+"""The key of ``summary.json`` holding the hashes that tie it to its records."""
 _ARTIFACT_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
-RunState = Literal["finished", "unfinished", "cut"]
+RunState = Literal["finished", "unfinished", "incomplete", "cut", "running"]
 
 
 def _differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
@@ -60,13 +65,22 @@ def _kind(name: str) -> AuditKind[Any, Any]:
     return get_kind(name)
 
 
+def read_json_file(path: Path, remedy: str) -> Any:
+    """A run file's JSON, decoded strictly (a repeated key, NaN or a cut file is corruption)."""
+    try:
+        return decode_json(path.read_bytes().decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
+        raise RunDirectoryError(f"{path} is corrupt (not JSON: {error}); {remedy}") from None
+
+
 def read_manifest(directory: Path) -> Manifest:
     """The run's manifest, or a clear error when it is missing or corrupt."""
     path = directory / MANIFEST
     if not path.exists():
         raise RunDirectoryError(f"{directory} is not a run directory (no {MANIFEST})")
+    raw = read_json_file(path, "it cannot be resumed or reported")
     try:
-        return Manifest.model_validate_json(path.read_bytes())
+        return Manifest.model_validate(raw)
     except ValidationError as error:
         problem = error.errors()[0]
         where = ".".join(str(p) for p in problem["loc"])
@@ -101,19 +115,45 @@ def parse_records(kind: AuditKind[Any, Any], lines: JsonLines) -> list[ScoreReco
     return records
 
 
-def _read_summary(path: Path, kind: AuditKind[Any, Any]) -> Summary | None:
-    """The typed summary; None when absent or written by an older version (recomputed then)."""
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _summary_digest(data: dict[str, Any]) -> str:
+    """A summary's own hash: its JSON with sorted keys, so re-reading it gives the same text."""
+    return _sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode())
+
+
+def summary_document(summary: Summary, records: Path) -> dict[str, Any]:
+    """``summary.json``'s content: the summary, the records' hash and the summary's own."""
+    data: dict[str, Any] = summary.model_dump(mode="json")
+    records_sha256 = _sha256(records.read_bytes()) if records.exists() else _sha256(b"")
+    return {
+        **data,
+        INTEGRITY: {"records_sha256": records_sha256, "summary_sha256": _summary_digest(data)},
+    }
+
+
+def _read_summary(path: Path, kind: AuditKind[Any, Any]) -> tuple[Summary | None, str | None]:
+    """The typed summary if it is the one computed from the records on disk, and why not.
+
+    None (to be recomputed from the records) when absent, written by an older version, or not
+    matching its hashes: the records changed since, or the summary was edited.
+    """
     if not path.exists():
-        return None
-    try:
-        raw = json.loads(path.read_bytes())
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise RunDirectoryError(
-            f"{path} is corrupt (not JSON: {error}); delete it and run "
-            "`readout report` to recompute it from the records"
-        ) from None
+        return None, None
+    raw = read_json_file(
+        path, "delete it and run `readout report` to recompute it from the records"
+    )
     if not isinstance(raw, dict) or raw.get("schema_version") != SUMMARY_SCHEMA_VERSION:
-        return None
+        return None, None
+    hashes = raw.pop(INTEGRITY, None)
+    records = path.parent / RECORDS
+    records_sha256 = _sha256(records.read_bytes()) if records.exists() else _sha256(b"")
+    if not isinstance(hashes, dict) or hashes.get("summary_sha256") != _summary_digest(raw):
+        return None, f"{path.name} does not match its hash (edited?); recomputed from the records"
+    if hashes.get("records_sha256") != records_sha256:
+        return None, f"{RECORDS} changed after {path.name} was written; recomputed from them"
     try:
         summary: Summary = kind.summary_type.model_validate(raw)
     except ValidationError as error:
@@ -121,17 +161,14 @@ def _read_summary(path: Path, kind: AuditKind[Any, Any]) -> Summary | None:
             f"{path} is not a valid {kind.name} summary ({error.errors()[0]['msg']}); delete it "
             "and run `readout report` to recompute it from the records"
         ) from None
-    return summary
+    return summary, None
 
 
 def _read_artifacts(directory: Path) -> dict[str, Any]:
     found = {}
     folder = directory / ARTIFACTS
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            found[path.stem] = json.loads(path.read_bytes())
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise RunDirectoryError(f"{path} is corrupt (not JSON)") from None
+        found[path.stem] = read_json_file(path, "delete it and rerun the command to redo it")
     return found
 
 
@@ -147,14 +184,35 @@ class Run:
     artifacts: dict[str, Any] = field(default_factory=dict)
     cut_line: str | None = None
     """A last record line cut off by an interruption (re-scored when the run resumes)."""
+    writer: str | None = None
+    """The process id writing the run when it was read (it holds the lock), if any."""
+    summary_problem: str | None = None
+    """Why ``summary.json`` was not used (it does not match its records or itself)."""
+
+    @property
+    def planned(self) -> int | None:
+        """Records the last finished invocation planned (None when not counted)."""
+        last = self.manifest.invocations[-1] if self.manifest.invocations else None
+        return last.planned if last is not None else None
 
     @property
     def state(self) -> RunState:
-        """``finished``, ``unfinished`` (interrupted between records) or ``cut`` (mid-record)."""
+        """Where the run stands: ``running``, ``cut``, ``unfinished``, ``incomplete``, ``finished``.
+
+        ``running``: a process holds its lock; ``cut``: interrupted mid-record; ``unfinished``:
+        interrupted between records; ``incomplete``: marked finished, yet its records do not
+        cover its plan.
+        """
+        if self.writer is not None:
+            return "running"
         if self.cut_line is not None:
             return "cut"
         last = self.manifest.invocations[-1] if self.manifest.invocations else None
-        return "finished" if last is not None and last.finished else "unfinished"
+        if last is None or not last.finished:
+            return "unfinished"
+        if last.planned is not None and len(self.records) != last.planned:
+            return "incomplete"
+        return "finished"
 
 
 def read_run(directory: str | Path) -> Run:
@@ -162,14 +220,18 @@ def read_run(directory: str | Path) -> Run:
     directory = Path(directory)
     manifest = read_manifest(directory)
     kind = _kind(manifest.kind)
+    writer = lock_holder(directory)
     lines = read_lines(directory / RECORDS, append_only=True)
+    summary, problem = _read_summary(directory / SUMMARY, kind)
     return Run(
         directory=directory,
         manifest=manifest,
         records=parse_records(kind, lines),
-        summary=_read_summary(directory / SUMMARY, kind),
+        summary=summary,
         artifacts=_read_artifacts(directory),
         cut_line=lines.cut,
+        writer=writer,
+        summary_problem=problem,
     )
 
 
@@ -252,11 +314,17 @@ class RunDirectory:
         (self.directory / ARTIFACTS).mkdir(exist_ok=True)
         write_json_atomic(self.directory / ARTIFACTS / f"{name}.json", data)
 
-    def finish(self, summary: Summary) -> None:
-        """Write the summary and mark the invocation finished."""
-        write_json_atomic(self.directory / SUMMARY, summary.model_dump(mode="json"))
+    def finish(self, summary: Summary, planned: int | None = None) -> None:
+        """Write the summary (with its hashes) and mark the invocation finished.
+
+        ``planned``: the records the run's plan holds; the run reads as finished only while its
+        records number that many.
+        """
+        records = self.directory / RECORDS
+        write_json_atomic(self.directory / SUMMARY, summary_document(summary, records))
         assert self.manifest is not None
         self.manifest.invocations[-1].finished = now()
+        self.manifest.invocations[-1].planned = planned
         self._write_manifest()
 
     def close(self) -> None:

@@ -19,10 +19,19 @@ from readout_audit.report._terminal import (
 
 STATES = {
     "finished": "finished",
+    "running": "in progress (process {writer} is writing it now; summary recomputed from the "
+    "records written so far)",
+    "incomplete": "unfinished ({n} of {planned} planned records; rerun the same command to score "
+    "the rest; summary recomputed from the records on disk)",
     "unfinished": "unfinished (interrupted; summary recomputed from the records on disk)",
     "cut": "unfinished (interrupted mid-record: the last line is cut off and will be re-scored "
     "on resume; summary recomputed from the complete records)",
 }
+
+
+def state_text(run: Run) -> str:
+    """The run's state in words, naming the writing process or the records short of the plan."""
+    return STATES[run.state].format(writer=run.writer, n=len(run.records), planned=run.planned)
 
 
 def run_summary(run: Run) -> Summary:
@@ -47,9 +56,11 @@ def headline(run: Run) -> list[str]:
     m = run.manifest
     lines = [
         f"{get_kind(m.kind).title} ({m.kind}) {run.directory}: {len(run.records)} records, "
-        f"{STATES[run.state]}",
+        f"{state_text(run)}",
         f"model {m.model.get('spec')} ({m.model.get('dtype')})",
     ]
+    if run.summary_problem is not None:
+        lines.append(f"summary: {run.summary_problem}")
     lines += [f"  {f['path']} sha256 {f['sha256']}" for f in m.model.get("files", [])]
     lines += [f"command: {' '.join(i.command)}" for i in m.invocations]
     timing = run.summary.this_invocation if run.summary is not None else None
