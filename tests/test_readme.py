@@ -64,4 +64,4 @@ def test_every_runnable_readme_command_runs_as_written(tmp_path):
         if done.returncode != 0:
             failures.append(f"{command}\n{done.stderr[-2000:]}")
     assert not failures, "\n\n".join(failures)
-    assert (tmp_path / "runs" / "yesno" / "report.html").is_file()
+    assert (tmp_path / "runs" / "yesno.html").is_file()

@@ -18,6 +18,7 @@ from readout_audit.judge._proposals import (
     propose,
     retain,
 )
+from readout_audit.log import Manifest
 
 
 def test_the_contexts_are_the_seeds_four_with_their_first_lines_joined():
@@ -107,11 +108,30 @@ def test_the_beam_archives_admissible_strings_with_their_likelihoods(model, floa
     )
 
 
+def test_the_cli_refuses_an_existing_file_or_one_in_a_run_before_the_model_loads(tmp_path):
+    out = tmp_path / "proposals.json"
+    out.write_text("keep")
+    small = ["--depth", "1", "--first-width", "2", "--width", "1"]  # were the model to load
+    refused = CliRunner().invoke(main, ["judge", "propose", "--out", str(out), *small])
+    assert refused.exit_code == 1
+    assert refused.output == f"Error: {out}, field 'out': exists; pass --force to overwrite it\n"
+    assert out.read_text() == "keep"
+    run = tmp_path / "run"
+    run.mkdir()
+    manifest = Manifest(kind="judge", model={"spec": "smollm2-135m"}, config={})
+    (run / "manifest.json").write_text(manifest.model_dump_json(), encoding="utf-8")
+    args = ["judge", "propose", "--out", str(run / "p.json"), *small, "--force"]
+    inside = CliRunner().invoke(main, args)
+    assert inside.exit_code == 1 and "is inside the run directory" in inside.output
+    assert [p.name for p in run.iterdir()] == ["manifest.json"]
+
+
 @pytest.mark.model  # the CLI loads the embedded model itself
 def test_the_cli_writes_the_archive_the_pool_and_a_manifest(tmp_path):
     out = tmp_path / "proposals.json"
+    out.write_text("an earlier archive")  # replaced: --force
     args = ["judge", "propose", "--out", str(out), "--depth", "2", "--first-width", "16"]
-    result = CliRunner().invoke(main, [*args, "--width", "3"])
+    result = CliRunner().invoke(main, [*args, "--width", "3", "--force"])
     assert result.exit_code == 0, result.output
     written = json.loads(out.read_text())
     assert written["manifest"]["config"]["settings"]["depth"] == 2

@@ -46,6 +46,8 @@ def _local(source: str, dataset: str, accepted: bool) -> list:
 
 @pytest.fixture
 def judge_run(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
     records = []
     for k in range(20):
         dataset = ("drop", "gsm8k")[k % 2]
@@ -65,10 +67,10 @@ def judge_run(tmp_path):
             "analysis": {"n_boot": 1999},
         },
     )
-    (tmp_path / "manifest.json").write_text(manifest.model_dump_json(), encoding="utf-8")
+    (run / "manifest.json").write_text(manifest.model_dump_json(), encoding="utf-8")
     lines = "".join(r.model_dump_json() + "\n" for r in records)
-    (tmp_path / "records.jsonl").write_text(lines, encoding="utf-8")
-    return tmp_path
+    (run / "records.jsonl").write_text(lines, encoding="utf-8")
+    return run
 
 
 def test_terminal_and_html_reports_draw_every_judge_section(judge_run):
@@ -111,3 +113,15 @@ def test_readout_report_on_a_judge_run_directory(judge_run, tmp_path):
     assert "D = [V(sorted, R:) − V(sorted, R)]" in result.output
     assert "R: against R within each presentation" in result.output
     assert "Acceptance per cell" in out.read_text(encoding="utf-8")
+
+
+def test_judge_report_keeps_its_html_out_of_the_run_directory(judge_run):
+    records = (judge_run / "records.jsonl").read_bytes()
+    for out, force in ((judge_run / "records.jsonl", []), (judge_run / "report.html", ["--force"])):
+        args = ["judge", "report", str(judge_run), "--html", str(out), *force]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 1
+        assert f"{out}, field 'html': is inside the run directory" in result.output
+    assert (judge_run / "records.jsonl").read_bytes() == records
+    assert sorted(p.name for p in judge_run.iterdir()) == ["manifest.json", "records.jsonl"]
+    assert len(read_run(judge_run).records) == 880

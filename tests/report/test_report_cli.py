@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +13,7 @@ from click.testing import CliRunner
 from readout_audit import Item, read_run, score
 from readout_audit._cli import main
 from readout_audit.kind import get_kind
+from readout_audit.report import render_html
 from readout_audit.report._compare import compare_runs
 from readout_audit.stats import paired_bootstrap
 
@@ -124,3 +127,87 @@ def test_compare_cli_writes_json_and_refuses_other_kinds(two_runs, yesno_run, tm
         assert difference["estimate"] == 0 and difference["low"] == difference["high"] == 0
     bad = CliRunner().invoke(main, ["compare", str(two_runs[0]), str(yesno_run)])
     assert bad.exit_code == 1 and "cannot compare a 'score' run with a 'yesno' run" in bad.output
+
+
+def _files(directory: Path) -> dict[Path, bytes]:
+    """Every file under ``directory`` with its bytes."""
+    return {p.relative_to(directory): p.read_bytes() for p in directory.rglob("*") if p.is_file()}
+
+
+def _inside(path: Path, run: Path, option: str) -> str:
+    """The one-line refusal of an output inside a run directory."""
+    return (
+        f"Error: {path}, field '{option}': is inside the run directory {run.resolve()}, whose "
+        "files only the run writes; choose a path outside it\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("group", "name", "force"),
+    [
+        ([], "records.jsonl", []),
+        (["lift"], "manifest.json", ["--force"]),
+        (["judge"], "report.html", ["--force"]),
+    ],
+)
+def test_report_never_writes_inside_the_run_even_forced(hostile_run, tmp_path, group, name, force):
+    run = Path(shutil.copytree(hostile_run, tmp_path / "run"))
+    before, files = read_run(run), _files(run)
+    html = run / name
+    args = [*group, "report", str(run), "--plain", "--html", str(html), *force]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1 and result.output == _inside(html, run, "html")
+    assert _files(run) == files
+    assert read_run(run).records == before.records and read_run(run).manifest == before.manifest
+
+
+def test_report_overwrites_an_existing_file_only_with_force(hostile_run, tmp_path):
+    html = tmp_path / "old.html"
+    html.write_text("keep")
+    args = ["report", str(hostile_run), "--plain", "--html", str(html)]
+    refused = CliRunner().invoke(main, args)
+    assert refused.exit_code == 1
+    assert refused.output == f"Error: {html}, field 'html': exists; pass --force to overwrite it\n"
+    assert html.read_text() == "keep"
+    forced = CliRunner().invoke(main, [*args, "--force"])
+    assert forced.exit_code == 0, forced.output
+    assert html.read_text(encoding="utf-8") == render_html(read_run(hostile_run))
+    new = tmp_path / "new" / "report.html"
+    created = CliRunner().invoke(main, ["report", str(hostile_run), "--html", str(new)])
+    assert created.exit_code == 0 and new.read_text(encoding="utf-8") == html.read_text("utf-8")
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["new", "old.html", "report.html"]
+
+
+def test_the_screenshot_may_not_replace_the_html_it_shows(hostile_run, tmp_path):
+    html = tmp_path / "r.html"
+    args = ["report", str(hostile_run), "--html", str(html), "--screenshot", str(html)]
+    result = CliRunner().invoke(main, [*args, "--force"])
+    assert result.exit_code == 1 and result.output == (
+        f"Error: {html}, field 'screenshot': is also an input of this command; "
+        "choose another path\n"
+    )
+    assert not html.exists()
+
+
+def test_compare_json_never_lands_in_a_run_and_overwrites_only_with_force(two_runs, tmp_path):
+    a, b = (Path(shutil.copytree(run, tmp_path / run.name)) for run in two_runs)
+    before = {run: (read_run(run).records, _files(run)) for run in (a, b)}
+    compare = ["compare", str(a), str(b), "--plain", "--n-boot", "100"]
+    for target, force in (
+        (a / "manifest.json", []),
+        (b / "records.jsonl", ["--force"]),
+        (b / "comparison.json", ["--force"]),
+    ):
+        result = CliRunner().invoke(main, [*compare, "--json", str(target), *force])
+        assert result.exit_code == 1 and result.output == _inside(target, target.parent, "json")
+    assert {run: (read_run(run).records, _files(run)) for run in (a, b)} == before
+    out = tmp_path / "cmp.json"
+    out.write_text("keep")
+    refused = CliRunner().invoke(main, [*compare, "--json", str(out)])
+    assert refused.exit_code == 1
+    assert refused.output == f"Error: {out}, field 'json': exists; pass --force to overwrite it\n"
+    assert out.read_text() == "keep"
+    forced = CliRunner().invoke(main, [*compare, "--json", str(out), "--force"])
+    assert forced.exit_code == 0, forced.output
+    assert json.loads(out.read_text())["n_paired"] == 4
+    assert not list(tmp_path.glob("*.tmp"))

@@ -8,10 +8,11 @@ from typing import Any
 
 import click
 
-from readout_audit._cli._common import user_errors
+from readout_audit._cli._common import force_option, user_errors
 from readout_audit._cli._score import load_cli_model
 from readout_audit._util._jsonl import write_json_atomic
 from readout_audit.judge._proposals import PROPOSAL_CONTEXTS, BeamSettings, propose, retain
+from readout_audit.log import check_output_path
 from readout_audit.log._manifest import Manifest
 from readout_audit.model._embedded import EMBEDDED_SPEC
 
@@ -25,11 +26,19 @@ from readout_audit.model._embedded import EMBEDDED_SPEC
 @click.option("--depth", default=7, show_default=True, type=click.IntRange(1))
 @click.option("--first-width", default=256, show_default=True, type=click.IntRange(1))
 @click.option("--width", default=12, show_default=True, type=click.IntRange(1))
+@force_option
 @user_errors
 def judge_propose_command(
-    out: Path, model_spec: str, device: str, depth: int, first_width: int, width: int
+    out: Path,
+    model_spec: str,
+    device: str,
+    depth: int,
+    first_width: int,
+    width: int,
+    force: bool,
 ) -> None:
     """Propose bridge strings with a local model (the seed's beam, archive and retention)."""
+    check_output_path(out, option="out", force=force)
     options: dict[str, Any] = {
         "model_spec": model_spec,
         "device": device,

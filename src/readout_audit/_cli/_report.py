@@ -6,7 +6,9 @@ from pathlib import Path
 
 import click
 
-from readout_audit._cli._common import user_errors
+from readout_audit._cli._common import force_option, user_errors
+from readout_audit._util._jsonl import write_text_atomic
+from readout_audit.log import check_output_path
 from readout_audit.log._run import read_run
 from readout_audit.report._compare import compare_runs, comparison_sections
 from readout_audit.report._html import write_html
@@ -30,14 +32,19 @@ RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
     type=click.Path(dir_okay=False, path_type=Path),
     help="With --html: also save the page's top as PNG (needs Chromium).",
 )
+@force_option
 @click.option("--plain", is_flag=True, help="No colour, ASCII borders: for logs and pipes.")
 @user_errors
 def report_command(
-    run_dir: Path, html_out: Path | None, screenshot: Path | None, plain: bool
+    run_dir: Path, html_out: Path | None, screenshot: Path | None, force: bool, plain: bool
 ) -> None:
     """Report a run directory (any audit kind) from its files alone."""
     if screenshot is not None and html_out is None:
         raise click.UsageError("--screenshot needs --html")
+    if html_out is not None:
+        check_output_path(html_out, option="html", force=force)
+        if screenshot is not None:
+            check_output_path(screenshot, option="screenshot", inputs=[html_out], force=force)
     run = read_run(run_dir)
     print_report(run, plain=plain)
     if html_out is not None:
@@ -57,15 +64,25 @@ def report_command(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the comparison as JSON.",
 )
+@force_option
 @click.option("--plain", is_flag=True, help="No colour, ASCII borders: for logs and pipes.")
 @user_errors
 def compare_command(
-    run_a: Path, run_b: Path, n_boot: int, seed: int, json_out: Path | None, plain: bool
+    run_a: Path,
+    run_b: Path,
+    n_boot: int,
+    seed: int,
+    json_out: Path | None,
+    force: bool,
+    plain: bool,
 ) -> None:
     """Compare two runs of one kind over the same items: check changes, paired differences."""
+    if json_out is not None:
+        check_output_path(json_out, option="json", force=force)
     result = compare_runs(read_run(run_a), read_run(run_b), n_boot=n_boot, seed=seed)
     with plain_tables(plain):
         print_sections(comparison_sections(result), report_console(plain))
     if json_out is not None:
-        json_out.write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(json_out, result.model_dump_json(indent=2) + "\n")
         click.echo(f"comparison written to {json_out}")

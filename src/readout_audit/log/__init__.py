@@ -2,6 +2,7 @@
 
 from readout_audit.log._lock import RunLock
 from readout_audit.log._manifest import Invocation, Manifest, package_versions
+from readout_audit.log._outputs import check_output_path
 from readout_audit.log._record import (
     RECORD_SCHEMA_VERSION,
     OptionsRecord,
@@ -39,6 +40,7 @@ __all__ = [
     "Timing",
     "Verdict",
     "YesNoRecord",
+    "check_output_path",
     "package_versions",
     "read_manifest",
     "read_run",

@@ -10,11 +10,12 @@ from typing import Any
 import jinja2
 import markupsafe
 
+from readout_audit._util._jsonl import write_text_atomic
 from readout_audit._util._text import terminal_safe
 from readout_audit._version import __version__
 from readout_audit.kind._registry import get_kind
 from readout_audit.log._run import Run, read_run
-from readout_audit.report._report import STATES, report_sections
+from readout_audit.report._report import report_sections, state_text
 
 TEMPLATE = "report.html.j2"
 
@@ -53,7 +54,7 @@ def render_html(run: Run) -> str:
         "kind": run.manifest.kind,
         "model": run.manifest.model.get("spec"),
         "n_records": len(run.records),
-        "state": STATES[run.state],
+        "state": state_text(run),
         "sections": sections,
         "version": __version__,
     }
@@ -61,8 +62,8 @@ def render_html(run: Run) -> str:
 
 
 def write_html(run_dir: str | Path, out: str | Path) -> Path:
-    """Write the HTML report of the run in ``run_dir`` to ``out``."""
+    """Write the HTML report of the run in ``run_dir`` to ``out``, whole or not at all."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_html(read_run(run_dir)), encoding="utf-8")
+    write_text_atomic(out, render_html(read_run(run_dir)))
     return out

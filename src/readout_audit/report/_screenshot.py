@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -24,21 +25,28 @@ CHROMIUM_FLAGS = (
 
 
 def screenshot(html: Path, png: Path, *, width: int = 1280, height: int = 2000) -> Path:
-    """Render ``html`` in headless Chromium and save the top ``width`` × ``height`` as PNG."""
+    """Render ``html`` in headless Chromium and save the top ``width`` × ``height`` as PNG.
+
+    Chromium writes a temporary file beside ``png``, renamed over it only once complete.
+    """
     binary = shutil.which("chromium") or shutil.which("chromium-browser")
     if binary is None:
         raise ReadoutError("a screenshot needs Chromium (Debian package: chromium)")
     png.parent.mkdir(parents=True, exist_ok=True)
+    tmp = png.with_name(png.name + ".tmp.png")
+    tmp.unlink(missing_ok=True)  # left by an interrupted screenshot
     with tempfile.TemporaryDirectory() as profile:
         command = [
             binary,
             *CHROMIUM_FLAGS,
             f"--user-data-dir={profile}",
             f"--window-size={width},{height}",
-            f"--screenshot={png.resolve()}",
+            f"--screenshot={tmp.resolve()}",
             html.resolve().as_uri(),
         ]
         done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
-    if done.returncode != 0 or not png.exists():
+    if done.returncode != 0 or not tmp.exists():
+        tmp.unlink(missing_ok=True)
         raise ReadoutError(f"Chromium could not take the screenshot: {done.stderr.strip()[-500:]}")
+    os.replace(tmp, png)
     return png

@@ -1,0 +1,61 @@
+"""Files a command writes where the user says: never inside a run directory or over an input.
+
+A run directory's files (manifest, records, summary, artifacts, a served run's request ledger, a
+plug-in kind's own files) belong to the run's writers alone, so no report, comparison or other
+output lands among them, whatever its name. An existing file is replaced only when forced.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from readout_audit._exceptions import InputError, RunDirectoryError
+from readout_audit.log._run import MANIFEST, read_manifest
+
+
+def _is_run(directory: Path) -> bool:
+    """Whether ``directory`` holds a run manifest (a web extension's ``manifest.json`` is not)."""
+    if not (directory / MANIFEST).is_file():
+        return False
+    try:
+        read_manifest(directory)
+    except (RunDirectoryError, OSError, ValueError):
+        return False
+    return True
+
+
+def _enclosing_run(path: Path) -> Path | None:
+    """The nearest directory above ``path`` holding a run's manifest, if any."""
+    return next((d for d in path.resolve().parents if _is_run(d)), None)
+
+
+def _refusal(path: Path, inputs: Iterable[Path], force: bool) -> str | None:
+    """Why ``path`` may not be written, or None when it may."""
+    if path.is_dir():
+        return "is a directory; give a file name"
+    run = _enclosing_run(path)
+    if run is not None:
+        return (
+            f"is inside the run directory {run}, whose files only the run writes; "
+            "choose a path outside it"
+        )
+    if any(path.resolve() == Path(given).resolve() for given in inputs):
+        return "is also an input of this command; choose another path"
+    if os.path.lexists(path) and not force:
+        return "exists; pass --force to overwrite it"
+    return None
+
+
+def check_output_path(
+    path: Path, *, option: str, inputs: Iterable[Path] = (), force: bool = False
+) -> None:
+    """Refuse ``path`` as the output named by ``--option`` before anything is written.
+
+    Refused: a directory, a path inside a run directory, one of the command's ``inputs``, and an
+    existing file unless ``force``; the ``InputError`` names the path, the option and the reason.
+    """
+    reason = _refusal(path, inputs, force)
+    if reason is not None:
+        raise InputError(reason, source=str(path), field=option)
