@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from readout_audit import InputError
 from readout_audit._cli import main
 from readout_audit.lift import read_cuts
+from readout_audit.log import Manifest
 
 TEX = Path(__file__).parent.parent / "fixtures" / "tex"
 
@@ -56,6 +57,30 @@ def test_an_existing_out_is_kept_unless_forced(tmp_path):
     assert [c.kind for c in read_cuts(out)] == ["prose"] * 10
 
 
+def test_cut_never_overwrites_a_source_a_manifest_or_a_run_file(tmp_path):
+    source = tmp_path / "aipsamp.tex"
+    shutil.copy(TEX / "aipsamp.tex", source)
+    result = run(str(source), "--out", str(source), "--force")
+    assert result.exit_code == 1 and result.output == (
+        f"Error: {source}, field 'out': is also an input of this command; choose another path\n"
+    )
+    assert source.read_bytes() == (TEX / "aipsamp.tex").read_bytes()
+    sidecar = tmp_path / "cuts.jsonl.manifest.json"
+    sidecar.write_text("keep\n")
+    result = run(str(source), "--out", str(tmp_path / "cuts.jsonl"))
+    assert result.exit_code == 1
+    assert f"{sidecar}, field 'out': exists; pass --force to overwrite it" in result.output
+    assert sidecar.read_text() == "keep\n" and not (tmp_path / "cuts.jsonl").exists()
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    manifest = Manifest(kind="lift", model={"spec": "smollm2-135m"}, config={})
+    (run_dir / "manifest.json").write_text(manifest.model_dump_json(), encoding="utf-8")
+    result = run(str(source), "--out", str(run_dir / "cuts.jsonl"))
+    assert result.exit_code == 1
+    assert f"{run_dir / 'cuts.jsonl'}, field 'out': is inside the run directory" in result.output
+    assert [p.name for p in run_dir.iterdir()] == ["manifest.json"]
+
+
 def test_a_duplicate_paper_id_is_a_clean_error(tmp_path):
     (tmp_path / "x").mkdir()
     shutil.copy(TEX / "aipsamp.tex", tmp_path / "x" / "aipsamp.tex")
@@ -80,3 +105,16 @@ def test_read_cuts_names_the_line_and_field_of_a_bad_cut(tmp_path):
     bad.write_text(json.dumps({**record, "target": "changed"}) + "\n")
     with pytest.raises(InputError, match=r"bad.jsonl:1, field 'target_sha256'"):
         read_cuts(bad)
+
+
+def test_paper_ids_from_hostile_file_names_are_printed_inert(tmp_path):
+    name = "\x1b]0;pwned\x07\x1b[31maip\u202esamp"  # a window title, a colour, an override
+    (tmp_path / "papers").mkdir()
+    shutil.copy(TEX / "aipsamp.tex", tmp_path / "papers" / f"{name}.tex")
+    out = tmp_path / "cuts.jsonl"
+    result = run(str(tmp_path / "papers"), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert not {"\x1b", "\x07", "\u202e"} & set(result.output)
+    assert "pwned" not in result.output
+    assert result.output.splitlines()[1].split()[:3] == ["aip<U+202E>samp", "12", "1"]
+    assert [c.paper for c in read_cuts(out)] == [name]  # the cut file keeps the id as read

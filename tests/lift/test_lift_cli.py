@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from readout_audit._cli import main
 from readout_audit.lift import read_cuts
+from readout_audit.log import Manifest
 from readout_audit.log._run import read_run
 
 TEX = Path(__file__).parent.parent / "fixtures" / "tex"
@@ -51,6 +52,25 @@ def test_cut_score_and_report_from_the_command_line(tmp_path):
     }
     again = invoke("lift", "report", str(out), "--plain")
     assert "Paired forecast advantages" in again
+
+
+def test_predict_keeps_its_forecasts_off_its_cuts_and_out_of_runs(tmp_path):
+    cuts_path = tmp_path / "cuts.jsonl"
+    invoke("lift", "cut", str(TEX / "aipsamp.tex"), "--out", str(cuts_path))
+    cuts = cuts_path.read_bytes()
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    manifest = Manifest(kind="lift", model={"spec": "smollm2-135m"}, config={})
+    (run_dir / "manifest.json").write_text(manifest.model_dump_json(), encoding="utf-8")
+    for out, reason in (
+        (run_dir / "z.jsonl", "is inside the run directory"),
+        (cuts_path, "is also an input of this command"),
+    ):
+        args = ["lift", "predict", "--cuts", str(cuts_path), "--out", str(out)]
+        result = CliRunner().invoke(main, [*args, "--max-new-tokens", "1", "--no-progress"])
+        assert result.exit_code == 1 and f"{out}, field 'out': {reason}" in result.output
+    assert cuts_path.read_bytes() == cuts
+    assert [p.name for p in run_dir.iterdir()] == ["manifest.json"]
 
 
 def test_a_forecast_for_an_unknown_cut_is_named(tmp_path):

@@ -7,12 +7,14 @@ from pathlib import Path
 import click
 from pydantic import ValidationError
 
-from readout_audit._cli._common import user_errors
+from readout_audit._cli._common import force_option, user_errors
 from readout_audit._cli._lift_predict import predict_command
 from readout_audit._cli._lift_score import lift_score_command, lift_toy_command
 from readout_audit._cli._report import report_command
-from readout_audit._exceptions import InputError
+from readout_audit._util._text import terminal_safe
 from readout_audit.lift import CutSettings, cut_papers, cut_table, read_papers, write_cuts
+from readout_audit.lift._cutfile import manifest_path
+from readout_audit.log import check_output_path
 
 
 @click.group("lift")
@@ -46,12 +48,12 @@ def lift_group() -> None:
 )
 @click.option("--min-target", type=click.IntRange(1), help="Default 50 (equation), 200 (prose).")
 @click.option("--max-target", type=click.IntRange(1), help="Default 400 (equation), 2000 (prose).")
-@click.option("--force", is_flag=True, help="Overwrite an existing --out.")
+@force_option
 @user_errors
 def cut_command(sources: tuple[Path, ...], out: Path, force: bool, **settings: object) -> None:
     """Cut .tex files, folders of them or arXiv tarballs (SOURCES) into prediction tasks."""
-    if out.exists() and not force:
-        raise InputError("exists; pass --force to overwrite it", source=str(out), field="out")
+    for path in (out, manifest_path(out)):
+        check_output_path(path, option="out", inputs=sources, force=force)
     try:
         cut_settings = CutSettings.model_validate(settings)
     except ValidationError as error:
@@ -59,7 +61,7 @@ def cut_command(sources: tuple[Path, ...], out: Path, force: bool, **settings: o
     cuts, manifest = cut_papers(read_papers(sources), cut_settings)
     write_cuts(out, cuts, manifest)
     click.echo(cut_table(manifest))
-    click.echo(f"wrote {len(cuts)} {cut_settings.kind} cuts to {out}")
+    click.echo(terminal_safe(f"wrote {len(cuts)} {cut_settings.kind} cuts to {out}"))
 
 
 lift_group.add_command(predict_command)

@@ -11,11 +11,12 @@ import click
 
 from readout_audit._cli._common import model_options, run_options, user_errors
 from readout_audit._cli._score import load_cli_model
-from readout_audit._exceptions import InputError
+from readout_audit._util._text import terminal_safe
 from readout_audit.lift._cut import Cut
 from readout_audit.lift._cutfile import read_cuts
-from readout_audit.lift._forecasts import manifest_path
+from readout_audit.lift._forecasts import check_unlocked, manifest_path
 from readout_audit.lift._predict import write_forecasts
+from readout_audit.log import check_output_path
 from readout_audit.model._served import ServedModel
 
 
@@ -30,8 +31,7 @@ def run_predict(
     plain_prompt: bool,
 ) -> None:
     """Load the model, write a forecast of every cut to ``out`` (resuming it), say where."""
-    if out.is_dir():
-        raise InputError("is a directory; give a file for the forecasts", field="out")
+    check_unlocked(out)  # a second writer stops here, before the model loads
     settings = run_options(options)
     model = load_cli_model(options)
     ledger = out.with_name(out.name + ".ledger.sqlite")
@@ -48,8 +48,10 @@ def run_predict(
             progress=settings["progress"],
         )
     click.echo(
-        f"{len(forecasts)} forecasts ({forecasts[0].setting if forecasts else 'none'}) in {out}; "
-        f"manifest {manifest_path(out)}"
+        terminal_safe(
+            f"{len(forecasts)} forecasts ({forecasts[0].setting if forecasts else 'none'}) in "
+            f"{out}; manifest {manifest_path(out)}"
+        )
     )
 
 
@@ -103,6 +105,8 @@ def predict_command(
     **options: Any,
 ) -> None:
     """Sample a forecast Z of every cut's hidden target at temperature 1."""
+    # an existing forecast file is resumed (its manifest checked first), never truncated
+    check_output_path(out, option="out", inputs=[cuts_path], force=True)
     run_predict(
         read_cuts(cuts_path),
         out,

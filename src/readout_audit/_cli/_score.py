@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.text import Text
 
 from readout_audit._cli._common import (
     check_out,
@@ -18,6 +19,7 @@ from readout_audit._cli._common import (
     user_errors,
 )
 from readout_audit._cli._served import gate, served_settings, served_tokenizer
+from readout_audit._util._text import terminal_safe
 from readout_audit.audit._score import prepare, score
 from readout_audit.data._demo import demo_items
 from readout_audit.data._item import Item
@@ -49,9 +51,10 @@ def load_cli_model(
     resolve_device(options["device"])  # a device this machine lacks fails before loading
     quiet_loading()
     console = Console(stderr=True)
+    loading = terminal_safe(f"loading {options['model_spec']}")
     if not console.is_terminal:
-        click.echo(f"loading {options['model_spec']}", err=True)
-    with console.status(f"loading {options['model_spec']}"):
+        click.echo(loading, err=True)
+    with console.status(Text(loading)):
         return load_model(
             options["model_spec"],
             allow_download=options["allow_download"],
@@ -84,7 +87,7 @@ def _load_served(
 def finish(out: Path, plain: bool = False) -> None:
     """Print the finished run's report (the same one ``readout report`` prints) and its place."""
     print_report(read_run(out), plain=plain)
-    click.echo(f"run written to {out}")
+    click.echo(terminal_safe(f"run written to {out}"))
 
 
 Preflight = Callable[[TextCodec, dict[str, Any]], None]

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from readout_audit._exceptions import InputError
 from readout_audit._util._jsonl import dumps_line, iter_values, write_json_atomic
+from readout_audit._util._text import terminal_safe
 from readout_audit._version import __version__
 from readout_audit.lift._cut import Cut, sha256_text
 from readout_audit.lift._equation_cuts import cut_equations
@@ -92,12 +93,15 @@ def read_cuts(path: str | Path) -> list[Cut]:
 
 
 def cut_table(manifest: CutManifest) -> str:
-    """A plain-text table: per paper what was found, the cuts kept and the rejections by reason."""
+    """A plain-text table: per paper what was found, the cuts kept and the rejections by reason.
+
+    Paper ids and notes come from file names and contents, so they are shown terminal-safe.
+    """
     found = "displays" if manifest.settings.kind == "equation" else "blocks"
     reasons = [r for r in REASONS if any(p.rejected.get(r) for p in manifest.papers)]
     header = ["paper", found, "cuts", *reasons]
     rows = [
-        [p.paper, str(p.found), str(p.cuts), *(str(p.rejected[r]) for r in reasons)]
+        [terminal_safe(p.paper), str(p.found), str(p.cuts), *(str(p.rejected[r]) for r in reasons)]
         for p in manifest.papers
     ]
     rows.append(["total", *(str(sum(int(row[i]) for row in rows)) for i in range(1, len(header)))])
@@ -109,5 +113,5 @@ def cut_table(manifest: CutManifest) -> str:
         )
         for row in [header, *rows]
     ]
-    notes = [f"{p.paper}: {note}" for p in manifest.papers for note in p.notes]
+    notes = [terminal_safe(f"{p.paper}: {note}") for p in manifest.papers for note in p.notes]
     return "\n".join([*lines, *notes])

@@ -2,7 +2,8 @@
 
 Ours are appended one flushed line at a time beside a sidecar manifest
 (``<file>.manifest.json``: model, files' hashes, chat template hash, settings, seed, commands),
-so a rerun of the same command resumes where the last one stopped.
+so a rerun of the same command resumes where the last one stopped. One process at a time
+writes a file: it holds ``<file>.lock`` throughout, and a second writer stops at once.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from readout_audit._exceptions import InputError, RunDirectoryError
 from readout_audit._util._jsonl import JsonlAppender, iter_values, write_json_atomic
 from readout_audit.lift._cut import Cut
+from readout_audit.log._lock import RunLock
 from readout_audit.log._manifest import Manifest, now
-from readout_audit.log._run import _differences
+from readout_audit.log._run import _differences, read_json_file
 
 FORECAST_SCHEMA_VERSION = 1
 _SETTING = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -59,6 +61,22 @@ class Forecast(BaseModel):
 def manifest_path(path: Path) -> Path:
     """The sidecar manifest of a forecast file: ``<file>.manifest.json``."""
     return path.with_name(path.name + ".manifest.json")
+
+
+def forecast_lock(path: Path) -> RunLock:
+    """The lock a forecast file is written under: ``<file>.lock`` beside it."""
+    return RunLock(path, beside=True)
+
+
+def check_unlocked(path: Path) -> None:
+    """Raise at once, naming the holder, while another process writes the forecast file.
+
+    For a command to call before it loads a model; the writer then takes the lock for good.
+    """
+    if path.parent.is_dir():
+        lock = forecast_lock(path)
+        lock.acquire()
+        lock.release()
 
 
 def _parse(value: object, source: str, line: int, setting: str | None) -> Forecast:
@@ -129,14 +147,26 @@ def _read(
 
 
 class ForecastFile:
-    """Our forecast file opened for appending, its sidecar manifest written or checked first."""
+    """Our forecast file opened for appending, locked, its sidecar manifest written or checked."""
 
     def __init__(self, path: Path, manifest: Manifest, setting: str) -> None:
         self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = forecast_lock(path)
+        self._lock.acquire()
+        try:
+            self._open(manifest, setting)
+        except BaseException:
+            self._lock.release()
+            raise
+
+    def _open(self, manifest: Manifest, setting: str) -> None:
+        """Check or write the sidecar manifest, read what is written, open for appending."""
+        path = self.path
         sidecar = manifest_path(path)
         if sidecar.exists():
             try:
-                previous = Manifest.model_validate_json(sidecar.read_bytes())
+                previous = Manifest.model_validate(read_json_file(sidecar, "choose another --out"))
             except ValidationError:
                 raise RunDirectoryError(f"{sidecar} is corrupt; choose another --out") from None
             changed = _differences(previous.identity(), manifest.identity())
@@ -153,7 +183,6 @@ class ForecastFile:
                 f"{path} exists without its manifest {sidecar.name}; choose another --out"
             )
         self.manifest = manifest
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         write_json_atomic(sidecar, manifest.model_dump(mode="json"))
         written = _read(path, None, None, append_only=True)
         self.done = {f.cut_id: f for f in written if f.setting == setting}
@@ -184,3 +213,4 @@ class ForecastFile:
         trace: TracebackType | None,
     ) -> None:
         self._appender.close()
+        self._lock.release()
