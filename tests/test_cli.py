@@ -239,7 +239,7 @@ def test_audit_ptrue_on_mmlu_csv_in_the_library_layout(tmp_path):
     config = run.manifest.config
     assert config["answers"]["mode"] == "sample" and config["answers"]["do_sample"] is True
     assert config["answers"]["seed"] == 3 and config["answers"]["min_new_tokens"] == 2
-    assert {r.item_id for r in run.records} == {"astronomy/1"}
+    assert {r.item_id for r in run.records} == {"astronomy_test/1"}
     deleted = next(r for r in run.records if r.readout == "deleted")
     library = next(r for r in run.records if r.readout == "library")
     assert deleted.n_tokens < library.n_tokens  # the instruction is gone, the examples stay

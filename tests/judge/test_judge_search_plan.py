@@ -149,8 +149,9 @@ def test_a_proposals_file_gives_its_retained_pool_and_its_hash(tmp_path):
         ('{"retained": [5]}', "retained entry 0 is not a proposal"),
         (
             '{"retained": [{"text": "A", "token_ids": [1], "logprob": 1e400}]}',
-            "field 'retained.0.logprob'.*finite",
+            r"unusable number \(the number 1e400 is out of range\)",
         ),
+        ('{"retained": [], "retained": [5]}', "field 'retained': appears twice"),
     ],
 )
 def test_a_bad_proposals_file_names_the_entry_and_field(tmp_path, content, message):

@@ -67,6 +67,10 @@ def test_a_malformed_line_names_file_and_line(tmp_path):
         load_items(path)
 
 
+WORDS = "café 漢字 مرحبا \U0001f469\u200d\U0001f4bb"
+"""Accents, CJK, Arabic letters, an emoji with a zero-width joiner: all shown as they are."""
+
+
 @pytest.mark.parametrize(
     ("raw", "shown"),
     [
@@ -77,6 +81,11 @@ def test_a_malformed_line_names_file_and_line(tmp_path):
         ("[/bold] [red]x[/red]", "[/bold] [red]x[/red]"),
         ("tab\tand\nnewline", "tab\tand\nnewline"),
         ("nul\x00del\x7f", "nul\ufffddel\ufffd"),
+        ("pay\u202efdp.exe", "pay<U+202E>fdp.exe"),
+        ("\u2066\u2067\u2068\u2069", "<U+2066><U+2067><U+2068><U+2069>"),
+        ("\u202a\u202b\u202c\u202d", "<U+202A><U+202B><U+202C><U+202D>"),
+        ("\u200e\u200f\u061c", "<U+200E><U+200F><U+061C>"),
+        (WORDS, WORDS),
     ],
 )
 def test_terminal_safe_text_keeps_words_and_drops_sequences(raw, shown):

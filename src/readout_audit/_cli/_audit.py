@@ -7,8 +7,8 @@ from typing import Any, cast
 
 import click
 
-from readout_audit._cli._common import greedy_tokens, model_options, user_errors
-from readout_audit._cli._score import prepare_all, run_with_model
+from readout_audit._cli._common import greedy_tokens, model_options, refuse_unused, user_errors
+from readout_audit._cli._score import Preflight, prepare_all, run_with_model
 from readout_audit._exceptions import InputError
 from readout_audit._util._jsonl import split_lines
 from readout_audit.audit._options import audit_options, ladder_items
@@ -28,6 +28,9 @@ from readout_audit.data._qa import Correctness, QAItem, load_qa_items
 from readout_audit.data._race import RACE_REVISION, load_race
 from readout_audit.data._yesno import YesNoItem, demo_yesno_items, load_pope, load_yesno_items
 from readout_audit.kind._registry import UnknownKindError, audit_kinds, get_kind
+from readout_audit.model._codec import TextCodec
+from readout_audit.model._served_spec import is_served
+from readout_audit.model._vision import VisionCodec
 from readout_audit.prompt._spec import BUILTIN_SPECS, Variant
 from readout_audit.prompt._spec_file import SPEC_SUFFIXES, load_spec_file
 from readout_audit.readout._yesno import LLAMA_PAIR, LLAMA_SET, NO_FORMS, YES_FORMS, ParseRule
@@ -310,6 +313,7 @@ def _legacy(
 ) -> tuple[tuple[int, int] | None, tuple[tuple[int, ...], tuple[int, ...]] | None]:
     """The legacy readouts' ids: the flags', else LLaMA-2's ported verbatim, or none."""
     if not enabled:
+        refuse_unused(("legacy_ids", "legacy_set"), "with --no-legacy")
         return None, None
     legacy_pair = LLAMA_PAIR
     if pair is not None:
@@ -432,6 +436,11 @@ def yesno_command(
     **options: Any,
 ) -> None:
     """Yes/no audit: Listing 1's sets, legacy ids and Algorithm 1, max-logit and string parse."""
+    spec = options["model_spec"]
+    if items_path is None:
+        refuse_unused(("images",), "without --items: the demo questions have no images")
+    if is_served(spec):
+        refuse_unused(("images",), f"by a served model ({spec}), which reads text only")
     items = _load_yesno(items_path, images)[:limit]
     pair, sets = _legacy(legacy_ids, legacy_set, legacy)
     setup = YesNoSetup(
@@ -458,5 +467,25 @@ def yesno_command(
             greedy_tokens=greedy_tokens(options, PARSE_TOKENS),
             **settings,
         ),
-        prepare_all([yesno_item(i, setup) for i in items], greedy_tokens(options, PARSE_TOKENS)),
+        _yesno_preflight(
+            prepare_all(
+                [yesno_item(i, setup) for i in items], greedy_tokens(options, PARSE_TOKENS)
+            ),
+            spec,
+        ),
     )
+
+
+def _yesno_preflight(prepared: Preflight, spec: str) -> Preflight:
+    """``prepared``, after refusing ``--images`` for a model that reads text only.
+
+    A text model reads the question alone, so an image folder given for it would go unused;
+    the tokenizer (a processor for a vision-language model) says so before the weights load.
+    """
+
+    def check(codec: TextCodec, settings: dict[str, Any]) -> None:
+        if not isinstance(codec, VisionCodec):
+            refuse_unused(("images",), f"by {spec}, which reads text only")
+        prepared(codec, settings)
+
+    return check

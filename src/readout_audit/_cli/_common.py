@@ -5,23 +5,34 @@ from __future__ import annotations
 import functools
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from click.core import ParameterSource
 
-from readout_audit._cli._served import gate_options, served_options, with_options
+from readout_audit._cli._served import SERVED_ONLY, gate_options, served_options, with_options
 from readout_audit._exceptions import InputError, ReadoutError, RunDirectoryError
+from readout_audit._util._jsonl import decode_json
 from readout_audit._util._text import terminal_safe
 from readout_audit.kind._progress import progress_mode
 from readout_audit.log._lock import RunLock
 from readout_audit.log._run import MANIFEST, read_manifest
 from readout_audit.model._device import DTYPES
 from readout_audit.model._embedded import EMBEDDED_SPEC
+from readout_audit.model._served_spec import is_served
 from readout_audit.readout._position import DEFAULT_GREEDY_TOKENS
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+force_option = click.option(
+    "--force",
+    is_flag=True,
+    help="Overwrite an existing output file (never one inside a run directory, nor an input).",
+)
+"""``--force`` for the commands that write a file the user names."""
 
 
 INTERRUPTED = 130
@@ -50,8 +61,50 @@ def user_errors(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def refuse_unused(names: Collection[str], why: str) -> None:
+    """Refuse the options among ``names`` given on the command line: ``why`` says who ignores them.
+
+    An option the run would not read can only be a mistake (a wrong model, a misplaced flag),
+    so it stops the command before anything loads instead of being dropped without a word.
+    """
+    context = click.get_current_context()
+    given = [
+        "/".join([*param.opts, *param.secondary_opts])
+        for param in context.command.params
+        if param.name in names
+        and context.get_parameter_source(param.name) is ParameterSource.COMMANDLINE
+    ]
+    if given:
+        verb = "is" if len(given) == 1 else "are"
+        raise click.UsageError(f"{', '.join(given)} {verb} not read {why}")
+
+
+LOCAL_ONLY = ("device", "dtype", "device_map", "trust_remote_code")
+"""The model options only a local model reads."""
+
+
+def _model_options_used(command: F) -> F:
+    """``command``, first refusing the served-only options for a local model and the reverse."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        spec = kwargs["model_spec"]
+        if is_served(spec):
+            refuse_unused(LOCAL_ONLY, f"by a served model ({spec}), only by a local one")
+        else:
+            refuse_unused(SERVED_ONLY, f"by a local model ({spec}), only by a served one")
+        return command(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
 def parse_template_kwargs(pairs: tuple[str, ...]) -> dict[str, Any]:
-    """``KEY=VALUE`` pairs; VALUE is read as JSON when it parses (false, 3, "x"), else as text."""
+    """``KEY=VALUE`` pairs; VALUE is read as JSON when it parses (false, 3, "x"), else as text.
+
+    A KEY given twice, NaN, Infinity, out-of-range numbers and keys repeated inside a value are
+    refused: the last would win silently, or the manifest would store null for the number, so
+    the same command could never resume its run.
+    """
     parsed: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -59,10 +112,14 @@ def parse_template_kwargs(pairs: tuple[str, ...]) -> dict[str, Any]:
             raise click.BadParameter(
                 f"expected KEY=VALUE, got {pair!r}", param_hint="--template-kwarg"
             )
+        if key in parsed:
+            raise click.BadParameter(f"{key} is given twice", param_hint="--template-kwarg")
         try:
-            parsed[key] = json.loads(value)
+            parsed[key] = decode_json(value)
         except json.JSONDecodeError:
             parsed[key] = value
+        except ValueError as error:  # NaN, Infinity, 1e999, a key repeated in an object
+            raise click.BadParameter(f"{key}: {error}", param_hint="--template-kwarg") from None
     return parsed
 
 
@@ -137,7 +194,7 @@ def model_options(command: F) -> F:
             "otherwise (default); --no-progress for none.",
         ),
     ]
-    return gate_options(served_options(with_options(command, options)))
+    return gate_options(served_options(with_options(_model_options_used(command), options)))
 
 
 def greedy_tokens(options: Mapping[str, Any], default: int = DEFAULT_GREEDY_TOKENS) -> int:

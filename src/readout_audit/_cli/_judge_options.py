@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 import click
 
+from readout_audit._cli._common import refuse_unused
 from readout_audit._cli._score import load_cli_model
 from readout_audit._cli._served import pool_options, with_options
 from readout_audit.judge import (
@@ -127,6 +128,33 @@ def execution_options(command: F) -> F:
             ),
         ],
     )
+
+
+SERVED_JUDGE_ONLY = (
+    "concurrency",
+    "starts_per_s",
+    "request_timeout",
+    "api_key_env",
+    "endpoint",
+    "max_spend_tokens",
+)
+"""The execution options only a served judge reads."""
+LOCAL_JUDGE_ONLY = ("device", "dtype", "batch_size")
+"""The execution options only a local judge reads."""
+
+
+def refuse_unused_execution(judge: str, *, local_proposer: bool = False) -> None:
+    """Before anything loads: refuse the execution options ``judge`` would not read.
+
+    A local proposer (``judge search`` without ``--proposals``) still reads ``--device`` and
+    ``--dtype`` beside a served judge.
+    """
+    if not is_served(judge):
+        refuse_unused(SERVED_JUDGE_ONLY, f"by a local judge ({judge}), only by a served one")
+        return
+    placing = ("device", "dtype") if local_proposer else ()
+    unused = [name for name in LOCAL_JUDGE_ONLY if name not in placing]
+    refuse_unused(unused, f"by a served judge ({judge}), only by a local one")
 
 
 def judge_runner(

@@ -8,7 +8,11 @@ from typing import Any
 import click
 
 from readout_audit._cli._common import check_out, user_errors
-from readout_audit._cli._judge_options import execution_options, judge_runner
+from readout_audit._cli._judge_options import (
+    execution_options,
+    judge_runner,
+    refuse_unused_execution,
+)
 from readout_audit._cli._score import finish
 from readout_audit._exceptions import InputError
 from readout_audit.judge._combine import combine_runs
@@ -56,6 +60,7 @@ def judge_run_command(
     """Run one phase of a frozen inventory on its judge; a rerun resumes where it stopped."""
     chosen = chosen_configurations(read_inventory(inventory), configurations)
     judge = chosen[0].judge
+    refuse_unused_execution(judge)
     check_out(out, "judge")
     common: dict[str, Any] = {
         "phase": phase,

@@ -12,6 +12,7 @@ from readout_audit._cli._judge_options import (
     execution_options,
     judge_runner,
     load_banks,
+    refuse_unused_execution,
     require_sources,
     source_options,
 )
@@ -150,6 +151,7 @@ def judge_search_command(
         )
     require_sources(options)
     configuration = parse_configuration(configuration_text, seed, response_format)
+    refuse_unused_execution(configuration.judge, local_proposer=proposals is None)
     chosen = choose_sources(
         load_banks(options),
         seed=seed,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +11,7 @@ import click
 from readout_audit._cli._common import greedy_tokens, model_options, user_errors
 from readout_audit._cli._score import run_with_model
 from readout_audit._exceptions import InputError
+from readout_audit._util._jsonl import decode_json
 from readout_audit.data._anli import load_anli_hf, load_anli_jsonl
 from readout_audit.data._controlled_logic import generate_controlled_logic
 from readout_audit.data._jsonl import load_as, read_lines
@@ -39,8 +40,8 @@ def load_logic_file(path: Path) -> list[LogicItem]:
         return load_logic_llm(path)
     first = next((line for line in read_lines(path) if line.strip()), "")
     try:
-        keys = set(json.loads(first)) if first else set()
-    except (json.JSONDecodeError, TypeError):
+        keys = set(decode_json(first)) if first else set()
+    except (ValueError, TypeError):  # the loader chosen below names the problem
         keys = set()
     if {"theory", "questions"} <= keys:
         return load_proofwriter_jsonl(path)
@@ -120,15 +121,22 @@ def _splits(
 
 
 def _numbers(text: str | None, field: str, kind: type[float] | type[int] = float) -> Any:
-    """Comma-separated numbers of one kind, or None for an option not given."""
+    """Comma-separated finite numbers of one kind, or None for an option not given.
+
+    NaN and infinities are refused: the manifest would store them as null, so the same
+    command could never resume the run.
+    """
     if text is None:
         return None
     try:
-        return tuple(kind(part) for part in text.split(","))
+        numbers = tuple(kind(part) for part in text.split(","))
     except ValueError:
         raise InputError(
             f"expected comma-separated {kind.__name__}s, got {text!r}", field=field
         ) from None
+    if not all(math.isfinite(number) for number in numbers):
+        raise InputError(f"must be finite numbers, got {text!r}", field=field)
+    return numbers
 
 
 @click.command("recover")
@@ -252,17 +260,6 @@ def recover_command(
     **options: Any,
 ) -> None:
     """Collapsed sequence scores: probes, label logits, string scores, label-free offsets."""
-    splits = _splits(
-        items,
-        fit,
-        evals,
-        probe_train,
-        generate,
-        n,
-        train_n,
-        generator_seed,
-        options["allow_download"],
-    )
     low_high_step = _numbers(grid, "grid")
     if len(low_high_step) != 3:
         raise InputError("expected LOW,HIGH,STEP", field="grid")
@@ -279,6 +276,17 @@ def recover_command(
         grid=OffsetGrid(*low_high_step),
         prior=_numbers(prior, "prior"),
         collapse_threshold=collapse_threshold,
+    )
+    splits = _splits(
+        items,
+        fit,
+        evals,
+        probe_train,
+        generate,
+        n,
+        train_n,
+        generator_seed,
+        options["allow_download"],
     )
     greedy = greedy_tokens(options, 0)
 

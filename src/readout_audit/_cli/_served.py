@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from pydantic import ValidationError
 
 from readout_audit._exceptions import InputError, ReadoutError
+from readout_audit.data._jsonl import read_json
 from readout_audit.model._conformance import Conformance
 from readout_audit.model._served import ServedModel, ServedSettings
 from readout_audit.serve import CostCap
@@ -17,8 +18,27 @@ from readout_audit.serve import CostCap
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+SERVED_ONLY = (
+    "api_key_env",
+    "tokenizer",
+    "server",
+    "echo",
+    "chat_api",
+    "concurrency",
+    "starts_per_s",
+    "request_timeout",
+    "max_spend_tokens",
+    "max_spend_usd",
+    "usd_per_mtok_prompt",
+    "usd_per_mtok_completion",
+    "conformance_path",
+    "allow_nonconforming",
+)
+"""The options of ``served_options`` and ``gate_options``: a local model reads none of them."""
+
+
 def served_options(command: F) -> F:
-    """Endpoint pools, pacing, cost cap and key of a served model (ignored for local models)."""
+    """Endpoint pools, pacing, cost cap and key of a served model (refused for local models)."""
     options = [
         click.option(
             "--api-key-env",
@@ -141,12 +161,11 @@ def served_settings(options: dict[str, Any]) -> ServedSettings:
 
 
 def read_conformance(path: Path) -> Conformance:
-    """A conformance file, with a clear error when it is missing or not one."""
+    """A conformance file, with a clear error when it is missing, not strict JSON or not one."""
+    raw = read_json(path)
     try:
-        return Conformance.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        raise InputError("file not found", source=str(path), field="conformance") from None
-    except (ValueError, OSError) as error:
+        return Conformance.model_validate(raw)
+    except ValidationError as error:
         raise InputError(
             f"not a conformance file ({error})", source=str(path), field="conformance"
         ) from None

@@ -78,7 +78,32 @@ def read_lines(path: Path, *, append_only: bool = False) -> JsonLines:
     return JsonLines(path, lines, cut)
 
 
+class DuplicateKeyError(ValueError):
+    """A JSON object that writes one key twice (a plain decoder keeps the last silently)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"the key {key!r} appears twice in one object")
+        self.key = key
+
+
+class NestingError(ValueError):
+    """JSON nested deeper than the interpreter can decode."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's members as a dict; a repeated key is an error, never last-one-wins."""
+    value = dict(pairs)
+    if len(value) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    return value
+
+
 def _finite(text: str) -> float:
+    """A JSON number as a float, refusing one beyond float's range (``1e999``)."""
     value = float(text)
     if value != value or value in (float("inf"), float("-inf")):
         raise ValueError(f"the number {text[:20]} is out of range")
@@ -86,24 +111,50 @@ def _finite(text: str) -> float:
 
 
 def _no_constant(name: str) -> Any:
+    """Refuse Python's JSON extensions NaN, Infinity and -Infinity."""
     raise ValueError(f"{name} is not a JSON number")
 
 
-def loads_line(text: str, *, source: str, line: int) -> Any:
-    """Decode one line's JSON value, or an ``InputError`` naming the file and line.
+def decode_json(text: str) -> Any:
+    """Decode JSON strictly: ``json.JSONDecodeError`` when malformed, ``ValueError`` otherwise.
 
-    NaN, Infinity, numbers out of float range or longer than Python converts, and nesting
-    deeper than the interpreter can decode are errors too, never a traceback or a non-number.
+    The ``ValueError`` cases: a key repeated in one object (``DuplicateKeyError``), NaN,
+    Infinity, numbers out of float range or longer than Python converts, and nesting deeper
+    than the interpreter can decode (``NestingError``); a plain decoder would keep the last
+    key, return a non-number or raise a ``RecursionError``.
     """
     try:
-        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+        return json.loads(
+            text, object_pairs_hook=_unique_keys, parse_constant=_no_constant, parse_float=_finite
+        )
+    except RecursionError:
+        raise NestingError("JSON nested too deeply to read") from None
+
+
+def loads_strict(text: str, *, source: str, line: int | None = None) -> Any:
+    """Decode user-supplied JSON (see ``decode_json``), or an ``InputError`` naming the file.
+
+    ``line`` is the line a JSON-lines value sits on; a whole document's syntax errors name
+    their own line, and a repeated key is named as the error's field.
+    """
+    try:
+        return decode_json(text)
     except json.JSONDecodeError as error:
-        raise InputError(f"malformed JSON ({error.msg})", source=source, line=line) from None
+        where = line if line is not None else error.lineno
+        raise InputError(f"malformed JSON ({error.msg})", source=source, line=where) from None
+    except DuplicateKeyError as error:
+        message = "appears twice in one JSON object (which value is meant is unknown)"
+        raise InputError(message, source=source, line=line, field=error.key) from None
+    except NestingError as error:
+        raise InputError(str(error), source=source, line=line) from None
     except ValueError as error:  # NaN, Infinity, 1e999, a 5,000-digit integer
         message = str(error).split(";")[0]
         raise InputError(f"unusable number ({message})", source=source, line=line) from None
-    except RecursionError:
-        raise InputError("JSON nested too deeply to read", source=source, line=line) from None
+
+
+def loads_line(text: str, *, source: str, line: int) -> Any:
+    """Decode one line's JSON value strictly (see ``loads_strict``), errors naming its line."""
+    return loads_strict(text, source=source, line=line)
 
 
 def iter_values(path: Path, *, append_only: bool = False) -> Iterator[tuple[int, Any]]:

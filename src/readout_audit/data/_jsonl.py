@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._jsonl import loads_line, split_lines
+from readout_audit._util._jsonl import loads_line, loads_strict, split_lines
 from readout_audit.data._item import IdentifiedItem, Item
 
 RecordT = TypeVar("RecordT", bound=IdentifiedItem)
@@ -97,6 +97,11 @@ def read_text(path: Path) -> str:
         raise InputError("file not found", source=str(path)) from None
     except UnicodeDecodeError as error:
         raise InputError(f"not UTF-8 text ({error.reason})", source=str(path)) from None
+
+
+def read_json(path: str | Path) -> Any:
+    """A whole JSON document from a UTF-8 input file, decoded strictly (see ``loads_strict``)."""
+    return loads_strict(read_text(Path(path)), source=str(path))
 
 
 def read_lines(path: str | Path) -> list[str]:

@@ -6,15 +6,15 @@ Loaders read ProofWriter and FOLIO in the Logic-LLM multiple-choice layout (a JS
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from readout_audit._exceptions import InputError
+from readout_audit._util._jsonl import loads_line
 from readout_audit.data._item import IdentifiedItem
-from readout_audit.data._jsonl import read_lines, read_text
+from readout_audit.data._jsonl import read_json, read_lines
 
 LogicLabel = Literal["true", "false", "unknown"]
 LABELS: tuple[LogicLabel, ...] = ("true", "false", "unknown")
@@ -109,10 +109,7 @@ def load_logic_llm(path: str | Path) -> list[LogicItem]:
     Questions of one ProofWriter theory (ids ``…_Q1``, ``…_Q2``) share a cluster.
     """
     where = str(path)
-    try:
-        data = json.loads(read_text(Path(path)))
-    except json.JSONDecodeError as error:
-        raise InputError(f"not JSON ({error.msg}, line {error.lineno})", source=where) from None
+    data = read_json(path)
     if not isinstance(data, list):
         raise InputError("expected a JSON array of items", source=where)
     return _unique([_logic_llm_item(raw, f"{where}[{i}]") for i, raw in enumerate(data)], where)
@@ -126,10 +123,7 @@ def _json_lines(
         if not line.strip():
             continue
         where = f"{path}:{number}"
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(f"not JSON ({error.msg})", source=where) from None
+        raw = loads_line(line, source=str(path), line=number)
         if not isinstance(raw, dict):
             raise InputError(f"expected a JSON object, got {type(raw).__name__}", source=where)
         items += read(raw, where)

@@ -26,7 +26,8 @@ class YesNoItem(IdentifiedItem):
     """The item's own raw prompt holding the question, used verbatim instead of the chat
     template and scored at its end (e.g. LLaVA's ``USER: <image>\n{question} ASSISTANT:``)."""
     image: str | None = None
-    """Image file, relative to the image folder given at load time (or absolute)."""
+    """Image file, relative to the image folder given at load time; it (or an absolute path)
+    must resolve, symlinks followed, to a file inside that folder."""
     split: str = "all"
     """Reported separately (POPE: random, popular, adversarial)."""
 
@@ -52,19 +53,26 @@ class YesNoItem(IdentifiedItem):
 
 
 def _with_images(items: list[YesNoItem], images: str | Path | None) -> list[YesNoItem]:
-    """Resolve image names against the folder and check each file exists."""
+    """Resolve image names against the folder; each must be an existing file inside it.
+
+    Symlinks are followed before the check, so neither ``../``, an absolute path nor a link
+    can make an item file read a file outside the folder it was given.
+    """
     if images is None:
         return items
     folder = Path(images)
     if not folder.is_dir():
         raise InputError("image folder not found", source=str(folder))
+    root = folder.resolve()
     resolved = []
     for item in items:
         if item.image is None:
-            raise InputError("has no image", item_id=item.id, field="image")
+            raise item.error("has no image", "image")
         path = folder / item.image
+        if not path.resolve().is_relative_to(root):
+            raise item.error(f"{item.image!r} is outside the image folder {folder}", "image")
         if not path.is_file():
-            raise InputError(f"image file {path} not found", item_id=item.id, field="image")
+            raise item.error(f"image file {path} not found", "image")
         resolved.append(item.model_copy(update={"image": str(path)}))
     return resolved
 

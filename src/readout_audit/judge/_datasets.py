@@ -7,7 +7,6 @@ hold ``section_id`` (the passage: the cluster), ``query_id``, ``passage``, ``que
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 from readout_audit._exceptions import InputError
 from readout_audit._util._jsonl import iter_values
 from readout_audit.data._hub import hub_rows
+from readout_audit.data._jsonl import read_json
 from readout_audit.judge._sources import Source, SourceBank, normalise_question, parse_number
 
 GSM8K_HUB_ID = "openai/gsm8k"
@@ -124,15 +124,7 @@ def _file_rows(path: str | Path) -> Iterator[tuple[dict[str, Any], Where]]:
         for line, raw in iter_values(path):
             yield raw, (str(path), line)
         return
-    try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as error:
-        raise InputError(f"not UTF-8 text ({error.reason})", source=str(path)) from None
-    except json.JSONDecodeError as error:
-        raise InputError(
-            f"malformed JSON ({error.msg})", source=str(path), line=error.lineno
-        ) from None
-    for index, raw in enumerate(rows):
+    for index, raw in enumerate(read_json(path)):
         yield raw, (f"{path}[{index}]", None)
 
 

@@ -7,7 +7,6 @@ request's wire and content hashes rebuilt from its structured request, and the o
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from pathlib import Path
 
@@ -15,7 +14,7 @@ from pydantic import ValidationError
 
 from readout_audit._exceptions import InputError
 from readout_audit._util._jsonl import iter_values, write_json_atomic
-from readout_audit.data._jsonl import _field_path
+from readout_audit.data._jsonl import _field_path, read_json
 from readout_audit.judge._build import (
     Inventory,
     InventoryManifest,
@@ -86,12 +85,9 @@ def read_planned(path: str | Path) -> tuple[PriorInventory, list[PlannedRequest]
 def _read_manifest(path: Path) -> InventoryManifest:
     if not path.is_file():
         raise InputError("no such manifest (it is written beside the inventory)", source=str(path))
+    raw = read_json(path)
     try:
-        return InventoryManifest.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except json.JSONDecodeError as error:
-        raise InputError(
-            f"malformed JSON ({error.msg})", source=str(path), line=error.lineno
-        ) from None
+        return InventoryManifest.model_validate(raw)
     except ValidationError as error:
         first = error.errors()[0]
         raise InputError(

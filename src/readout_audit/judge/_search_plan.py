@@ -10,7 +10,6 @@ then the best two per scaffold with the baselines and controls frozen for 24 fre
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from readout_audit._exceptions import InputError
+from readout_audit.data._jsonl import read_json
 from readout_audit.judge._candidates import SCAFFOLDS, cue_candidate
 from readout_audit.judge._cells import Phase, Presentation
 from readout_audit.judge._inventory import Configuration, interleave_key, plan_request
@@ -143,9 +143,10 @@ def read_proposals(path: str | Path) -> tuple[list[Bridge], str]:
     if not path.is_file():
         raise InputError("no such proposals file", source=str(path))
     data = path.read_bytes()
+    document = read_json(path)
     try:
-        retained = json.loads(data)["retained"]
-    except (json.JSONDecodeError, KeyError, TypeError):
+        retained = document["retained"]
+    except (KeyError, TypeError):
         raise InputError(
             "is not a proposals file (a JSON object with a 'retained' list)", source=str(path)
         ) from None

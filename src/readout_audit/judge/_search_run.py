@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from readout_audit._exceptions import InputError
 from readout_audit._util._jsonl import write_json_atomic
+from readout_audit.data._jsonl import read_json
 from readout_audit.judge._build import ChosenSources, Inventory, assemble_inventory, sha256_json
 from readout_audit.judge._cells import Phase, Presentation
 from readout_audit.judge._inventory import Configuration
@@ -121,19 +122,12 @@ def records_sha256(records: Sequence[JudgeRecord]) -> str:
     return sha256_json([[r.item_id, r.outcome, r.verdict, r.label_probs] for r in ordered])
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise InputError(f"malformed JSON ({error.msg})", source=str(path)) from None
-
-
 def _fixed(path: Path, data: dict[str, Any]) -> None:
     """Write ``data`` once; a rerun must find the same data there (else the field differing)."""
     if not path.exists():
         write_json_atomic(path, data)
         return
-    held, wanted = _read_json(path), json.loads(json.dumps(data))
+    held, wanted = read_json(path), json.loads(json.dumps(data))
     differing = [
         key for key in wanted if not isinstance(held, dict) or held.get(key) != wanted[key]
     ]
@@ -237,7 +231,7 @@ class _Search:
         """Round ``number``'s new strings: read back, or grown by the proposer and written."""
         path = self.out / f"extension-{number}.json"
         if path.exists():
-            return Extension.model_validate(_read_json(path)).bridges
+            return Extension.model_validate(read_json(path)).bridges
         if proposer is None:
             raise InputError(f"extension round {number} needs a proposing model", field="proposer")
         programme = self.setup.programme
@@ -265,7 +259,7 @@ class _Search:
         """The frozen selection: read back, or ranked from development and written."""
         path = self.out / SELECTION_FILE
         if path.exists():
-            selection = Selection.model_validate(_read_json(path))
+            selection = Selection.model_validate(read_json(path))
             held = [s.inventory_sha256 for s in selection.development]
             if held != [s.inventory_sha256 for s in stages]:
                 raise InputError(

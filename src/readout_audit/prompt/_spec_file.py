@@ -113,6 +113,33 @@ def _variant(table: VariantTable) -> Variant:
 SPEC_SUFFIXES = (".toml", ".yaml", ".yml")
 
 
+class _DuplicateKey(ValueError):
+    """A YAML mapping that writes one key twice, with the line of the second one."""
+
+    def __init__(self, key: object, mark: Any) -> None:
+        super().__init__(f"the key {key!r} appears twice in one mapping")
+        self.key, self.line = key, mark.line + 1
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no type hints
+    """PyYAML's safe loader, refusing a repeated mapping key (it would keep the last silently)."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
+        """The mapping, once its own scalar keys are known to be distinct.
+
+        Keys merged in with ``<<`` may still be overridden, as YAML allows.
+        """
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                key = self.construct_object(key_node)
+                if key in seen:
+                    raise _DuplicateKey(key, key_node.start_mark)
+                seen.add(key)
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep)
+        return mapping
+
+
 def _read_tables(path: Path) -> dict[str, Any]:
     """The file's top-level mapping, parsed as TOML or YAML by its suffix."""
     if path.suffix not in SPEC_SUFFIXES:
@@ -124,7 +151,14 @@ def _read_tables(path: Path) -> dict[str, Any]:
     except FileNotFoundError:
         raise InputError("spec file not found", source=str(path)) from None
     try:
-        data = tomllib.loads(text) if path.suffix == ".toml" else yaml.safe_load(text)
+        data = (
+            tomllib.loads(text)
+            if path.suffix == ".toml"
+            else yaml.load(text, Loader=_UniqueKeyLoader)
+        )
+    except _DuplicateKey as error:
+        message = "appears twice in one mapping (which value is meant is unknown)"
+        raise InputError(message, source=str(path), line=error.line, field=str(error.key)) from None
     except (tomllib.TOMLDecodeError, yaml.YAMLError) as error:
         kind = "TOML" if path.suffix == ".toml" else "YAML"
         raise InputError(f"malformed {kind} ({error})", source=str(path)) from None
