@@ -158,3 +158,13 @@ def test_recover_refuses_numbers_the_manifest_cannot_store(tmp_path, option, val
     args = ["audit", "recover", "--generate", "controlled-logic", "--out", str(tmp_path / "r")]
     result = CliRunner().invoke(main, [*args, option, value, "--n-perm", "200", "--no-progress"])
     assert result.exit_code == 1 and "must be finite numbers" in result.output
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--max-spend-usd", "nan"), ("--request-timeout", "inf"), ("--usd-per-mtok-prompt", "nan")],
+)
+def test_a_served_number_that_is_not_finite_is_refused(tmp_path, items, option, value):
+    args = ["score", "--items", str(items), "--model", SERVED, "--out", str(tmp_path / "run")]
+    output = invoke(*args, option, value)
+    assert f"Invalid value for '{option}': '{value}' is not a finite number" in output

@@ -13,6 +13,7 @@ from readout_audit._util._jsonl import (
     iter_values,
     read_lines,
     split_lines,
+    write_text_atomic,
 )
 from readout_audit._util._text import terminal_safe
 
@@ -90,3 +91,13 @@ WORDS = "café 漢字 مرحبا \U0001f469\u200d\U0001f4bb"
 )
 def test_terminal_safe_text_keeps_words_and_drops_sequences(raw, shown):
     assert terminal_safe(raw) == shown
+
+
+def test_an_atomic_write_leaves_every_other_file_alone(tmp_path):
+    """The temporary file is new each time: a file named like the old fixed one is kept."""
+    target, bystander = tmp_path / "report.html", tmp_path / "report.html.tmp"
+    bystander.write_text("someone else's")
+    write_text_atomic(target, "first")
+    write_text_atomic(target, "second")
+    assert target.read_text() == "second" and bystander.read_text() == "someone else's"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.html", "report.html.tmp"]

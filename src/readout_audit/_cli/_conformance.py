@@ -13,6 +13,7 @@ import click
 from readout_audit._cli._common import check_out, user_errors
 from readout_audit._cli._score import quiet_loading
 from readout_audit._cli._served import served_options, served_settings
+from readout_audit._cli._types import FiniteFloat
 from readout_audit._exceptions import InputError
 from readout_audit.log._lock import RunLock
 from readout_audit.model._conformance import CONFORMANCE_FILE, Conformance, check_conformance
@@ -74,7 +75,7 @@ def print_conformance(conformance: Conformance, plain: bool = False) -> None:
 )
 @click.option(
     "--tolerance",
-    type=click.FloatRange(min=0),
+    type=FiniteFloat(min=0),
     help="Largest accepted |served − local| log-prob (default: by quantisation).",
 )
 @served_options

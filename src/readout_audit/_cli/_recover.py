@@ -10,6 +10,7 @@ import click
 
 from readout_audit._cli._common import greedy_tokens, model_options, user_errors
 from readout_audit._cli._score import run_with_model
+from readout_audit._cli._types import FiniteFloat
 from readout_audit._exceptions import InputError
 from readout_audit._util._jsonl import decode_json
 from readout_audit.data._anli import load_anli_hf, load_anli_jsonl
@@ -221,7 +222,7 @@ def _numbers(text: str | None, field: str, kind: type[float] | type[int] = float
     "--collapse-threshold",
     default=0.8,
     show_default=True,
-    type=float,
+    type=FiniteFloat(0, 1),
     help="Share of one label at which raw string scores count as collapsed.",
 )
 @click.option(

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import click
 from pydantic import ValidationError
 
+from readout_audit._cli._types import FiniteFloat
 from readout_audit._exceptions import InputError, ReadoutError
 from readout_audit.data._jsonl import read_json
 from readout_audit.model._conformance import Conformance
@@ -81,11 +82,11 @@ def served_options(command: F) -> F:
         ),
         click.option(
             "--max-spend-usd",
-            type=click.FloatRange(min=0, min_open=True),
+            type=FiniteFloat(min=0, min_open=True),
             help="Served models: cap on money (prices: --usd-per-mtok-prompt/-completion).",
         ),
-        click.option("--usd-per-mtok-prompt", default=0.0, type=click.FloatRange(min=0)),
-        click.option("--usd-per-mtok-completion", default=0.0, type=click.FloatRange(min=0)),
+        click.option("--usd-per-mtok-prompt", default=0.0, type=FiniteFloat(min=0)),
+        click.option("--usd-per-mtok-completion", default=0.0, type=FiniteFloat(min=0)),
     ]
     return with_options(command, options)
 
@@ -109,14 +110,14 @@ def pool_options(subject: str) -> list[Callable[[Any], Any]]:
         ),
         click.option(
             "--starts-per-s",
-            type=click.FloatRange(min=0, min_open=True),
+            type=FiniteFloat(min=0, min_open=True),
             help=f"{subject}: request starts per second per endpoint (default unpaced).",
         ),
         click.option(
             "--request-timeout",
             default=120.0,
             show_default=True,
-            type=click.FloatRange(min=0, min_open=True),
+            type=FiniteFloat(min=0, min_open=True),
             help=f"{subject}: seconds before a sent request's outcome counts as unknown "
             "(never resent).",
         ),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,11 +194,25 @@ class JsonlAppender:
         self._handle.close()
 
 
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Write a file whole or not at all: a fresh temporary file beside it, renamed over it.
+
+    The temporary file's name is new each time, so no other file (nor another writer's
+    temporary file) is ever overwritten on the way.
+    """
+    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+
+
 def write_text_atomic(path: Path, text: str) -> None:
-    """Write a file whole or not at all (a temporary file renamed over the target)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    """Write a UTF-8 text file whole or not at all."""
+    write_bytes_atomic(path, text.encode("utf-8"))
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

@@ -7,13 +7,12 @@ request's wire and content hashes rebuilt from its structured request, and the o
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._jsonl import iter_values, write_json_atomic
+from readout_audit._util._jsonl import iter_values, write_bytes_atomic, write_json_atomic
 from readout_audit.data._jsonl import _field_path, read_json
 from readout_audit.judge._build import (
     Inventory,
@@ -41,9 +40,7 @@ def write_inventory(directory: str | Path, inventory: Inventory) -> None:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     data = inventory_bytes(inventory.requests)
-    tmp = directory / (INVENTORY_FILE + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, directory / INVENTORY_FILE)
+    write_bytes_atomic(directory / INVENTORY_FILE, data)
     write_json_atomic(directory / MANIFEST_FILE, inventory.manifest.model_dump(mode="json"))
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -10,7 +9,12 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._jsonl import dumps_line, iter_values, write_json_atomic
+from readout_audit._util._jsonl import (
+    dumps_line,
+    iter_values,
+    write_json_atomic,
+    write_lines_atomic,
+)
 from readout_audit._util._text import terminal_safe
 from readout_audit._version import __version__
 from readout_audit.lift._cut import Cut, sha256_text
@@ -55,11 +59,7 @@ def write_cuts(path: Path, cuts: Sequence[Cut], manifest: CutManifest) -> None:
     """Write the cuts and their manifest, each whole or not at all (temporary files renamed)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     write_json_atomic(manifest_path(path), manifest.model_dump(mode="json"))
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8", newline="\n") as handle:
-        for cut in cuts:
-            handle.write(dumps_line(cut.model_dump(mode="json")) + "\n")
-    os.replace(tmp, path)
+    write_lines_atomic(path, (dumps_line(cut.model_dump(mode="json")) for cut in cuts))
 
 
 def read_cuts(path: str | Path) -> list[Cut]:

@@ -1,0 +1,25 @@
+"""Option types the commands share."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import click
+
+
+class FiniteFloat(click.FloatRange):
+    """A float option in a range that also refuses nan and infinities.
+
+    Click's range lets them through: nan compares false with every bound, so it would pass as a
+    spend cap or a tolerance that never binds.
+    """
+
+    name = "finite float"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The number, or a usage error naming a value that is not finite."""
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
