@@ -29,7 +29,7 @@ def test_file_hashes_are_remembered_by_path_size_and_mtime(tmp_path, monkeypatch
 
 
 @pytest.mark.model
-def test_a_converted_gguf_loads_to_the_same_model(model, tmp_path, monkeypatch):
+def test_a_converted_gguf_loads_to_the_same_model(model, tmp_path, monkeypatch, float32_budget):
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
     cold = load_model()  # converts the GGUF file and keeps the result
     digest = sha256_file(embedded_gguf_path())
@@ -44,5 +44,7 @@ def test_a_converted_gguf_loads_to_the_same_model(model, tmp_path, monkeypatch):
     assert ids == render(item, cold.codec).token_ids
     a = cold.next_token_logprobs([ids])[0]
     b = warm.next_token_logprobs([ids])[0]
-    assert np.array_equal(np.asarray(a.top(50)), np.asarray(b.top(50)))  # identical weights
+    # the same weights: two loads agree to float32 rounding (which differs between CPUs)
+    np.testing.assert_allclose(a.full, b.full, atol=float32_budget(len(ids)), rtol=0)
+    assert a.argmax()[0] == b.argmax()[0]
     assert warm.codec.stop_ids == cold.codec.stop_ids
