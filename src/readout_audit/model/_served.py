@@ -7,6 +7,7 @@ weights, and sent as text; every request goes through the run's ledger and paced
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 import urllib.error
@@ -22,7 +23,6 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from readout_audit._exceptions import CapabilityError, InputError, ModelNotAvailableError
-from readout_audit._util._jsonl import decode_json
 from readout_audit.model._backend import (
     Capabilities,
     ModelFile,
@@ -127,7 +127,7 @@ def detect_server(base_url: str, headers: Mapping[str, str], timeout: float) -> 
     request = urllib.request.Request(f"{base_url}/models", headers=dict(headers))
     try:
         with urllib.request.build_opener(_SameOrigin).open(request, timeout=timeout) as reply:
-            listing = decode_json(reply.read().decode("utf-8"))
+            listing = json.loads(reply.read())
     except (urllib.error.URLError, OSError, ValueError) as error:
         raise ModelNotAvailableError(
             f"{redact_url(base_url)}/models did not answer: {redact_url(str(error))}"

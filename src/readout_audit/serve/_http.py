@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import http.client
 import io
+import json
 import math
 import socket
 import ssl
@@ -19,7 +20,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from readout_audit._util._jsonl import decode_json
 from readout_audit.serve._call import REDACTED, Endpoint, redact_url
 
 CONTINUE_WAIT_S = 1.0
@@ -156,7 +156,7 @@ def _verdict(
     status = response.status
     if 200 <= status < 300 and sent:
         try:
-            parsed = decode_json(body.decode("utf-8"))
+            parsed = json.loads(body)  # a server may write -Infinity for an impossible token
         except ValueError as error:
             return Exchange("unknown", sent, f"HTTP {status} with a body that is not JSON: {error}")
         if not isinstance(parsed, dict):
