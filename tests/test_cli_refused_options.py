@@ -168,3 +168,11 @@ def test_a_served_number_that_is_not_finite_is_refused(tmp_path, items, option, 
     args = ["score", "--items", str(items), "--model", SERVED, "--out", str(tmp_path / "run")]
     output = invoke(*args, option, value)
     assert f"Invalid value for '{option}': '{value}' is not a finite number" in output
+
+
+def test_a_refused_option_names_the_served_model_without_its_password(tmp_path, items):
+    spec = "openai:http://user:hunter2@127.0.0.1:9/v1#m"
+    args = ["score", "--items", str(items), "--model", spec, "--out", str(tmp_path / "run")]
+    output = invoke(*args, "--device", "cpu")
+    assert "--device is not read by a served model" in output and "hunter2" not in output
+    assert "http://[redacted]@127.0.0.1:9/v1#m" in output

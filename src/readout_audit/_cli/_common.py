@@ -23,6 +23,7 @@ from readout_audit.model._device import DTYPES
 from readout_audit.model._embedded import EMBEDDED_SPEC
 from readout_audit.model._served_spec import is_served
 from readout_audit.readout._position import DEFAULT_GREEDY_TOKENS
+from readout_audit.serve import redact_url
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -76,7 +77,8 @@ def refuse_unused(names: Collection[str], why: str) -> None:
     ]
     if given:
         verb = "is" if len(given) == 1 else "are"
-        raise click.UsageError(f"{', '.join(given)} {verb} not read {why}")
+        # ``why`` may name a model spec: a URL in it is shown without its credentials
+        raise click.UsageError(redact_url(f"{', '.join(given)} {verb} not read {why}"))
 
 
 LOCAL_ONLY = ("device", "dtype", "device_map", "trust_remote_code")
