@@ -71,7 +71,8 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory):
     """The base URL of a llama-cpp-python server serving the embedded GGUF file."""
     pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is a dev dependency")
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    with llama_server_at(embedded_gguf_path(), log, alias=MODEL_NAME) as url:
+    # it stops itself after the CI's whole budget, even if this process is killed
+    with llama_server_at(embedded_gguf_path(), log, alias=MODEL_NAME, lifetime_s=5400) as url:
         yield url
 
 

@@ -216,13 +216,16 @@ def test_embedded_file_is_found_without_importing_the_wheel_package():
     assert embedded_gguf_path().suffix == ".gguf"
 
 
-def test_gguf_spec_loads_the_same_weights(model, tmp_path):
+def test_gguf_spec_loads_the_same_weights(model, tmp_path, float32_budget):
     link = tmp_path / "copy.gguf"
     link.symlink_to(embedded_gguf_path())
     other = load_model(f"gguf:{link}")
     context = model.codec.encode(CONTEXTS[1])
-    np.testing.assert_array_equal(
-        other.next_token_logprobs([context])[0].full, model.next_token_logprobs([context])[0].full
+    np.testing.assert_allclose(  # two loads: equal within float32 rounding, not bit for bit
+        other.next_token_logprobs([context])[0].full,
+        model.next_token_logprobs([context])[0].full,
+        atol=float32_budget(len(context)),
+        rtol=0,
     )
     assert other.info.files[0].sha256 == model.info.files[0].sha256
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from fault_proxy import FaultProxy
+from llama_state import SERVER_ROUNDING
 
 from readout_audit import read_run
 from readout_audit._cli import main
@@ -54,26 +55,26 @@ def _bodies(out: Path, *states: str) -> dict[str, str]:
         return {e.key: hashlib.sha256(e.body).hexdigest() for e in ledger.entries(*states)}
 
 
-SERVER_ROUNDING = 1e-3
-"""The same numbers from one server by two routes (echo or top-k, another request order and so
-another prefix cache): equal here, but float32 kernels may round differently by batch shape on
-another CPU; a misread position would differ by far more (≥ 0.01)."""
-
-
 def _same_logprobs(one: Path, two: Path) -> bool:
     """The two runs' records hold the same items and option log-probs within the budget."""
     a, b = ({r.item_id: r.option_logprobs for r in read_run(d).records} for d in (one, two))
     return a.keys() == b.keys() and all(a[k] == pytest.approx(b[k], abs=SERVER_ROUNDING) for k in a)
 
 
+TIMEOUT_S = 20
+"""The client's timeout in the fault test: above any real call, below the slow fault's hold."""
+
+
 def test_each_fault_is_retried_or_left_unknown_and_never_replayed(llama_server, tmp_path):
     items = _items(tmp_path, 1)
     straight, out = tmp_path / "straight", tmp_path / "faulty"
     assert _score(items, straight, llama_server)[0] == 0
-    with FaultProxy("127.0.0.1", _port(llama_server), slow_s=6) as proxy:
+    # llama-cpp-python sorts the whole vocabulary for every echoed token: an echo call takes
+    # 6-9 s on a 2-core machine, so the timeout sits well above it and the slow fault above that
+    with FaultProxy("127.0.0.1", _port(llama_server), slow_s=TIMEOUT_S + 4) as proxy:
         proxy.schedule(["refuse", "hangup", "http500", "http429", "drop_after", "slow"])
         proxy.schedule(["truncated", "bad_json"])
-        code, output = _score(items, out, proxy.url, "--request-timeout", "4")
+        code, output = _score(items, out, proxy.url, "--request-timeout", str(TIMEOUT_S))
         assert code == 1 and "1 of 1 scored positions have no record" in output
         unknown, completed = _bodies(out, "unknown"), _bodies(out, "completed")
         assert len(unknown) == 4 and len(completed) == 6 - 4  # greedy, 2 echoes, 3 tokenize
@@ -81,12 +82,12 @@ def test_each_fault_is_retried_or_left_unknown_and_never_replayed(llama_server, 
         # refused, hung-up, 500 and 429 calls never reached the server; each was retried
         assert all(sent[h] == 1 for h in {*unknown.values(), *completed.values()})
         assert sum(sent.values()) == 6
-        code, output = _score(items, out, proxy.url, "--request-timeout", "4")
+        code, output = _score(items, out, proxy.url, "--request-timeout", str(TIMEOUT_S))
         assert code == 1 and "--release-unknown" in output
         assert Counter(proxy.forwarded) == sent  # nothing sent again: unknowns are not replayed
         result = CliRunner().invoke(main, ["ledger", str(out), "--release-unknown"])
         assert result.exit_code == 0, result.output
-        code, output = _score(items, out, proxy.url, "--request-timeout", "4")
+        code, output = _score(items, out, proxy.url, "--request-timeout", str(TIMEOUT_S))
         assert code == 0, output
         again = Counter(proxy.forwarded) - sent
         assert sorted(again) == sorted(unknown.values())  # only the released calls, once each
