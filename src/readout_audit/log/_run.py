@@ -119,6 +119,11 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _records_digest(records: Path) -> str:
+    """The records file's hash (an absent file hashes as an empty one)."""
+    return _sha256(records.read_bytes() if records.exists() else b"")
+
+
 def _summary_digest(data: dict[str, Any]) -> str:
     """A summary's own hash: its JSON with sorted keys, so re-reading it gives the same text."""
     return _sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode())
@@ -127,10 +132,12 @@ def _summary_digest(data: dict[str, Any]) -> str:
 def summary_document(summary: Summary, records: Path) -> dict[str, Any]:
     """``summary.json``'s content: the summary, the records' hash and the summary's own."""
     data: dict[str, Any] = summary.model_dump(mode="json")
-    records_sha256 = _sha256(records.read_bytes()) if records.exists() else _sha256(b"")
     return {
         **data,
-        INTEGRITY: {"records_sha256": records_sha256, "summary_sha256": _summary_digest(data)},
+        INTEGRITY: {
+            "records_sha256": _records_digest(records),
+            "summary_sha256": _summary_digest(data),
+        },
     }
 
 
@@ -148,11 +155,9 @@ def _read_summary(path: Path, kind: AuditKind[Any, Any]) -> tuple[Summary | None
     if not isinstance(raw, dict) or raw.get("schema_version") != SUMMARY_SCHEMA_VERSION:
         return None, None
     hashes = raw.pop(INTEGRITY, None)
-    records = path.parent / RECORDS
-    records_sha256 = _sha256(records.read_bytes()) if records.exists() else _sha256(b"")
     if not isinstance(hashes, dict) or hashes.get("summary_sha256") != _summary_digest(raw):
         return None, f"{path.name} does not match its hash (edited?); recomputed from the records"
-    if hashes.get("records_sha256") != records_sha256:
+    if hashes.get("records_sha256") != _records_digest(path.parent / RECORDS):
         return None, f"{RECORDS} changed after {path.name} was written; recomputed from them"
     try:
         summary: Summary = kind.summary_type.model_validate(raw)
