@@ -32,6 +32,10 @@ CHAT_ITEMS = [
     },
 ]
 SECRET = "sk-never-written-anywhere"
+ONE_AT_A_TIME = ["--concurrency", "1", "--request-timeout", "600"]
+"""For long prompts: llama-cpp-python answers one request at a time and echoes ~0.11 s per
+prompt token (it sorts the vocabulary for each), so a 600-token echo takes over a minute and
+four queued ones would pass the default 120 s timeout while waiting."""
 
 
 def _invoke(*args: str) -> tuple[int, str]:
@@ -215,8 +219,9 @@ def test_recover_runs_on_served_model_without_hidden_states(served_spec, conform
     code, output = _invoke(*args, "--out", str(local))
     assert code == 0, output
     code, output = _invoke(
-        *args, "--out", str(served), "--model", served_spec, "--conformance", str(conformance)
-    )
+        *args, "--out", str(served), "--model", served_spec, "--conformance", str(conformance),
+        *ONE_AT_A_TIME,
+    )  # fmt: skip
     assert code == 0, output
     mine = {r.item_id: r for r in read_run(local).records}
     gaps = []
@@ -249,8 +254,9 @@ def test_lift_scores_on_a_served_scorer_as_on_the_local_model(served_spec, confo
     code, output = _invoke(*args, "--out", str(local))
     assert code == 0, output
     code, output = _invoke(
-        *args, "--out", str(served), "--model", served_spec, "--conformance", str(conformance)
-    )
+        *args, "--out", str(served), "--model", served_spec, "--conformance", str(conformance),
+        *ONE_AT_A_TIME,
+    )  # fmt: skip
     assert code == 0, output
     mine = {(r.item_id, r.variant): r for r in read_run(local).records}
     theirs = read_run(served).records
