@@ -20,6 +20,35 @@ def model() -> ScoringModel:
     return load_model("smollm2-135m")
 
 
+DEFAULT_PLACEMENT = {"device": ("auto", "cpu"), "dtype": ("auto", "float32")}
+DEFAULT_PLACEMENT |= {"device_map": (None,), "trust_remote_code": (False,)}
+"""Load options under which the CLI's model is the session's: the default placement."""
+
+
+@pytest.fixture(autouse=True)
+def session_cli_model(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process CLI commands get the session's model for the embedded spec at the default
+    placement instead of loading it again (about 2 s each); their preflight still runs first,
+    with the tokenizer, before the model is handed back. Other specs load as they would, and a
+    test that never loads a model does not load the session's."""
+    from readout_audit._cli import _conformance, _score
+    from readout_audit.model import EMBEDDED_SPEC
+
+    real = _score.load_model
+
+    def load(spec: str = EMBEDDED_SPEC, *, preflight=None, **options) -> ScoringModel:
+        default = all(options.get(k, v[0]) in v for k, v in DEFAULT_PLACEMENT.items())
+        if spec != EMBEDDED_SPEC or not default:
+            return real(spec, preflight=preflight, **options)
+        model: ScoringModel = request.getfixturevalue("model")
+        if preflight is not None:
+            preflight(model.codec)
+        return model
+
+    for module in (_score, _conformance):
+        monkeypatch.setattr(module, "load_model", load)
+
+
 @pytest.fixture(scope="session")
 def hf_tokenizer(model: ScoringModel):
     """The model's own transformers tokenizer, for independent encodings."""

@@ -12,12 +12,12 @@ import time
 import pytest
 
 from readout_audit import read_run
-from readout_audit.kind._progress import LineReporter, progress_mode
+from readout_audit.progress import LineReporter, progress_mode
 
 
 def test_plain_lines_say_done_total_rate_and_eta(monkeypatch):
     clock = iter([0.0, 4.0, 12.0, 12.0, 13.0, 13.0])  # start, then each advance (+ its line)
-    monkeypatch.setattr("readout_audit.kind._progress.time.monotonic", lambda: next(clock))
+    monkeypatch.setattr("readout_audit.progress._progress.time.monotonic", lambda: next(clock))
     stream = io.StringIO()
     reporter = LineReporter(3, stream, interval=10.0)
     reporter.advance()  # t=4: within the interval, silent
@@ -45,7 +45,7 @@ def _interruptible() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-N_ITEMS = 150
+N_ITEMS = 40
 """Enough items that the run is still scoring when the interrupt arrives, however fast it is."""
 
 

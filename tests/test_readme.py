@@ -1,7 +1,13 @@
-"""Every ``readout`` command in the README runs as written (those that need no hub or GPU)."""
+"""Every ``readout`` command in the README runs as written (those that need no hub or GPU).
+
+The commands run in this process on the session's model, at small sizes (:func:`small`), and
+``make demo``'s command once as a real subprocess: each command's own code path is what is
+checked here; the documented full-size runs are in docs/ and benchmarks/.
+"""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
@@ -9,7 +15,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
+from click.testing import CliRunner
+
+from readout_audit._cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 NEEDS_ELSEWHERE = ("--device cuda", "--device-map", "--allow-download")
@@ -18,6 +28,20 @@ NEEDS_ELSEWHERE = ("--device cuda", "--device-map", "--allow-download")
 
 SERVED = "openai:<base-url>"
 """Blocks naming a served model need a server: tests/served runs them against a real one."""
+
+LIMIT = "1"
+"""Items per command here: every command that takes ``--limit`` gets (or keeps at most) this."""
+SIZES = {"--n": "4", "--train-n": "8", "--n-perm": "100", "--n-boot": "100"}
+SIZES |= {"--max-new-tokens": "4", "--per-paper": "1"}
+"""Size options the README sets or the commands default to, at their small values here."""
+DEFAULTED = {("audit", "recover"): ("--n-perm", "--n-boot")}
+"""Commands whose size options default to full size when the README leaves them out."""
+PER_SPLIT = 2
+"""Examples of each split and label kept from ``examples/logic.jsonl``."""
+MAKE_DEMO = "readout demo --out runs/demo"
+"""What ``make demo`` runs: in process with the README's commands, and once as a subprocess."""
+SMALL_TEX = "aipsamp.tex"
+"""The one TeX source kept in ``examples/tex`` (the smaller of the two)."""
 
 
 def readme_commands(served: bool = False) -> list[str]:
@@ -39,6 +63,50 @@ def runnable(command: str) -> bool:
     return "<" not in command and not any(flag in command for flag in NEEDS_ELSEWHERE)
 
 
+def _command(argv: list[str]) -> click.Command:
+    """The click command ``argv`` (without the program) names."""
+    command: click.Command = main
+    with click.Context(main) as context:
+        for word in argv:
+            if not isinstance(command, click.Group):
+                break
+            found = command.get_command(context, word)
+            if found is None:
+                break
+            command = found
+    return command
+
+
+def small(argv: list[str]) -> list[str]:
+    """``argv`` at the small sizes of this test: ``--limit`` and the size options set low."""
+    names = {p for o in _command(argv).params for p in getattr(o, "opts", ())}
+    argv = list(argv)
+    for option, value in [("--limit", LIMIT), *SIZES.items()]:
+        if option in argv:
+            argv[argv.index(option) + 1] = value
+        elif option in names and (
+            option == "--limit" or option in DEFAULTED.get(tuple(argv[:2]), ())
+        ):
+            argv += [option, value]
+    return argv
+
+
+def small_examples(examples: Path) -> None:
+    """The examples folder cut to a few items where a command has no ``--limit``."""
+    logic = examples / "logic.jsonl"
+    kept, seen = [], {}
+    for line in logic.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        key = (row["metadata"]["split"], row["label"])
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] <= PER_SPLIT:
+            kept.append(line + "\n")
+    logic.write_text("".join(kept), encoding="utf-8")
+    for tex in (examples / "tex").iterdir():
+        if tex.name != SMALL_TEX:
+            tex.unlink()
+
+
 def test_the_readme_documents_commands_that_can_run_here():
     commands = readme_commands()
     assert len(commands) >= 12
@@ -48,20 +116,37 @@ def test_the_readme_documents_commands_that_can_run_here():
     assert len(readme_commands(served=True)) >= 2
 
 
+def test_small_sizes_reach_every_command_that_has_them():
+    argv = shlex.split("readout audit options --items x --limit 64 --out y")[1:]
+    assert small(argv) == ["audit", "options", "--items", "x", "--limit", "1", "--out", "y"]
+    argv = ["audit", "recover", "--generate", "controlled-logic", "--n", "30", "--out", "y"]
+    assert small(argv) == [*argv[:5], "4", "--out", "y", "--n-perm", "100", "--n-boot", "100"]
+    assert small(["report", "runs/x"]) == ["report", "runs/x"]
+
+
 @pytest.mark.model
-def test_every_runnable_readme_command_runs_as_written(tmp_path):
+def test_every_runnable_readme_command_runs_as_written(tmp_path, monkeypatch):
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
-    readout = Path(sys.executable).parent / "readout"
-    prefix = [str(readout)] if readout.exists() else [sys.executable, "-m", "readout_audit"]
-    demo = ".venv/bin/readout demo --out runs/demo"  # what `make demo` runs
+    small_examples(tmp_path / "examples")
+    monkeypatch.chdir(tmp_path)
     failures = []
-    for command in [demo, *filter(runnable, readme_commands())]:
+    for command in [f".venv/bin/{MAKE_DEMO}", *filter(runnable, readme_commands())]:
         argv = shlex.split(command, comments=True)
         assert argv[0] == ".venv/bin/readout"
-        done = subprocess.run(
-            prefix + argv[1:], cwd=tmp_path, capture_output=True, text=True, timeout=600
-        )
-        if done.returncode != 0:
-            failures.append(f"{command}\n{done.stderr[-2000:]}")
+        result = CliRunner().invoke(main, small(argv[1:]))
+        if result.exit_code != 0:
+            failures.append(f"{command}\n{result.output[-2000:]}{result.exception!r}")
     assert not failures, "\n\n".join(failures)
     assert (tmp_path / "runs" / "yesno.html").is_file()
+
+
+@pytest.mark.model
+def test_make_demo_runs_as_a_real_command(tmp_path):
+    readout = Path(sys.executable).parent / "readout"
+    prefix = [str(readout)] if readout.exists() else [sys.executable, "-m", "readout_audit"]
+    assert MAKE_DEMO in (ROOT / "Makefile").read_text()
+    done = subprocess.run(
+        prefix + MAKE_DEMO.split()[1:], cwd=tmp_path, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / "runs" / "demo" / "summary.json").is_file()

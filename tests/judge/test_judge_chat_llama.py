@@ -1,10 +1,8 @@
 """A chat judge against a real llama.cpp server: records, repeats, reruns, faults, kill -9.
 
 The inventory is FINAL3 on one GSM8K and one DROP fixture source (32 requests) with
-llama-cpp-python's response format (``json_object``). The module has its own llama-cpp-python
-server on the embedded GGUF, stopped after the module and in any case after its bounded
-lifetime: these prompts are long (about 300 tokens, every one scored for log-probs), so the
-module takes minutes on a busy machine and must not use up the session server's lifetime.
+llama-cpp-python's response format (``json_object``), sent to the session's llama-cpp-python
+server on the embedded GGUF (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -35,8 +33,7 @@ from readout_audit.judge import (
     write_inventory,
 )
 from readout_audit.log._run import read_run
-from readout_audit.model import embedded_gguf_path
-from readout_audit.serve import LEDGER_FILE, Endpoint, Ledger, RetryPolicy, llama_server
+from readout_audit.serve import LEDGER_FILE, Endpoint, Ledger, RetryPolicy
 
 pytestmark = pytest.mark.model
 INVENTORY = chat_inventory()
@@ -54,14 +51,9 @@ def _endpoint(url: str) -> list[Endpoint]:
 
 
 @pytest.fixture(scope="module")
-def chat_server(tmp_path_factory):
-    """The module's server: one thread, which keeps its pace when the cores are shared."""
-    pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is a dev dependency")
-    log = tmp_path_factory.mktemp("chat-server") / "server.log"
-    with llama_server(
-        embedded_gguf_path(), log, alias=SERVED_NAME, threads=1, lifetime_s=2400
-    ) as url:
-        yield url
+def chat_server(llama_server):
+    """The session's server: one llama.cpp server for the whole suite."""
+    return llama_server
 
 
 @pytest.fixture(scope="module")

@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import math
-import os
-import signal
-import subprocess
-import sys
-import time
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -51,16 +47,29 @@ def inventory(tmp_path_factory) -> Path:
     return directory
 
 
+@pytest.fixture(scope="module")
+def preflight(model, inventory, tmp_path_factory):
+    """The preflight phase of f3, run once: (result, plan, run directory). The CLI's test runs
+    f4's."""
+    out = tmp_path_factory.mktemp("preflight") / "run"
+    result, plan = run_local_judge(model, inventory, out, phase="preflight", configurations=["f3"])
+    return result, plan, out
+
+
 def test_a_verdict_is_the_likeliest_label_read_after_the_verdict_stem(
-    model, inventory, tmp_path, float32_budget
+    model, inventory, preflight, float32_budget
 ):
-    result, plan = run_local_judge(model, inventory, tmp_path / "run", phase="preflight")
+    result, plan, run = preflight
     planned = {r.request_id: r for r in read_inventory(inventory).requests}
-    records = read_run(tmp_path / "run").records
-    assert result.n_new == len(records) == 2 * 2 * 12  # 2 configurations × 2 sources × 12 calls
-    assert [c.name for c in plan.configurations] == ["f3", "f4"] and plan.skipped == []
+    records = read_run(run).records
+    assert result.n_new == len(records) == 2 * 12  # 2 sources × 12 calls
+    assert [c.name for c in plan.configurations] == ["f3"] and plan.skipped == []
     # every planned preflight request, once (a local batch may finish them in any order)
-    order = [r.request_id for r in read_inventory(inventory).requests if r.phase == "preflight"]
+    order = [
+        r.request_id
+        for r in read_inventory(inventory).requests
+        if r.phase == "preflight" and r.configuration == "f3"
+    ]
     assert sorted(r.item_id for r in records) == sorted(order)
     for record in records[:6]:
         request = planned[record.item_id]
@@ -91,11 +100,15 @@ def test_a_verdict_is_the_likeliest_label_read_after_the_verdict_stem(
         assert record.outcome == "completed" and record.prompt_tokens == len(context)
 
 
-def test_confirmation_waits_for_preflight_gates_and_a_rerun_resumes(model, inventory, tmp_path):
+def test_confirmation_waits_for_preflight_gates_and_a_rerun_resumes(
+    model, inventory, preflight, tmp_path
+):
     out = tmp_path / "run"
     with pytest.raises(InputError, match="no preflight"):
         run_local_judge(model, inventory, out, phase="confirmation", configurations=["f3"])
-    run_local_judge(model, inventory, out, phase="preflight", configurations=["f3"])
+    shutil.copytree(preflight[2], out)
+    rerun, _ = run_local_judge(model, inventory, out, phase="preflight", configurations=["f3"])
+    assert rerun.n_new == 0  # every preflight request is on disk already
     summary = read_run(out)
     assert {r.phase for r in summary.records} == {"preflight"}
     result, plan = run_local_judge(
@@ -137,29 +150,3 @@ def test_the_cli_runs_both_phases_and_analyses_the_runs_as_one_family(inventory,
     assert len(records) == 24 and {r.configuration for r in records} == {"f4"}
     refused = CliRunner().invoke(main, ["judge", "analyze", run, "--out", str(joint)])
     assert refused.exit_code != 0 and "is not empty" in refused.output
-
-
-@pytest.mark.model  # the child process loads the embedded model itself
-def test_a_local_judge_run_killed_mid_run_resumes_with_every_request_once(inventory, tmp_path):
-    out = tmp_path / "run"
-    command = [
-        sys.executable, "-m", "readout_audit", "judge", "run", str(inventory),
-        "--phase", "preflight", "--out", str(out), "--configuration", "f3",
-        "--batch-size", "2", "--no-progress", "--plain",
-    ]  # fmt: skip
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    records = out / "records.jsonl"
-    deadline = time.monotonic() + 600
-    while time.monotonic() < deadline and child.poll() is None:
-        if records.exists() and len(records.read_text().splitlines()) >= 4:
-            break
-        time.sleep(0.2)
-    os.kill(child.pid, signal.SIGKILL)  # its own process id, never a name
-    child.wait()
-    written = len(records.read_text().splitlines())
-    assert 4 <= written < 24
-    subprocess.run(command, check=True, capture_output=True, timeout=600)
-    ids = [r.item_id for r in read_run(out).records]
-    planned = [r.request_id for r in read_inventory(inventory).requests]
-    assert sorted(ids) == sorted(i for i in planned if i.startswith("preflight:f3:"))
-    assert len(set(ids)) == len(ids) == 24

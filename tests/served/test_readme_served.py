@@ -1,26 +1,30 @@
-"""The README's served-model commands run as written against a real llama.cpp server."""
+"""The README's served-model commands run as written against a real llama.cpp server.
+
+They run in this process; the conformance command is the session's ``conformance`` fixture
+(the same command with ``--plain``), whose file the later commands read as the README's.
+"""
 
 from __future__ import annotations
 
 import shlex
-import subprocess
-import sys
-from pathlib import Path
+import shutil
 
+from click.testing import CliRunner
 from test_readme import SERVED, readme_commands
 
+from readout_audit._cli import main
 
-def test_readme_served_commands_run_as_written(served_spec, tmp_path):
-    readout = Path(sys.executable).parent / "readout"
-    prefix = [str(readout)] if readout.exists() else [sys.executable, "-m", "readout_audit"]
+
+def test_readme_served_commands_run_as_written(served_spec, conformance, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     commands = readme_commands(served=True)
     assert commands and all(c.startswith(".venv/bin/readout") for c in commands)
-    for command in commands:
+    first = shlex.split(commands[0].replace(f"{SERVED}#<model-name>", served_spec))
+    assert first[1:] == ["conformance", "--model", served_spec, "--reference", "smollm2-135m",
+                         "--out", "runs/conf"]  # fmt: skip
+    shutil.copytree(conformance.parent, tmp_path / "runs" / "conf")
+    for command in commands[1:]:
         argv = shlex.split(command.replace(f"{SERVED}#<model-name>", served_spec))
-        done = subprocess.run(
-            prefix + argv[1:], cwd=tmp_path, capture_output=True, text=True, timeout=900
-        )
-        # conformance exits 3 on this server: raw prompts' echoed log-probs are one position late
-        expected = 3 if argv[1] == "conformance" else 0
-        assert done.returncode == expected, f"{command}\n{done.stdout[-1500:]}{done.stderr[-2000:]}"
+        result = CliRunner().invoke(main, argv[1:])
+        assert result.exit_code == 0, f"{command}\n{result.output[-3000:]}{result.exception!r}"
     assert (tmp_path / "runs" / "yesno-served" / "summary.json").is_file()

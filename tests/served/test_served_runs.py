@@ -109,7 +109,7 @@ def test_raw_positions_refused_other_records_kept(served_spec, conformance, tmp_
     assert code == 1 and "need its conformance verdict" in output
 
 
-@pytest.mark.parametrize("audit", ["options", "yesno"])
+@pytest.mark.parametrize("audit", ["options"])  # yes/no: test_readme_served.py
 def test_audits_run_on_served_model(audit, served_spec, conformance, tmp_path):
     out = tmp_path / audit
     extra = []
@@ -207,12 +207,23 @@ def test_chat_api_scores_chat_renderings_only(served_spec, conformance, tmp_path
     assert "chat completion" in served_info["top_k"]
 
 
-def test_recover_runs_on_served_model_without_hidden_states(served_spec, conformance, tmp_path):
-    from readout_audit import generate_controlled_logic
+SHORT_LOGIC = [
+    ("fit-1", "fit", "Every cat is a mammal. Tom is a cat.", "Tom is a mammal.", None),
+    ("fit-2", "fit", "No fish is a bird. Nemo is a fish.", "Nemo is a bird.", None),
+    ("id-1", "id", "Every dog is an animal. Rex is a dog.", "Rex is an animal.", "true"),
+    ("id-2", "id", "No stone is alive. Pebble is a stone.", "Pebble is alive.", "false"),
+]
+"""Two-sentence items (about 90 prompt tokens): llama-cpp-python spends ~0.1 s on every echoed
+token (it sorts the vocabulary for each), so each item's three candidates cost ~30 s."""
 
+
+def test_recover_runs_on_served_model_without_hidden_states(served_spec, conformance, tmp_path):
     path = tmp_path / "logic.jsonl"
-    items = generate_controlled_logic("fit", 4, 9) + generate_controlled_logic("id", 4, 9)
-    path.write_text("".join(i.model_dump_json() + "\n" for i in items), encoding="utf-8")
+    rows = [
+        {"id": i, "context": c, "statement": s, "label": y, "metadata": {"split": split}}
+        for i, split, c, s, y in SHORT_LOGIC
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     args = ["audit", "recover", "--items", str(path), "--fit", "fit", "--eval", "id", "--plain"]
     args += ["--n-perm", "200", "--n-boot", "200"]
     local, served = tmp_path / "local", tmp_path / "served"
@@ -232,9 +243,9 @@ def test_recover_runs_on_served_model_without_hidden_states(served_spec, conform
         local_scores = np.array(mine[record.item_id].option_logprobs)
         assert served_scores.argmax() == local_scores.argmax()
         gaps += list(np.abs((served_scores - served_scores[0]) - (local_scores - local_scores[0])))
-    # on these ~250-token prompts llama.cpp's quantised activations, and the prefix its cache
-    # kept from the request before, move the candidates' differences by up to 0.64 (typically
-    # under 0.25); a misread slot would move them by several nats and reorder them
+    # llama.cpp's quantised activations, and the prefix its cache kept from the request before,
+    # move the candidates' differences by up to 0.64 on 250-token prompts (typically under
+    # 0.25); a misread slot would move them by several nats and reorder them
     assert np.median(gaps) < Q4_1 and max(gaps) < 4 * Q4_1
     assert "full string + label-free offsets" in output and "No probes: the backend" in output
 
@@ -242,8 +253,10 @@ def test_recover_runs_on_served_model_without_hidden_states(served_spec, conform
 def test_lift_scores_on_a_served_scorer_as_on_the_local_model(served_spec, conformance, tmp_path):
     tex = Path(__file__).parent.parent / "fixtures" / "tex"
     cuts = tmp_path / "cuts.jsonl"
-    args = ["lift", "cut", str(tex / "aipsamp.tex"), str(tex / "testmath.tex"), "--out", str(cuts)]
-    code, output = _invoke(*args, "--per-paper", "1")
+    # one cut with a short target (37 tokens) and prompts of 100-180 tokens: every echoed token
+    # costs llama-cpp-python ~0.1 s
+    args = ["lift", "cut", str(tex / "testmath.tex"), "--out", str(cuts), "--per-paper", "1"]
+    code, output = _invoke(*args, "--max-target", "70", "--min-context", "1000")
     assert code == 0, output
     ids = [json.loads(line)["id"] for line in cuts.read_text().splitlines()]
     forecasts = tmp_path / "z.jsonl"
@@ -261,11 +274,11 @@ def test_lift_scores_on_a_served_scorer_as_on_the_local_model(served_spec, confo
     mine = {(r.item_id, r.variant): r for r in read_run(local).records}
     theirs = read_run(served).records
     assert all(r.prompt_tail and r.n_prompt_tokens > 1 for r in theirs)
-    assert len(theirs) == len(mine) == 2 * 5
+    assert len(ids) == 1 and len(theirs) == len(mine) == 5
     for record in theirs:
         here = mine[(record.item_id, record.variant)]
         assert record.target_token_ids == here.target_token_ids
-        # per-token log-probabilities of quantised activations move by up to ~0.25 on these
+        # per-token log-probabilities of quantised activations move by up to ~0.25 on
         # 100-600-token prompts; their clipLL_2 means agree within that tolerance
         clip = [np.mean(np.maximum(r.target_logprobs, -2)) for r in (record, here)]
         assert abs(clip[0] - clip[1]) < Q4_1, (record.item_id, record.variant, clip)

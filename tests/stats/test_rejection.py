@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from readout_audit.stats import prr
+from readout_audit.stats import PredictionRejectionRatio, prr
+from readout_audit.stats._resample import item_weights
 
 
 # --- Reference: lm-polygraph 0.7.0, ue_metrics/ue_metric.py and ue_metrics/pred_rej_area.py ---
@@ -77,3 +78,25 @@ def test_prr_input_checks():
         prr([0.1, 0.2], [1.0])
     with pytest.raises(ValueError, match="random"):
         prr([0.1, 0.2], [1.0, 0.0], random="uniform")
+
+
+@pytest.mark.parametrize("clustered", [False, True])
+def test_prr_over_bootstrap_weights_equals_prr_of_each_expanded_sample(clustered):
+    rng = np.random.default_rng(3)
+    n = 60
+    confidence = np.round(rng.normal(size=n), 1)  # ties between items of different quality
+    quality = rng.random(n) < 0.6
+    clusters = rng.integers(0, 15, size=n) if clustered else None
+    weights = item_weights(n, 300, 5, clusters)
+    statistic = PredictionRejectionRatio(0.5)
+    positions = np.arange(n)
+    expected = []
+    for row in weights:
+        index = np.repeat(positions, row.astype(np.int64))
+        c, q = confidence[index], quality[index].astype(float)
+        value, oracle = _lmp_pra(-c, q, 0.5), _lmp_pra(-q, q, 0.5)
+        random = np.mean(_lmp_normalize(q))  # the expected baseline
+        expected.append(value if oracle == random else (value - random) / (oracle - random))
+    # float64, lm-polygraph's operations on the same expanded rows: equal to the last bit
+    assert np.array_equal(statistic.over_weights([confidence, quality], weights), expected)
+    assert statistic(confidence, quality) == prr(confidence, quality, 0.5)

@@ -18,7 +18,7 @@ from readout_audit._exceptions import InputError
 from readout_audit.judge._combine import combine_runs
 from readout_audit.judge._inventory_file import read_inventory
 from readout_audit.judge._run import chosen_configurations
-from readout_audit.kind._progress import progress_mode
+from readout_audit.progress import progress_mode
 
 
 @click.command("run")

@@ -30,7 +30,7 @@ from readout_audit.judge._search_run import (
     SearchSetup,
     run_search,
 )
-from readout_audit.kind._progress import progress_mode
+from readout_audit.progress import progress_mode
 from readout_audit.model._embedded import EMBEDDED_SPEC
 
 

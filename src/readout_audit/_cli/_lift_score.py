@@ -11,7 +11,7 @@ import click
 from readout_audit._cli._common import check_out, model_options, user_errors
 from readout_audit._cli._score import finish, load_cli_model
 from readout_audit._exceptions import InputError
-from readout_audit.kind._progress import progress_mode
+from readout_audit.progress import progress_mode
 from readout_audit.lift._conditions import LiftSetup
 from readout_audit.lift._cut import Cut
 from readout_audit.lift._cutfile import read_cuts

@@ -26,7 +26,7 @@ from readout_audit.data._item import Item
 from readout_audit.data._qa import Correctness, QAItem, is_correct
 from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
 from readout_audit.kind._kind import AuditKind
-from readout_audit.kind._progress import progress_mode, reporter
+from readout_audit.progress import progress_mode, reporter
 from readout_audit.kind._registry import register_kind
 from readout_audit.kind._runner import Job, ScoreResult, run_kind
 from readout_audit.log._record import PTrueRecord, ScoreRecord
@@ -38,10 +38,10 @@ from readout_audit.readout._first_step import first_step_logprob
 from readout_audit.readout._position import DEFAULT_TOP_K, position_request
 from readout_audit.report._compare import ptrue_paired_metrics
 from readout_audit.report._ptrue import ptrue_sections
+from readout_audit.stats import PredictionRejectionRatio
 from readout_audit.stats._bootstrap import Interval as BootstrapInterval
 from readout_audit.stats._bootstrap import paired_bootstrap
 from readout_audit.stats._metrics import auc
-from readout_audit.stats._rejection import prr
 from readout_audit.stats._resample import resampling_clusters
 
 PTRUE_PROMPT = (
@@ -188,9 +188,8 @@ N_BOOT = 10_000
 """Bootstrap replicates, as the paper's P(True) tables (B = 10,000)."""
 
 
-def prr_at_half(confidence: np.ndarray, quality: np.ndarray) -> float:
-    """PRR at the paper's maximum rejection rate."""
-    return prr(confidence, quality, PRR_MAX_REJECTION)
+prr_at_half = PredictionRejectionRatio(PRR_MAX_REJECTION)
+"""PRR at the paper's maximum rejection rate, evaluated for all bootstrap replicates at once."""
 
 
 def _intervals(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from readout_audit._exceptions import InputError, ReadoutError
-from readout_audit.kind._progress import ProgressMode, progress_mode, reporter
+from readout_audit.progress import ProgressMode, progress_mode, reporter
 from readout_audit.log._manifest import Manifest
 from readout_audit.log._run import RunDirectory, read_run
 from readout_audit.log._summary import Summary, Timing

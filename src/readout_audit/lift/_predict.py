@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
-from readout_audit.kind._progress import ProgressMode, reporter
+from readout_audit.progress import ProgressMode, reporter
 from readout_audit.lift._cut import Cut, sha256_text
 from readout_audit.lift._forecasts import Forecast, ForecastFile
 from readout_audit.log._manifest import Manifest

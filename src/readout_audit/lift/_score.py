@@ -17,7 +17,7 @@ from typing import Any
 
 from readout_audit._exceptions import InputError
 from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
-from readout_audit.kind._progress import ProgressMode
+from readout_audit.progress import ProgressMode
 from readout_audit.kind._runner import Job, ScoreResult, run_kind
 from readout_audit.lift._conditions import Condition, LiftSetup, conditions, target_text
 from readout_audit.lift._cut import Cut, sha256_text

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from readout_audit._exceptions import InputError
-from readout_audit.kind._progress import ProgressMode, reporter
+from readout_audit.progress import ProgressMode, reporter
 from readout_audit.serve._call import CallResult, CostCap, Endpoint, HttpCall, RetryPolicy
 from readout_audit.serve._cost import Spend, price, reservation, usage
 from readout_audit.serve._http import Exchange, post, redact

@@ -40,7 +40,7 @@ from readout_audit.stats._paired import (
     transition_table,
 )
 from readout_audit.stats._permutation import PermutationNull, permutation_null
-from readout_audit.stats._rejection import prr
+from readout_audit.stats._rejection import PredictionRejectionRatio, prr
 from readout_audit.stats._resample import resampling_clusters
 
 __all__ = [
@@ -51,6 +51,7 @@ __all__ = [
     "Interval",
     "PairedBootstrap",
     "PermutationNull",
+    "PredictionRejectionRatio",
     "SignFlipResult",
     "ThresholdCrossings",
     "TransitionTable",

@@ -83,6 +83,9 @@ def evaluate(statistic: Statistic, arrays: Sequence[np.ndarray], weights: np.nda
         if isinstance(statistic, str):
             return np.asarray(weights @ per_item / totals, dtype=np.float64)
     assert callable(statistic)
+    batched = getattr(statistic, "over_weights", None)
+    if batched is not None:  # a statistic that evaluates every replicate at once
+        return np.asarray(batched(arrays, weights), dtype=np.float64)
     positions = np.arange(weights.shape[1])
     values = []
     for row in weights:
