@@ -9,12 +9,14 @@ def test_all_is_sorted_and_complete():
     public = {name for name in dir(readout_audit) if not name.startswith("_")}
     modules = {
         "audit",
+        "cli",
         "data",
         "judge",
         "kind",
         "lift",
         "log",
         "model",
+        "progress",
         "prompt",
         "readout",
         "recover",

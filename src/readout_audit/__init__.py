@@ -253,6 +253,8 @@ from readout_audit.model import (
     TokenDistribution,
     Unembedding,
     load_model,
+    open_served,
+    read_conformance,
 )
 from readout_audit.model._conformance import (
     Conformance,
@@ -568,6 +570,7 @@ __all__ = [
     "log_ratio",
     "near_maximum",
     "normal_p_value",
+    "open_served",
     "option_mass",
     "option_mass_lower",
     "paired_contrast",
@@ -590,6 +593,7 @@ __all__ = [
     "qualify",
     "rank_bridges",
     "read_chat_verdict",
+    "read_conformance",
     "read_cuts",
     "read_forecasts",
     "read_hidden",

@@ -8,6 +8,7 @@ knows about it: the ``readout`` subprocesses import it as a plug-in (READOUT_AUD
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import signal
@@ -36,9 +37,10 @@ from readout_audit import (
     run_kind,
     score_item,
 )
-from readout_audit.audit._score import PreparedItem, prepare, scoring_config
-from readout_audit.data._jsonl import load_items
-from readout_audit.readout._position import position_request
+from readout_audit.audit import PreparedItem, prepare, scoring_config
+from readout_audit.cli import model_options, run_with_model, user_errors
+from readout_audit.data import load_items
+from readout_audit.readout import position_request
 from readout_audit.report import Section, TableBlock
 from readout_audit.stats import bootstrap_ci
 
@@ -107,8 +109,6 @@ def toy_sections(run: Any, summary: ToySummary) -> list[Section]:
 
 def _toy_command() -> click.Command:
     """``readout audit toy``, with every shared model option, built with the CLI's helpers."""
-    from readout_audit._cli._common import model_options, user_errors
-    from readout_audit._cli._score import run_with_model
 
     @click.command("toy")
     @click.option("--items", "items_path", required=True, type=click.Path(path_type=Path))
@@ -285,3 +285,14 @@ def test_a_kind_defined_in_a_test_runs_resumes_reports_and_compares(tmp_path):
     mass = comparison["differences"]["production"][0]
     assert mass["metric"] == "option mass"
     assert abs(mass["difference"]["estimate"]) < 1e-4  # batch 1 vs 32: float32 rounding only
+
+
+def test_the_plugin_imports_only_public_modules_of_the_package():
+    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
+    imported = [
+        node.module or ""
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("readout_audit")
+    ]
+    assert "readout_audit.cli" in imported  # its command is built as the built-in ones are
+    assert [m for m in imported if any(p.startswith("_") for p in m.split("."))] == []

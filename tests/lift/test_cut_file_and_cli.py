@@ -97,10 +97,13 @@ def test_read_cuts_names_the_line_and_field_of_a_bad_cut(tmp_path):
     record = cut.model_dump()
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps(record) + "\n" + json.dumps({**record, "cut_offset": "x"}) + "\n")
-    with pytest.raises(InputError, match=r"bad.jsonl:2, field 'cut_offset'"):
+    with pytest.raises(InputError, match=r"bad.jsonl:2, item 'aipsamp:eq9', field 'cut_offset'"):
         read_cuts(bad)
     bad.write_text(json.dumps(record) + "\n" + json.dumps(record) + "\n")
-    with pytest.raises(InputError, match=r"bad.jsonl:2, field 'id': cut id 'aipsamp:eq9' repeats"):
+    with pytest.raises(
+        InputError,
+        match=r"bad.jsonl:2, item 'aipsamp:eq9', field 'id': cut id 'aipsamp:eq9' repeats",
+    ):
         read_cuts(bad)
     bad.write_text(json.dumps({**record, "target": "changed"}) + "\n")
     with pytest.raises(InputError, match=r"bad.jsonl:1, field 'target_sha256'"):

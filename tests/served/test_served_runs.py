@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from fault_proxy import FaultProxy
 from llama_state import SERVER_ROUNDING
 
 from readout_audit import read_run
 from readout_audit._cli import main
 from readout_audit.model._conformance import TOLERANCE
+from readout_audit.serve import LEDGER_FILE, Ledger
 
 Q4_1 = TOLERANCE["Q4_1"]
 CHAT_ITEMS = [
@@ -163,22 +167,54 @@ def test_without_echo_only_the_top_k_is_read_and_the_rest_is_unavailable(
     assert "lower bound" in methods["option_mass"]
 
 
-def test_ptrue_runs_with_greedy_answers_and_refuses_a_minimum_it_cannot_ask(
-    served_spec, conformance, tmp_path
+def _ledger_bodies(run: Path) -> dict[str, dict]:
+    """The run's ledger: SHA-256 of each request body → the body."""
+    with Ledger(run / LEDGER_FILE) as ledger:
+        return {hashlib.sha256(e.body).hexdigest(): json.loads(e.body) for e in ledger.entries()}
+
+
+def test_every_request_of_a_served_ptrue_run_answers_included_is_in_its_ledger(
+    llama_server, served_spec, conformance, tmp_path
 ):
     qa = _items(
         tmp_path, [{"id": "q1", "question": "What is the capital of France?", "gold": "Paris"}]
     )
-    served = ["--model", served_spec, "--conformance", str(conformance), "--plain"]
+    port = int(llama_server.split(":")[-1].split("/")[0])
     out = tmp_path / "greedy"
-    code, output = _invoke(
-        "audit", "ptrue", "--items", str(qa), "--answers", "greedy", "--out", str(out), *served
-    )
+    with FaultProxy("127.0.0.1", port) as proxy:
+        code, output = _invoke(
+            "audit", "ptrue", "--items", str(qa), "--answers", "greedy", "--out", str(out),
+            "--model", f"openai:{proxy.url}#{served_spec.split('#')[1]}", "--plain",
+            "--tokenizer", "smollm2-135m", "--allow-nonconforming", "--server", "llama-cpp-python",
+        )  # fmt: skip
     assert code == 0, output
     assert len(read_run(out).records) >= 1
+    rows = _ledger_bodies(out)
+    # every request that reached the server is a row of the run's ledger, each sent once
+    assert Counter(proxy.forwarded) == Counter(rows)
+    # the answer step's generation (the question alone, before the P(True) prompt) among them
+    prompts = [str(body.get("prompt", "")) for body in rows.values()]
+    answering = [p for p in prompts if "capital of France" in p and "Possible answer" not in p]
+    assert answering and len(answering) < len(prompts)
+
+    # the cost cap holds the answer step too: nothing is sent beyond it
+    with FaultProxy("127.0.0.1", port) as proxy:
+        code, output = _invoke(
+            "audit", "ptrue", "--items", str(qa), "--answers", "greedy",
+            "--out", str(tmp_path / "capped"), "--max-spend-tokens", "8",
+            "--model", f"openai:{proxy.url}#{served_spec.split('#')[1]}", "--plain",
+            "--tokenizer", "smollm2-135m", "--allow-nonconforming", "--server", "llama-cpp-python",
+        )  # fmt: skip
+    assert code != 0 and proxy.forwarded == []
+    with Ledger(tmp_path / "capped" / LEDGER_FILE) as ledger:
+        counts = ledger.counts()  # the answer step's call is a row, planned and never sent
+    assert counts["planned"] >= 1 and sum(counts.values()) == counts["planned"]
+    assert "cap" in output
+
     code, output = _invoke(
-        "audit", "ptrue", "--items", str(qa), "--out", str(tmp_path / "library"), *served
-    )
+        "audit", "ptrue", "--items", str(qa), "--out", str(tmp_path / "library"),
+        "--model", served_spec, "--conformance", str(conformance), "--plain",
+    )  # fmt: skip
     assert code == 1 and "takes no minimum of new tokens" in output
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -27,7 +28,7 @@ from readout_audit.data._polygraph import LIBRARY_SHOTS, polygraph_mmlu_items
 from readout_audit.data._qa import Correctness, QAItem, load_qa_items
 from readout_audit.data._race import RACE_REVISION, load_race
 from readout_audit.data._yesno import YesNoItem, demo_yesno_items, load_pope, load_yesno_items
-from readout_audit.kind._registry import UnknownKindError, audit_kinds, get_kind
+from readout_audit.kind import AuditKind, UnknownKindError, audit_kinds, get_kind
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._served_spec import is_served
 from readout_audit.model._vision import VisionCodec
@@ -69,17 +70,26 @@ def _load_mc(
 
 
 class AuditGroup(click.Group):
-    """``readout audit NAME``: one subcommand per registered audit kind that has a command."""
+    """``readout audit NAME``: one subcommand per registered audit kind that has a command.
+
+    The built-in kinds' commands are this package's (:data:`BUILT_IN_COMMANDS`); a plug-in
+    kind brings its own (``AuditKind.command``).
+    """
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return [kind.name for kind in audit_kinds() if kind.command is not None]
+        return [kind.name for kind in audit_kinds() if _builder(kind) is not None]
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         try:
             kind = get_kind(cmd_name)
         except UnknownKindError:
             return None
-        return kind.command() if kind.command is not None else None
+        build = _builder(kind)
+        return build() if build is not None else None
+
+
+def _builder(kind: AuditKind[Any, Any]) -> Callable[[], click.Command] | None:
+    return BUILT_IN_COMMANDS.get(kind.name, kind.command)
 
 
 @click.group("audit", cls=AuditGroup)
@@ -489,3 +499,18 @@ def _yesno_preflight(prepared: Preflight, spec: str) -> Preflight:
         prepared(codec, settings)
 
     return check
+
+
+def _recover_command() -> click.Command:
+    from readout_audit._cli._recover import recover_command  # loaded when asked for
+
+    return recover_command
+
+
+BUILT_IN_COMMANDS: dict[str, Callable[[], click.Command]] = {
+    "options": lambda: options_command,
+    "ptrue": lambda: ptrue_command,
+    "yesno": lambda: yesno_command,
+    "recover": _recover_command,
+}
+"""``readout audit NAME`` for the built-in kinds that have one."""

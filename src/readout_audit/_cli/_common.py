@@ -16,12 +16,12 @@ from readout_audit._cli._served import SERVED_ONLY, gate_options, served_options
 from readout_audit._exceptions import InputError, ReadoutError, RunDirectoryError
 from readout_audit._util._jsonl import decode_json
 from readout_audit._util._text import terminal_safe
-from readout_audit.progress import progress_mode
 from readout_audit.log._lock import RunLock
 from readout_audit.log._run import MANIFEST, read_manifest
 from readout_audit.model._device import DTYPES
 from readout_audit.model._embedded import EMBEDDED_SPEC
 from readout_audit.model._served_spec import is_served
+from readout_audit.progress import progress_mode
 from readout_audit.readout._position import DEFAULT_GREEDY_TOKENS
 from readout_audit.serve import redact_url
 

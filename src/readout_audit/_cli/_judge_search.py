@@ -30,8 +30,8 @@ from readout_audit.judge._search_run import (
     SearchSetup,
     run_search,
 )
-from readout_audit.progress import progress_mode
 from readout_audit.model._embedded import EMBEDDED_SPEC
+from readout_audit.progress import progress_mode
 
 
 def _score(mean: float | None) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -11,13 +12,15 @@ import click
 from readout_audit._cli._common import check_out, model_options, user_errors
 from readout_audit._cli._score import finish, load_cli_model
 from readout_audit._exceptions import InputError
-from readout_audit.progress import progress_mode
 from readout_audit.lift._conditions import LiftSetup
 from readout_audit.lift._cut import Cut
 from readout_audit.lift._cutfile import read_cuts
 from readout_audit.lift._forecasts import Forecast, read_forecasts
 from readout_audit.lift._score import Forecasts, cut_jobs, score_lift
 from readout_audit.lift._toy import toy_check, toy_rows
+from readout_audit.model._served import ServedModel
+from readout_audit.model._served_spec import is_served
+from readout_audit.progress import progress_mode
 
 
 def forecasts_by_cut(forecasts: Iterable[Forecast]) -> Forecasts:
@@ -120,11 +123,22 @@ def lift_score_command(
 
 
 @click.command("toy")
+@click.option(
+    "--ledger",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where a served scorer's requests are kept (required for one; SQLite, resumable).",
+)
 @model_options
 @user_errors
-def lift_toy_command(**options: Any) -> None:
+def lift_toy_command(ledger: Path | None, **options: Any) -> None:
     """Appendix A's toy cases on a scorer: does the scaffold make it copy the first equation?"""
-    rows = toy_rows(load_cli_model(options, None))
+    if is_served(options["model_spec"]) and ledger is None:
+        raise InputError(
+            "a served scorer's requests are kept in a ledger: give --ledger FILE", field="ledger"
+        )
+    model = load_cli_model(options, None)
+    with model.ledger(ledger) if isinstance(model, ServedModel) and ledger else nullcontext():
+        rows = toy_rows(model)
     click.echo(f"{'case':<9} {'condition':<13} {'raw':>7} {'clipLL_2':>9} {'vs. empty':>10}")
     for r in rows:
         click.echo(

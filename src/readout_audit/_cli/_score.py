@@ -18,19 +18,19 @@ from readout_audit._cli._common import (
     run_options,
     user_errors,
 )
-from readout_audit._cli._served import gate, served_settings, served_tokenizer
+from readout_audit._cli._served import served_settings
 from readout_audit._util._text import terminal_safe
 from readout_audit.audit._score import prepare, score
 from readout_audit.data._demo import demo_items
 from readout_audit.data._item import Item
 from readout_audit.data._jsonl import load_items
 from readout_audit.log._run import read_run
+from readout_audit.model import open_served
 from readout_audit.model._backend import ScoringModel
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._device import resolve_device
 from readout_audit.model._load import load_model
-from readout_audit.model._served import load_served
-from readout_audit.model._served_spec import is_served, parse_served_spec
+from readout_audit.model._served_spec import is_served
 from readout_audit.report._report import print_report
 
 
@@ -70,18 +70,16 @@ def _load_served(
     options: dict[str, Any], preflight: Callable[[TextCodec], None] | None
 ) -> ScoringModel:
     """A served model: its local tokenizer, the preflight, then the conformance gate."""
-    parse_served_spec(options["model_spec"])  # a malformed spec is named before anything else
     quiet_loading()
-    model = load_served(
+    return open_served(
         options["model_spec"],
-        tokenizer=served_tokenizer(options),
         settings=served_settings(options),
+        tokenizer=options["tokenizer"] or None,
+        conformance=options["conformance_path"],
+        allow_nonconforming=options["allow_nonconforming"],
         allow_download=options["allow_download"],
+        preflight=preflight,
     )
-    if preflight is not None:
-        preflight(model.codec)
-    gate(model, options)
-    return model
 
 
 def finish(out: Path, plain: bool = False) -> None:

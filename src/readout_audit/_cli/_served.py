@@ -7,13 +7,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from pydantic import ValidationError
 
 from readout_audit._cli._types import FiniteFloat
-from readout_audit._exceptions import InputError, ReadoutError
-from readout_audit.data._jsonl import read_json
-from readout_audit.model._conformance import Conformance
-from readout_audit.model._served import ServedModel, ServedSettings
+from readout_audit.model._served import ServedSettings
 from readout_audit.serve import CostCap
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -159,71 +155,3 @@ def served_settings(options: dict[str, Any]) -> ServedSettings:
         echo=options["echo"],
         chat=options["chat_api"],
     )
-
-
-def read_conformance(path: Path) -> Conformance:
-    """A conformance file, with a clear error when it is missing, not strict JSON or not one."""
-    raw = read_json(path)
-    try:
-        return Conformance.model_validate(raw)
-    except ValidationError as error:
-        raise InputError(
-            f"not a conformance file ({error})", source=str(path), field="conformance"
-        ) from None
-
-
-def served_tokenizer(options: dict[str, Any]) -> str:
-    """``--tokenizer``, or the reference named in ``--conformance``."""
-    if options["tokenizer"]:
-        return str(options["tokenizer"])
-    if options.get("conformance_path") is not None:
-        return read_conformance(options["conformance_path"]).reference
-    raise InputError(
-        "a served model is scored through its local tokenizer: give --tokenizer SPEC "
-        "(e.g. hf:<dir> or gguf:<file>) or --conformance FILE",
-        field="tokenizer",
-    )
-
-
-def gate(model: ServedModel, options: dict[str, Any]) -> None:
-    """Refuse a served model without a passing conformance verdict unless allowed; record it."""
-    allow, path = options["allow_nonconforming"], options["conformance_path"]
-    record: dict[str, Any] = {"allow_nonconforming": allow}
-    if path is None and not allow:
-        raise InputError(
-            "audits of a served model need its conformance verdict: run `readout conformance "
-            "--model SPEC --reference LOCAL --out DIR`, then pass --conformance "
-            "DIR/conformance.json (or --allow-nonconforming)",
-            field="conformance",
-        )
-    if path is not None:
-        conformance = read_conformance(path)
-        checked = {e.endpoint: e for e in conformance.endpoints}
-        missing = [u for u in model.spec.base_urls if u not in checked]
-        if conformance.model != model.spec.model or missing:
-            raise InputError(
-                f"checks {conformance.model!r} at {sorted(checked)}, not {model.spec.model!r} at "
-                f"{missing or list(model.spec.base_urls)}",
-                source=str(path),
-                field="conformance",
-            )
-        failing = [
-            (url, c)
-            for url in model.spec.base_urls
-            for c in checked[url].checks
-            if c.verdict == "fail"
-        ]
-        forms = {c.name.removeprefix("echo_alignment_") for _, c in failing}
-        if failing and not allow and all(c.name.startswith("echo_alignment_") for _, c in failing):
-            model.refused_forms = forms  # only those prompts' echoed readouts are refused
-            failing = []
-        if failing and not allow:
-            raise ReadoutError(
-                "the endpoint does not conform: "
-                + "; ".join(f"{url}: {c.name} ({c.detail})" for url, c in failing)
-                + ". Pass --allow-nonconforming to run anyway (recorded in the manifest)."
-            )
-        record["conformance"] = {u: conformance.verdicts()[u] for u in model.spec.base_urls}
-        record["refused_forms"] = sorted(model.refused_forms)
-    assert model.info.served is not None
-    model.info.served.update(record)

@@ -23,10 +23,10 @@ from readout_audit.audit._score import (
     prepare,
     score,
     score_item,
+    scoring_config,
     variant_name,
 )
 from readout_audit.audit._summary import (
-    MASS_FLOOR,
     MassSummary,
     ScoreSummary,
     VariantScores,
@@ -42,6 +42,7 @@ from readout_audit.audit._yesno_summary import (
     YesNoSummary,
     summarise_yesno,
 )
+from readout_audit.readout import MASS_FLOOR
 
 __all__ = [
     "MASS_FLOOR",
@@ -75,6 +76,7 @@ __all__ = [
     "prepare",
     "score",
     "score_item",
+    "scoring_config",
     "summarise",
     "summarise_options",
     "summarise_ptrue",

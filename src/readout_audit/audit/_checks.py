@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from readout_audit.audit._summary import MASS_FLOOR
 from readout_audit.log._record import OptionsRecord
 from readout_audit.log._summary import Check, Verdict
+from readout_audit.readout import MASS_FLOOR
 
 
 def _rate(flags: Sequence[bool]) -> float:

@@ -8,7 +8,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import click
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
@@ -16,8 +15,8 @@ from readout_audit.audit._accuracy import RungAccuracy, rung_accuracy
 from readout_audit.audit._checks import options_checks, variant_summary
 from readout_audit.audit._downstream import WRITTEN_TOKENS, Downstream, forecast_downstream
 from readout_audit.audit._forecast import attach_reader
+from readout_audit.audit._options_sections import options_sections
 from readout_audit.audit._score import PreparedItem, prepare, score_item, scoring_config
-from readout_audit.audit._summary import MASS_FLOOR
 from readout_audit.data._item import Item
 from readout_audit.data._mc import MCItem
 from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
@@ -37,6 +36,7 @@ from readout_audit.prompt._spec import (
     build_item,
     select_rungs,
 )
+from readout_audit.readout import MASS_FLOOR
 from readout_audit.readout._classes import token_class
 from readout_audit.readout._continuation import letter_pull, read_continuation
 from readout_audit.readout._position import (
@@ -45,7 +45,6 @@ from readout_audit.readout._position import (
     position_request,
 )
 from readout_audit.report._compare import options_paired_metrics
-from readout_audit.report._options import options_sections
 
 
 def _choices(record: ScoreRecord) -> dict[str, int | None]:
@@ -215,12 +214,6 @@ def summarise_options(records: Sequence[ScoreRecord]) -> OptionsSummary:
     )
 
 
-def _options_command() -> click.Command:
-    from readout_audit._cli._audit import options_command
-
-    return options_command
-
-
 def ladder_items(
     spec: PromptSpec,
     items: Sequence[MCItem],
@@ -305,6 +298,5 @@ OPTIONS: AuditKind[OptionsRecord, OptionsSummary] = AuditKind(
     checks=lambda records: options_checks(by_rung(records)),
     paired_metrics=options_paired_metrics,
     item_type=MCItem,
-    command=_options_command,
 )
 register_kind(OPTIONS)

@@ -8,7 +8,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import click
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -21,23 +20,23 @@ from readout_audit.audit._ptrue_answers import (
     generate_answers,
     question_item,
 )
+from readout_audit.audit._ptrue_sections import ptrue_sections
 from readout_audit.audit._score import PreparedItem, prepare, score_item, scoring_config
 from readout_audit.data._item import Item
 from readout_audit.data._qa import Correctness, QAItem, is_correct
 from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
 from readout_audit.kind._kind import AuditKind
-from readout_audit.progress import progress_mode, reporter
 from readout_audit.kind._registry import register_kind
 from readout_audit.kind._runner import Job, ScoreResult, run_kind
 from readout_audit.log._record import PTrueRecord, ScoreRecord
 from readout_audit.log._run import RunDirectory
 from readout_audit.log._summary import Interval, PairedScores, Summary
 from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
+from readout_audit.progress import progress_mode, reporter
 from readout_audit.readout._classes import ptrue_token_class
 from readout_audit.readout._first_step import first_step_logprob
 from readout_audit.readout._position import DEFAULT_TOP_K, position_request
 from readout_audit.report._compare import ptrue_paired_metrics
-from readout_audit.report._ptrue import ptrue_sections
 from readout_audit.stats import PredictionRejectionRatio
 from readout_audit.stats._bootstrap import Interval as BootstrapInterval
 from readout_audit.stats._bootstrap import paired_bootstrap
@@ -355,12 +354,6 @@ def audit_ptrue(
     return run_kind(PTRUE, model, out, config, plan, batch_size=batch_size, progress=progress)
 
 
-def _ptrue_command() -> click.Command:
-    from readout_audit._cli._audit import ptrue_command
-
-    return ptrue_command
-
-
 PTRUE: AuditKind[PTrueRecord, PTrueSummary] = AuditKind(
     name="ptrue",
     title="P(True) audit",
@@ -370,6 +363,5 @@ PTRUE: AuditKind[PTrueRecord, PTrueSummary] = AuditKind(
     sections=ptrue_sections,
     item_type=QAItem,
     paired_metrics=ptrue_paired_metrics,
-    command=_ptrue_command,
 )
 register_kind(PTRUE)

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from readout_audit.audit._score_sections import score_sections
 from readout_audit.audit._summary import ScoreSummary, summarise_score_run
 from readout_audit.data._item import Item
 from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
@@ -29,7 +30,6 @@ from readout_audit.readout._position import (
     position_request,
     read_position,
 )
-from readout_audit.report._score import score_sections
 
 
 def variant_name(item: Item) -> str:

@@ -11,10 +11,8 @@ from pydantic import BaseModel, ConfigDict
 from readout_audit.log._record import ScoreRecord
 from readout_audit.log._run import Run
 from readout_audit.log._summary import Summary
+from readout_audit.readout import MASS_FLOOR
 from readout_audit.readout._classes import token_class
-
-MASS_FLOOR = 0.5
-"""The diagnostic floor: a median option mass below it is collapse."""
 
 
 class MassSummary(BaseModel):

@@ -8,11 +8,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import click
 import numpy as np
 
 from readout_audit._exceptions import InputError
 from readout_audit.audit._score import PreparedItem, prepare, score_item, scoring_config
+from readout_audit.audit._yesno_sections import yesno_sections
 from readout_audit.audit._yesno_summary import YesNoSummary, summarise_yesno, yesno_checks
 from readout_audit.data._item import Item, Message
 from readout_audit.data._yesno import YesNoItem
@@ -42,7 +42,6 @@ from readout_audit.readout._yesno import (
     sets_from_encodings,
 )
 from readout_audit.report._compare import yesno_paired_metrics
-from readout_audit.report._yesno import yesno_sections
 
 DIAGNOSTIC_SAMPLE = 100
 """Questions the new-model diagnostic (seed 002, Algorithm 1) reads before the evaluation."""
@@ -382,12 +381,6 @@ def summarise_yesno_run(run: Run) -> YesNoSummary:
     )
 
 
-def _yesno_command() -> click.Command:
-    from readout_audit._cli._audit import yesno_command
-
-    return yesno_command
-
-
 YESNO: AuditKind[YesNoRecord, YesNoSummary] = AuditKind(
     name="yesno",
     title="yes/no audit",
@@ -398,6 +391,5 @@ YESNO: AuditKind[YesNoRecord, YesNoSummary] = AuditKind(
     checks=yesno_checks,
     item_type=YesNoItem,
     paired_metrics=yesno_paired_metrics,
-    command=_yesno_command,
 )
 register_kind(YESNO)

@@ -4,7 +4,7 @@ from readout_audit.data._anli import ANLI_HUB_ID, load_anli_hf, load_anli_jsonl
 from readout_audit.data._controlled_logic import CONTROLLED_SPLITS, generate_controlled_logic
 from readout_audit.data._demo import demo_items, demo_items_path
 from readout_audit.data._item import Item, Message
-from readout_audit.data._jsonl import load_items, parse_item, parse_items
+from readout_audit.data._jsonl import load_items, parse_item, parse_items, read_json
 from readout_audit.data._logic import (
     LogicItem,
     load_folio_jsonl,
@@ -56,5 +56,6 @@ __all__ = [
     "load_yesno_items",
     "parse_item",
     "parse_items",
+    "read_json",
     "polygraph_mmlu_items",
 ]

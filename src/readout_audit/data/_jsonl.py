@@ -6,49 +6,22 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
-
 from readout_audit._exceptions import InputError
 from readout_audit._util._jsonl import loads_line, loads_strict, split_lines
+from readout_audit._util._models import read_models, validate_line
 from readout_audit.data._item import IdentifiedItem, Item
 
 RecordT = TypeVar("RecordT", bound=IdentifiedItem)
-
-
-def _field_path(location: tuple[int | str, ...]) -> str:
-    path = ""
-    for part in location:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-    return path
 
 
 def parse_as(
     model: type[RecordT], raw: Any, *, source: str = "<items>", line: int | None = None
 ) -> RecordT:
     """Validate one decoded JSON value as ``model``, raising a located ``InputError``."""
-    if not isinstance(raw, dict):
-        raise InputError(
-            f"expected a JSON object, got {type(raw).__name__}", source=source, line=line
-        )
-    item_id = raw.get("id")
-    item_id = str(item_id) if isinstance(item_id, str | int) else None
-    try:
-        item = model.model_validate(raw)
-    except ValidationError as error:
-        first = error.errors()[0]
-        field = _field_path(tuple(first["loc"])) or None
-        message = first["msg"].removeprefix("Value error, ")
-        if first["type"] == "missing":
-            message = "is required"
-        elif first["type"] == "extra_forbidden":
-            message = "is not a known field"
-        elif first["type"] == "literal_error" and field and field.endswith(".role"):
-            message = f"unknown role {first['input']!r}; expected system, user or assistant"
-        raise InputError(message, source=source, line=line, item_id=item_id, field=field) from None
-    item._origin = (source, line) if line is not None else None
-    problem = item.input_problem()
-    if problem is not None:
-        raise InputError(problem[1], source=source, line=line, item_id=item.id, field=problem[0])
+    item_id = raw.get("id") if isinstance(raw, dict) else None
+    shown = str(item_id) if isinstance(item_id, str | int) else None
+    item = validate_line(model, raw, source=source, line=line, item_id=shown)
+    _checked(item, source, line)
     return item
 
 
@@ -57,28 +30,32 @@ def parse_item(raw: Any, *, source: str = "<items>", line: int | None = None) ->
     return parse_as(Item, raw, source=source, line=line)
 
 
+def _checked(item: IdentifiedItem, source: str, line: int | None) -> None:
+    """Where the item came from, and its own cross-field rules (an option repeated, say)."""
+    item._origin = (source, line) if line is not None else None
+    problem = item.input_problem()
+    if problem is not None:
+        raise InputError(problem[1], source=source, line=line, item_id=item.id, field=problem[0])
+
+
 def parse_lines(
     model: type[RecordT], lines: Iterable[str], *, source: str = "<items>"
 ) -> list[RecordT]:
     """Parse JSONL text lines as ``model`` records; blank lines are skipped, ids must be unique."""
-    items: list[RecordT] = []
-    first_line: dict[str, int] = {}
-    for number, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        raw = loads_line(text, source=source, line=number)
-        item = parse_as(model, raw, source=source, line=number)
-        item_id = item.id
-        if item_id in first_line:
-            raise InputError(
-                f"duplicate id (first used on line {first_line[item_id]})",
-                source=source,
-                line=number,
-                item_id=item_id,
-                field="id",
-            )
-        first_line[item_id] = number
-        items.append(item)
+    values = (
+        (number, loads_line(text, source=source, line=number))
+        for number, text in enumerate(lines, start=1)
+        if text.strip()
+    )
+    items = read_models(
+        values,
+        model,
+        source=source,
+        key=lambda item: item.id,
+        key_field="id",
+        repeated=lambda _, first: f"duplicate id (first used on line {first})",
+        check=lambda item, line: _checked(item, source, line),
+    )
     if not items:
         raise InputError("no items found", source=source)
     return items

@@ -19,8 +19,8 @@ from readout_audit.judge._inventory import Configuration
 from readout_audit.judge._planned import PlannedRequest
 from readout_audit.judge._present import compact_json, wire_body
 from readout_audit.judge._record import JudgeRecord, planned_record
-from readout_audit.progress import ProgressMode
 from readout_audit.model._served_calls import byte_bound
+from readout_audit.progress import ProgressMode
 from readout_audit.serve import (
     CallResult,
     CostCap,

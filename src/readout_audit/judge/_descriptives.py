@@ -8,10 +8,10 @@ from typing import get_args
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from readout_audit.audit._summary import MASS_FLOOR
 from readout_audit.judge._cells import PRESENTATIONS, REPEAT_CELLS, Phase, Presentation
 from readout_audit.judge._panel import JudgePanel, Source
 from readout_audit.judge._record import JudgeRecord
+from readout_audit.readout import MASS_FLOOR
 
 
 class _Row(BaseModel):

@@ -13,7 +13,8 @@ from pydantic import ValidationError
 
 from readout_audit._exceptions import InputError
 from readout_audit._util._jsonl import iter_values, write_bytes_atomic, write_json_atomic
-from readout_audit.data._jsonl import _field_path, read_json
+from readout_audit._util._models import field_path, read_models
+from readout_audit.data._jsonl import read_json
 from readout_audit.judge._build import (
     Inventory,
     InventoryManifest,
@@ -52,25 +53,13 @@ def read_planned(path: str | Path) -> tuple[PriorInventory, list[PlannedRequest]
     path = _inventory_path(path)
     if not path.is_file():
         raise InputError("no such inventory file", source=str(path))
-    requests: list[PlannedRequest] = []
-    seen: dict[str, int] = {}
-    for line, raw in iter_values(path):
-        try:
-            request = PlannedRequest.model_validate(raw)
-        except ValidationError as error:
-            first = error.errors()[0]
-            field = _field_path(tuple(first["loc"])) or None
-            raise InputError(first["msg"], source=str(path), line=line, field=field) from None
-        if request.request_id in seen:
-            raise InputError(
-                f"repeats line {seen[request.request_id]}",
-                source=str(path),
-                line=line,
-                item_id=request.request_id,
-                field="request_id",
-            )
-        seen[request.request_id] = line
-        requests.append(request)
+    requests = read_models(
+        iter_values(path),
+        PlannedRequest,
+        source=str(path),
+        key=lambda request: request.request_id,
+        key_field="request_id",
+    )
     prior = PriorInventory(
         name=path.name,
         sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
@@ -88,7 +77,7 @@ def _read_manifest(path: Path) -> InventoryManifest:
     except ValidationError as error:
         first = error.errors()[0]
         raise InputError(
-            first["msg"], source=str(path), field=_field_path(tuple(first["loc"]))
+            first["msg"], source=str(path), field=field_path(tuple(first["loc"]))
         ) from None
 
 

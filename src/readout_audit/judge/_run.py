@@ -24,11 +24,11 @@ from readout_audit.judge._inventory_file import read_inventory
 from readout_audit.judge._kind import JUDGE
 from readout_audit.judge._local_judge import local_jobs
 from readout_audit.judge._record import JudgeRecord
-from readout_audit.progress import ProgressMode
 from readout_audit.kind._runner import ScoreResult, run_kind, timed_summary
 from readout_audit.log._manifest import Manifest
 from readout_audit.log._run import RECORDS, RunDirectory, read_run
 from readout_audit.model._backend import ModelInfo, ScoringModel
+from readout_audit.progress import ProgressMode
 from readout_audit.serve import LEDGER_FILE, CostCap, Endpoint, Ledger
 
 

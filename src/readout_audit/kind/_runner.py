@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from readout_audit._exceptions import InputError, ReadoutError
-from readout_audit.progress import ProgressMode, progress_mode, reporter
 from readout_audit.log._manifest import Manifest
 from readout_audit.log._run import RunDirectory, read_run
 from readout_audit.log._summary import Summary, Timing
 from readout_audit.model._backend import PositionRequest, ScoringModel
+from readout_audit.progress import ProgressMode, progress_mode, reporter
+from readout_audit.serve import LEDGER_FILE
 
 if TYPE_CHECKING:
     from readout_audit.kind._executor import Executor
@@ -72,8 +74,12 @@ def run_kind(
 
     size = batch_size or DEFAULT_BATCH_SIZE
     manifest = Manifest.create(kind.name, model.info, config, seeds)  # checked before any write
-    with RunDirectory(out, kind) as run_dir:
+    with RunDirectory(out, kind) as run_dir, ExitStack() as bound:
         run_dir.start(manifest)
+        if isinstance(model, ServedModel) and model.runner is None:
+            # every request of the run, planning's included (answers, diagnostics, notes),
+            # goes through the run's ledger: kept, under its cost cap, never sent twice
+            bound.enter_context(model.ledger(Path(out) / LEDGER_FILE))
         if executor is None:
             executor = (
                 ServedExecutor(model, Path(out), size)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,8 @@ class ServedExecutor:
     def run(self, jobs: Sequence[Job[Any]]) -> Iterator[tuple[Job[Any], PositionScores]]:
         """Answer the jobs batch by batch; raise at the end if any position is unsettled."""
         unsettled: list[tuple[Job[Any], Unsettled]] = []
-        with self.model.ledger(self.ledger_path):
+        bound = self.model.runner is not None  # run_kind binds the model for the whole run
+        with nullcontext() if bound else self.model.ledger(self.ledger_path):
             for batch in batches(list(jobs), self.batch_size):
                 answers = self.model.settle([job.request for job in batch])
                 for job, answer in zip(batch, answers, strict=True):

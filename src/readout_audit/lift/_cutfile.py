@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from readout_audit._exceptions import InputError
 from readout_audit._util._jsonl import (
@@ -15,6 +15,7 @@ from readout_audit._util._jsonl import (
     write_json_atomic,
     write_lines_atomic,
 )
+from readout_audit._util._models import read_models
 from readout_audit._util._text import terminal_safe
 from readout_audit._version import __version__
 from readout_audit.lift._cut import Cut, sha256_text
@@ -67,29 +68,22 @@ def read_cuts(path: str | Path) -> list[Cut]:
     path = Path(path)
     if not path.is_file():
         raise InputError("no such cut file", source=str(path))
-    cuts: list[Cut] = []
-    seen: dict[str, int] = {}
-    for line, value in iter_values(path):
-        try:
-            cut = Cut.model_validate(value)
-        except ValidationError as error:
-            first = error.errors()[0]
-            field = ".".join(str(part) for part in first["loc"]) or None
-            raise InputError(first["msg"], source=str(path), line=line, field=field) from None
+
+    def matches(cut: Cut, line: int) -> None:
         if sha256_text(cut.target) != cut.target_sha256:
             raise InputError(
                 "does not match the target", source=str(path), line=line, field="target_sha256"
             )
-        if cut.id in seen:
-            raise InputError(
-                f"cut id {cut.id!r} repeats line {seen[cut.id]}",
-                source=str(path),
-                line=line,
-                field="id",
-            )
-        seen[cut.id] = line
-        cuts.append(cut)
-    return cuts
+
+    return read_models(
+        iter_values(path),
+        Cut,
+        source=str(path),
+        key=lambda cut: cut.id,
+        key_field="id",
+        repeated=lambda key, first: f"cut id {key!r} repeats line {first}",
+        check=matches,
+    )
 
 
 def cut_table(manifest: CutManifest) -> str:

@@ -12,11 +12,13 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from readout_audit._exceptions import InputError, RunDirectoryError
 from readout_audit._util._jsonl import JsonlAppender, iter_values, write_json_atomic
+from readout_audit._util._models import read_models
 from readout_audit.lift._cut import Cut
 from readout_audit.log._lock import RunLock
 from readout_audit.log._manifest import Manifest, now
@@ -79,10 +81,9 @@ def check_unlocked(path: Path) -> None:
         lock.release()
 
 
-def _parse(value: object, source: str, line: int, setting: str | None) -> Forecast:
-    if not isinstance(value, dict):
-        raise InputError("expected a JSON object", source=source, line=line)
-    if "setting" not in value:
+def _with_setting(value: Any, source: str, line: int, setting: str | None) -> Any:
+    """A line without ``setting`` takes the default one, if given."""
+    if isinstance(value, dict) and "setting" not in value:
         if setting is None:
             raise InputError(
                 "missing, and no default setting was given (--setting)",
@@ -90,14 +91,8 @@ def _parse(value: object, source: str, line: int, setting: str | None) -> Foreca
                 line=line,
                 field="setting",
             )
-        value = {**value, "setting": setting}
-    try:
-        return Forecast.model_validate(value)
-    except ValidationError as error:
-        problem = error.errors()[0]
-        where = ".".join(str(p) for p in problem["loc"])
-        message = str(problem["msg"]).removeprefix("Value error, ")
-        raise InputError(message, source=source, line=line, field=where or None) from None
+        return {**value, "setting": setting}
+    return value
 
 
 def read_forecasts(
@@ -121,29 +116,31 @@ def read_forecasts(
 def _read(
     path: Path, setting: str | None, known: set[str] | None, *, append_only: bool
 ) -> list[Forecast]:
-    lines: dict[tuple[str, str], int] = {}
-    forecasts = []
-    for line, value in iter_values(path, append_only=append_only):
-        forecast = _parse(value, str(path), line, setting)
-        key = (forecast.cut_id, forecast.setting)
-        if key in lines:
-            raise InputError(
-                f"cut {forecast.cut_id!r} under setting {forecast.setting!r} already has a "
-                f"forecast on line {lines[key]}",
-                source=str(path),
-                line=line,
-                field="cut_id",
-            )
+    source = str(path)
+
+    def among_cuts(forecast: Forecast, line: int) -> None:
         if known is not None and forecast.cut_id not in known:
             raise InputError(
                 f"cut {forecast.cut_id!r} is not among the cuts",
-                source=str(path),
+                source=source,
                 line=line,
                 field="cut_id",
             )
-        lines[key] = line
-        forecasts.append(forecast)
-    return forecasts
+
+    def repeated(key: Any, first: int) -> str:
+        cut_id, name = key
+        return f"cut {cut_id!r} under setting {name!r} already has a forecast on line {first}"
+
+    return read_models(
+        iter_values(path, append_only=append_only),
+        Forecast,
+        source=source,
+        key=lambda forecast: (forecast.cut_id, forecast.setting),
+        key_field="cut_id",
+        repeated=repeated,
+        prepare=lambda value, line: _with_setting(value, source, line, setting),
+        check=among_cuts,
+    )
 
 
 class ForecastFile:

@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
-from readout_audit.progress import ProgressMode, reporter
 from readout_audit.lift._cut import Cut, sha256_text
 from readout_audit.lift._forecasts import Forecast, ForecastFile
 from readout_audit.log._manifest import Manifest
 from readout_audit.model._backend import ScoringModel
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._generation import GenerationSettings
+from readout_audit.progress import ProgressMode, reporter
 
 EQUATION_PROMPT = (
     "You are given recent context from a technical paper and the beginning of a LaTeX display "

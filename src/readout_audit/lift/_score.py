@@ -17,7 +17,6 @@ from typing import Any
 
 from readout_audit._exceptions import InputError
 from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
-from readout_audit.progress import ProgressMode
 from readout_audit.kind._runner import Job, ScoreResult, run_kind
 from readout_audit.lift._conditions import Condition, LiftSetup, conditions, target_text
 from readout_audit.lift._cut import Cut, sha256_text
@@ -25,6 +24,7 @@ from readout_audit.lift._record import LiftRecord
 from readout_audit.log._run import RunDirectory
 from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
 from readout_audit.model._codec import TextCodec
+from readout_audit.progress import ProgressMode
 
 Forecasts = Mapping[str, Mapping[str, str]]
 """cut id → forecast setting → Z."""

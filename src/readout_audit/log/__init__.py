@@ -1,5 +1,15 @@
 """Run directories: manifest, append-only records, artifacts, typed summary; reading them back."""
 
+from readout_audit.log._kinds import (
+    ENTRY_POINTS,
+    PLUGINS_ENV,
+    RunKind,
+    UnknownKindError,
+    load_plugins,
+    register_run_kind,
+    run_kind,
+    run_kinds,
+)
 from readout_audit.log._lock import RunLock
 from readout_audit.log._manifest import Invocation, Manifest, package_versions
 from readout_audit.log._outputs import check_output_path
@@ -22,6 +32,8 @@ from readout_audit.log._summary import (
 )
 
 __all__ = [
+    "ENTRY_POINTS",
+    "PLUGINS_ENV",
     "RECORD_SCHEMA_VERSION",
     "SUMMARY_SCHEMA_VERSION",
     "Check",
@@ -33,15 +45,21 @@ __all__ = [
     "PairedScores",
     "Run",
     "RunDirectory",
+    "RunKind",
     "RunLock",
     "RunState",
     "ScoreRecord",
     "Summary",
     "Timing",
     "Verdict",
+    "UnknownKindError",
     "YesNoRecord",
     "check_output_path",
+    "load_plugins",
     "package_versions",
     "read_manifest",
     "read_run",
+    "register_run_kind",
+    "run_kind",
+    "run_kinds",
 ]

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
@@ -29,13 +29,11 @@ from readout_audit._util._jsonl import (
     read_lines,
     write_json_atomic,
 )
+from readout_audit.log._kinds import RunKind, run_kind
 from readout_audit.log._lock import RunLock, lock_holder
 from readout_audit.log._manifest import Manifest, now
 from readout_audit.log._record import RECORD_SCHEMA_VERSION, UPGRADABLE_VERSIONS, ScoreRecord
 from readout_audit.log._summary import SUMMARY_SCHEMA_VERSION, Summary
-
-if TYPE_CHECKING:
-    from readout_audit.kind._kind import AuditKind
 
 MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
@@ -57,12 +55,6 @@ def _differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> 
         elif a != b:
             found.append(f"{prefix}{key}: {a!r} -> {b!r}")
     return found
-
-
-def _kind(name: str) -> AuditKind[Any, Any]:
-    from readout_audit.kind._registry import get_kind
-
-    return get_kind(name)
 
 
 def read_json_file(path: Path, remedy: str) -> Any:
@@ -90,7 +82,7 @@ def read_manifest(directory: Path) -> Manifest:
         ) from None
 
 
-def parse_records(kind: AuditKind[Any, Any], lines: JsonLines) -> list[ScoreRecord]:
+def parse_records(kind: RunKind, lines: JsonLines) -> list[ScoreRecord]:
     """Every complete record line as the kind's record type, with located errors."""
     records = []
     for number, line in lines.lines:
@@ -141,7 +133,7 @@ def summary_document(summary: Summary, records: Path) -> dict[str, Any]:
     }
 
 
-def _read_summary(path: Path, kind: AuditKind[Any, Any]) -> tuple[Summary | None, str | None]:
+def _read_summary(path: Path, kind: RunKind) -> tuple[Summary | None, str | None]:
     """The typed summary if it is the one computed from the records on disk, and why not.
 
     None (to be recomputed from the records) when absent, written by an older version, or not
@@ -224,7 +216,7 @@ def read_run(directory: str | Path) -> Run:
     """Read a run directory back, without the model; any kind found in the registry."""
     directory = Path(directory)
     manifest = read_manifest(directory)
-    kind = _kind(manifest.kind)
+    kind = run_kind(manifest.kind)
     writer = lock_holder(directory)
     lines = read_lines(directory / RECORDS, append_only=True)
     summary, problem = _read_summary(directory / SUMMARY, kind)
@@ -248,7 +240,7 @@ class RunDirectory:
     skips every record already written.
     """
 
-    def __init__(self, directory: str | Path, kind: AuditKind[Any, Any]) -> None:
+    def __init__(self, directory: str | Path, kind: RunKind) -> None:
         self.directory = Path(directory)
         self.kind = kind
         try:

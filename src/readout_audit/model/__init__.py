@@ -12,6 +12,7 @@ from readout_audit.model._backend import (
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._embedded import EMBEDDED_SPEC, embedded_gguf_path
+from readout_audit.model._gate import open_served, read_conformance
 from readout_audit.model._generation import GenerationSettings
 from readout_audit.model._load import ModelSpec, load_model, parse_model_spec
 
@@ -30,5 +31,7 @@ __all__ = [
     "TokenDistribution",
     "embedded_gguf_path",
     "load_model",
+    "open_served",
     "parse_model_spec",
+    "read_conformance",
 ]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
@@ -22,7 +21,12 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from readout_audit._exceptions import CapabilityError, InputError, ModelNotAvailableError
+from readout_audit._exceptions import (
+    CapabilityError,
+    InputError,
+    ModelNotAvailableError,
+    ReadoutError,
+)
 from readout_audit.model._backend import (
     Capabilities,
     ModelFile,
@@ -241,12 +245,17 @@ class ServedModel(ScoringModel):
                 self.runner = None
 
     def run_calls(self, calls: Sequence[HttpCall]) -> list[CallResult]:
-        """Send calls through the bound ledger (a scratch one when the model is not bound)."""
-        if self.runner is not None:
-            return self.runner.run(calls)
-        with tempfile.TemporaryDirectory() as scratch, self.ledger(Path(scratch) / "l.sqlite"):
-            assert self.runner is not None
-            return self.runner.run(calls)
+        """Send calls through the bound ledger; an unbound model sends nothing.
+
+        A request outside a ledger would escape the run's record, its cost cap and the rule
+        that a request of unknown outcome is never sent again.
+        """
+        if self.runner is None:
+            raise ReadoutError(
+                f"{self.info.spec}: requests to a served model go through a ledger: run it "
+                "with run_kind, or inside `with model.ledger(RUN / LEDGER_FILE):`"
+            )
+        return self.runner.run(calls)
 
     def surface_ids(self) -> dict[str, int]:
         """Token string → id for every string exactly one token of the vocabulary decodes to."""

@@ -8,6 +8,7 @@ from readout_audit.readout._continuation import (
 )
 from readout_audit.readout._first_step import first_step_logprob
 from readout_audit.readout._options import (
+    MASS_FLOOR,
     OptionEncoding,
     distinct_first_tokens,
     encode_in_context,
@@ -43,6 +44,7 @@ from readout_audit.readout._yesno import (
 )
 
 __all__ = [
+    "MASS_FLOOR",
     "DEFAULT_GREEDY_TOKENS",
     "DEFAULT_TOP_K",
     "LLAMA_PAIR",

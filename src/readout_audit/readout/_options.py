@@ -10,6 +10,9 @@ from readout_audit.model._codec import TextCodec
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.prompt._render import Rendering
 
+MASS_FLOOR = 0.5
+"""The diagnostic floor: a median option mass below it is collapse."""
+
 
 @dataclass(frozen=True)
 class OptionEncoding:

@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from readout_audit.audit._summary import MASS_FLOOR
 from readout_audit.data._logic import LABELS
 from readout_audit.log._run import Run
 from readout_audit.log._summary import Check, Verdict
+from readout_audit.readout import MASS_FLOOR
 from readout_audit.recover._evaluate import BUDGETS, Recovery, budget_curve, evaluate_recovery
 from readout_audit.recover._gap import readout_gap
 from readout_audit.recover._offsets import OffsetGrid, corrected_predictions, fit_offsets

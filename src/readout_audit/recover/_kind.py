@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import click
 import numpy as np
 
 from readout_audit.kind._kind import AuditKind
@@ -56,12 +55,6 @@ def recover_paired_metrics(
     return rows
 
 
-def _recover_command() -> click.Command:
-    from readout_audit._cli._recover import recover_command
-
-    return recover_command
-
-
 RECOVER: AuditKind[RecoverRecord, RecoverSummary] = AuditKind(
     name="recover",
     title="collapsed-score recovery",
@@ -71,6 +64,5 @@ RECOVER: AuditKind[RecoverRecord, RecoverSummary] = AuditKind(
     sections=recover_sections,
     record_key=split_key,
     paired_metrics=recover_paired_metrics,
-    command=_recover_command,
 )
 register_kind(RECOVER)

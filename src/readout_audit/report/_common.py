@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from readout_audit.audit._summary import MASS_FLOOR
 from readout_audit.log._record import ScoreRecord
 from readout_audit.log._run import Run
 from readout_audit.log._summary import Interval, Summary
+from readout_audit.readout import MASS_FLOOR
 from readout_audit.report._blocks import (
     Block,
     ChecksBlock,

@@ -15,7 +15,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
-from readout_audit.audit._summary import MASS_FLOOR
+from readout_audit.readout import MASS_FLOOR
 
 plt.rcParams.update(
     {

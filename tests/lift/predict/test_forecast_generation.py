@@ -9,7 +9,7 @@ import torch
 from click.testing import CliRunner
 from llama_state import clear_prefix_cache
 
-from readout_audit import InputError, RunDirectoryError, ServedSettings, load_served
+from readout_audit import InputError, ReadoutError, RunDirectoryError, ServedSettings, load_served
 from readout_audit._cli import main
 from readout_audit.lift import forecast_cut, predictor_prompt, write_forecasts
 from readout_audit.lift._cut import sha256_text
@@ -95,14 +95,17 @@ def test_predict_command_writes_plain_prompt_forecasts(make_cut, tmp_path):
 
 
 def test_a_served_model_samples_the_same_forecast_for_the_same_seed(
-    llama_server, served_spec, make_cut
+    llama_server, served_spec, make_cut, tmp_path
 ):
     served = load_served(served_spec, tokenizer="smollm2-135m", settings=ServedSettings())
     cut = make_cut()
 
-    def forecast(seed: int):
+    def forecast(seed: int, ledger: str):
         clear_prefix_cache(llama_server)  # each sample starts from the same cache state
-        return forecast_cut(served, cut, setting="s", seed=seed, max_new_tokens=16)
+        with served.ledger(tmp_path / ledger):  # a new ledger: the same body is sent again
+            return forecast_cut(served, cut, setting="s", seed=seed, max_new_tokens=16)
 
-    first, again, other = (forecast(s) for s in (0, 0, 1))
+    with pytest.raises(ReadoutError, match="go through a ledger"):  # never sent unrecorded
+        forecast_cut(served, cut, setting="s", seed=0, max_new_tokens=16)
+    first, again, other = (forecast(s, f"{i}.sqlite") for i, s in enumerate((0, 0, 1)))
     assert first.raw == again.raw and first.raw != other.raw

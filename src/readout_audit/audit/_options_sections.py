@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from readout_audit.audit._downstream import READOUTS, Downstream
 from readout_audit.log._run import Run
 from readout_audit.log._summary import Interval
 from readout_audit.report import _blocks as cell
@@ -12,7 +13,6 @@ from readout_audit.report._common import browser, class_figure, forest, mass_fig
 
 if TYPE_CHECKING:
     from readout_audit.audit._accuracy import RungAccuracy
-    from readout_audit.audit._downstream import Downstream
     from readout_audit.audit._options import OptionsSummary
 
 
@@ -147,8 +147,6 @@ def _metric_cells(auc: Interval | None, brier: Interval | None, signed: bool) ->
 
 def downstream_section(down: Downstream) -> Section:
     """Seed 000's forecast readouts (a)–(f): AUC and Brier, constant baselines, differences."""
-    from readout_audit.audit._downstream import READOUTS  # the audit package imports this one
-
     auc = down.auc or {}
     rows = [
         [READOUTS[name], *_metric_cells(auc.get(name), down.brier[name], False)]
