@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from readout_audit import InputError
-from readout_audit._cli._served import read_conformance
 from readout_audit.data._logic import load_logic_llm, load_proofwriter_jsonl
 from readout_audit.data._yesno import load_pope
 from readout_audit.judge import load_drop_json
+from readout_audit.model import read_conformance
 from readout_audit.prompt._spec_file import load_spec_file
 
 
