@@ -176,3 +176,9 @@ def test_a_refused_option_names_the_served_model_without_its_password(tmp_path, 
     output = invoke(*args, "--device", "cpu")
     assert "--device is not read by a served model" in output and "hunter2" not in output
     assert "http://[redacted]@127.0.0.1:9/v1#m" in output
+
+
+def test_a_ledger_for_a_local_scorer_is_refused(tmp_path):
+    output = invoke("lift", "toy", "--ledger", str(tmp_path / "l.sqlite"))
+    assert "--ledger is not read by a local scorer" in output
+    assert not (tmp_path / "l.sqlite").exists()

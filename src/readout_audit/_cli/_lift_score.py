@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from readout_audit._cli._common import check_out, model_options, user_errors
+from readout_audit._cli._common import check_out, model_options, refuse_unused, user_errors
 from readout_audit._cli._score import finish, load_cli_model
 from readout_audit._exceptions import InputError
 from readout_audit.lift._conditions import LiftSetup
@@ -132,7 +132,9 @@ def lift_score_command(
 @user_errors
 def lift_toy_command(ledger: Path | None, **options: Any) -> None:
     """Appendix A's toy cases on a scorer: does the scaffold make it copy the first equation?"""
-    if is_served(options["model_spec"]) and ledger is None:
+    if not is_served(options["model_spec"]):
+        refuse_unused(("ledger",), "by a local scorer, which sends no requests")
+    elif ledger is None:
         raise InputError(
             "a served scorer's requests are kept in a ledger: give --ledger FILE", field="ledger"
         )
