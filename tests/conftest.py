@@ -3,6 +3,7 @@ served by a real llama.cpp server (started on 127.0.0.1 when a test asks for it)
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,15 @@ from readout_audit import ScoringModel, load_model
 from readout_audit._cli import main
 from readout_audit.model import embedded_gguf_path
 from readout_audit.serve import llama_server as llama_server_at
+
+THREADS = max(1, (os.cpu_count() or 1) // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+"""The cores each test worker may use (``pytest -n``): torch's threads, the commands it starts
+and its llama.cpp server's; more threads than cores slow every worker down."""
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ["OMP_NUM_THREADS"] = str(THREADS)
+    import torch
+
+    torch.set_num_threads(THREADS)
 
 
 @pytest.fixture(scope="session")
@@ -101,7 +111,9 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory):
     pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is a dev dependency")
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
     # it stops itself after the CI's whole budget, even if this process is killed
-    with llama_server_at(embedded_gguf_path(), log, alias=MODEL_NAME, lifetime_s=5400) as url:
+    with llama_server_at(
+        embedded_gguf_path(), log, alias=MODEL_NAME, lifetime_s=5400, threads=THREADS
+    ) as url:
         yield url
 
 

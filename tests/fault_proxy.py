@@ -16,6 +16,10 @@ Faults:
     drop_after  forward, swallow the answer, close
     truncated   forward, relay the answer's head (full Content-Length) and half its body, close
     bad_json    forward, answer a complete 200 whose body is not JSON
+
+``hold``, a predicate on a request body, keeps every matching request unforwarded and
+unanswered until the proxy stops (``holding`` is set once one is held): a request in flight
+when its client is killed.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import socket
 import struct
 import threading
 from collections import deque
+from collections.abc import Callable
 
 FAULTS = frozenset(
     {
@@ -91,9 +96,18 @@ def _response(status: int, reason: str, body: bytes, extra: str = "") -> bytes:
 class FaultProxy:
     """The proxy; ``start()`` it (or use it as a context manager) and ``stop()`` it."""
 
-    def __init__(self, upstream_host: str, upstream_port: int, *, slow_s: float = 2.0) -> None:
+    def __init__(
+        self,
+        upstream_host: str,
+        upstream_port: int,
+        *,
+        slow_s: float = 2.0,
+        hold: Callable[[bytes], bool] | None = None,
+    ) -> None:
         self.upstream = (upstream_host, upstream_port)
         self.slow_s = slow_s
+        self.hold = hold
+        self.holding = threading.Event()
         self.forwarded: list[str] = []
         self.applied: list[str] = []
         self._faults: deque[str] = deque()
@@ -168,12 +182,24 @@ class FaultProxy:
                     )
                 )
             return
+        continued = False  # the client got its 100 Continue here: upstream's is not relayed
+        if self.hold is not None:
+            if expect:
+                client.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+                continued = True
+            body = incoming.exactly(length)
+            if self.hold(body):
+                self.holding.set()
+                self._stopping.wait()
+                return
+            incoming.buffer = body + incoming.buffer  # forwarded below as if unread
         with socket.create_connection(self.upstream) as upstream_sock:
             upstream = _Stream(upstream_sock)
             upstream_sock.sendall(head)
             if expect:
                 interim = upstream.head()
-                client.sendall(interim)
+                if not continued or _status(interim) != 100:
+                    client.sendall(interim)
                 if _status(interim) != 100:  # a final answer instead: relay it, no body wanted
                     client.sendall(upstream.exactly(int(_header(interim, b"content-length") or 0)))
                     return

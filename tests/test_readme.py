@@ -32,9 +32,9 @@ SERVED = "openai:<base-url>"
 LIMIT = "1"
 """Items per command here: every command that takes ``--limit`` gets (or keeps at most) this."""
 SIZES = {"--n": "4", "--train-n": "8", "--n-perm": "100", "--n-boot": "100"}
-SIZES |= {"--max-new-tokens": "4", "--per-paper": "1"}
+SIZES |= {"--max-new-tokens": "4", "--per-paper": "1", "--min-context": "1000"}
 """Size options the README sets or the commands default to, at their small values here."""
-DEFAULTED = {("audit", "recover"): ("--n-perm", "--n-boot")}
+DEFAULTED = {("audit", "recover"): ("--n-perm", "--n-boot"), ("lift", "cut"): ("--min-context",)}
 """Commands whose size options default to full size when the README leaves them out."""
 PER_SPLIT = 2
 """Examples of each split and label kept from ``examples/logic.jsonl``."""
@@ -122,6 +122,8 @@ def test_small_sizes_reach_every_command_that_has_them():
     argv = ["audit", "recover", "--generate", "controlled-logic", "--n", "30", "--out", "y"]
     assert small(argv) == [*argv[:5], "4", "--out", "y", "--n-perm", "100", "--n-boot", "100"]
     assert small(["report", "runs/x"]) == ["report", "runs/x"]
+    argv = ["lift", "cut", "examples/tex", "--per-paper", "3", "--out", "c.jsonl"]
+    assert small(argv) == [*argv[:4], "1", *argv[5:], "--min-context", "1000"]
 
 
 @pytest.mark.model

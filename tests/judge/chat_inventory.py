@@ -21,10 +21,9 @@ CHAT = parse_configuration(
 )
 
 
-def chat_inventory() -> Inventory:
-    """One GSM8K and one DROP confirmation source: 2 x 16 = 32 requests, interleaved."""
-    banks = [
-        load_gsm8k_jsonl(FIXTURES / "gsm8k_test_head.jsonl"),
-        load_drop_json(FIXTURES / "drop_rows.jsonl"),
-    ]
+def chat_inventory(*, drop: bool = True) -> Inventory:
+    """One GSM8K and (``drop``) one DROP confirmation source: 16 requests each, interleaved."""
+    banks = [load_gsm8k_jsonl(FIXTURES / "gsm8k_test_head.jsonl")]
+    if drop:
+        banks.append(load_drop_json(FIXTURES / "drop_rows.jsonl"))
     return build_inventory(banks, [CHAT], seed=PAPER_SEED, per_dataset=1, preflight_per_dataset=0)

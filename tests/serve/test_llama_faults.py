@@ -1,14 +1,12 @@
-"""Faults between `readout` and a real llama.cpp server, through a real proxy; kill -9, resume."""
+"""Faults between `readout` and a real llama.cpp server, through a real proxy.
+
+Kill -9 and resume on a served run: tests/served (the P(True) answer step).
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -106,39 +104,9 @@ def test_cost_cap_is_reserved_before_sending_and_held_across_reruns(llama_server
             assert ledger.counts().get("completed", 0) > 0
 
 
-def test_kill_9_then_rerun_loses_nothing_and_resends_nothing_completed(llama_server, tmp_path):
-    items, out = _items(tmp_path, 3), tmp_path / "killed"
-    straight = tmp_path / "straight"
-    assert _score(items, straight, llama_server)[0] == 0
-    with FaultProxy("127.0.0.1", _port(llama_server)) as proxy:
-        command = [sys.executable, "-m", "readout_audit", "score", "--items", str(items)]
-        command += ["--out", str(out), "--concurrency", "1", "--no-progress"]
-        command += ["--model", f"openai:{proxy.url}#smollm2", "--tokenizer", "smollm2-135m"]
-        command += ["--allow-nonconforming", "--server", "llama-cpp-python"]
-        child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline and child.poll() is None:
-            if (out / LEDGER_FILE).exists() and len(_bodies(out, "completed")) >= 5:
-                break
-            time.sleep(0.2)
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait()
-        done_before = _bodies(out, "completed")
-        assert len(done_before) >= 5 and len(read_run(out).records) < 3
-        code, output = _score(items, out, proxy.url)
-        if code != 0:  # a request in flight at the kill has no known outcome
-            assert "--release-unknown" in output
-            CliRunner().invoke(main, ["ledger", str(out), "--release-unknown"])
-            code, output = _score(items, out, proxy.url)
-        assert code == 0, output
-        sent = Counter(proxy.forwarded)
-        assert all(sent[h] == 1 for h in done_before.values())
-    assert _same_logprobs(out, straight)
-
-
 def test_two_endpoints_share_one_run(llama_server, tmp_path):
     items, out, straight = _items(tmp_path, 2), tmp_path / "two", tmp_path / "straight"
-    assert _score(items, straight, llama_server)[0] == 0
+    assert _score(items, straight, llama_server, "--no-echo")[0] == 0
     port = _port(llama_server)
     with FaultProxy("127.0.0.1", port) as first, FaultProxy("127.0.0.1", port) as second:
         listing = tmp_path / "endpoints.txt"
@@ -147,7 +115,8 @@ def test_two_endpoints_share_one_run(llama_server, tmp_path):
             main,
             ["score", "--items", str(items), "--out", str(out), "--plain",
              "--model", f"openai:{listing}#smollm2", "--tokenizer", "smollm2-135m",
-             "--allow-nonconforming", "--concurrency", "1", "--server", "llama-cpp-python"],
+             "--allow-nonconforming", "--concurrency", "1", "--server", "llama-cpp-python",
+             "--no-echo"],  # the top-k alone: no vocabulary sort per echoed token
         )  # fmt: skip
         assert result.exit_code == 0, result.output
         assert first.forwarded and second.forwarded  # both pools took calls

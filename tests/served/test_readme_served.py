@@ -1,7 +1,8 @@
 """The README's served-model commands run as written against a real llama.cpp server.
 
-They run in this process; the conformance command is the session's ``conformance`` fixture
-(the same command with ``--plain``), whose file the later commands read as the README's.
+They run in this process at the small sizes of tests/test_readme.py; the conformance command is
+the session's ``conformance`` fixture (the same command with ``--plain``), whose file the later
+commands read as the README's.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import shlex
 import shutil
 
 from click.testing import CliRunner
-from test_readme import SERVED, readme_commands
+from test_readme import SERVED, readme_commands, small
 
 from readout_audit._cli import main
 
@@ -25,6 +26,6 @@ def test_readme_served_commands_run_as_written(served_spec, conformance, tmp_pat
     shutil.copytree(conformance.parent, tmp_path / "runs" / "conf")
     for command in commands[1:]:
         argv = shlex.split(command.replace(f"{SERVED}#<model-name>", served_spec))
-        result = CliRunner().invoke(main, argv[1:])
+        result = CliRunner().invoke(main, small(argv[1:]))
         assert result.exit_code == 0, f"{command}\n{result.output[-3000:]}{result.exception!r}"
     assert (tmp_path / "runs" / "yesno-served" / "summary.json").is_file()

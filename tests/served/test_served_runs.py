@@ -5,21 +5,25 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
+import signal
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 from fault_proxy import FaultProxy
 from llama_state import SERVER_ROUNDING
+from served_commands import Q4_1, SECRET
+from served_commands import invoke as _invoke
+from served_commands import write_items as _items
 
 from readout_audit import read_run
 from readout_audit._cli import main
-from readout_audit.model._conformance import TOLERANCE
 from readout_audit.serve import LEDGER_FILE, Ledger
 
-Q4_1 = TOLERANCE["Q4_1"]
 CHAT_ITEMS = [
     {
         "id": "letters",
@@ -35,22 +39,6 @@ CHAT_ITEMS = [
         "options": [" Paris", " London", " Rome"],
     },
 ]
-SECRET = "sk-never-written-anywhere"
-ONE_AT_A_TIME = ["--concurrency", "1", "--request-timeout", "600"]
-"""For long prompts: llama-cpp-python answers one request at a time and echoes ~0.11 s per
-prompt token (it sorts the vocabulary for each), so a 600-token echo takes over a minute and
-four queued ones would pass the default 120 s timeout while waiting."""
-
-
-def _invoke(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(main, list(args), env={"SERVED_KEY": SECRET})
-    return result.exit_code, result.output
-
-
-def _items(tmp_path: Path, items: list[dict]) -> Path:
-    path = tmp_path / "items.jsonl"
-    path.write_text("".join(json.dumps(i) + "\n" for i in items), encoding="utf-8")
-    return path
 
 
 def test_conformance_finds_raw_echo_one_position_late(conformance: Path):
@@ -186,6 +174,7 @@ def test_every_request_of_a_served_ptrue_run_answers_included_is_in_its_ledger(
             "audit", "ptrue", "--items", str(qa), "--answers", "greedy", "--out", str(out),
             "--model", f"openai:{proxy.url}#{served_spec.split('#')[1]}", "--plain",
             "--tokenizer", "smollm2-135m", "--allow-nonconforming", "--server", "llama-cpp-python",
+            "--no-echo",  # the top-k alone: no vocabulary sort per echoed token
         )  # fmt: skip
     assert code == 0, output
     assert len(read_run(out).records) >= 1
@@ -196,6 +185,21 @@ def test_every_request_of_a_served_ptrue_run_answers_included_is_in_its_ledger(
     prompts = [str(body.get("prompt", "")) for body in rows.values()]
     answering = [p for p in prompts if "capital of France" in p and "Possible answer" not in p]
     assert answering and len(answering) < len(prompts)
+
+    # a yes/no run: Algorithm 1's diagnostic reads go through the same ledger
+    (tmp_path / "yes").mkdir()
+    yesno = _items(tmp_path / "yes", [{"id": "y1", "question": "Is fire hot?", "label": "yes"}])
+    with FaultProxy("127.0.0.1", port) as proxy:
+        code, output = _invoke(
+            "audit", "yesno", "--items", str(yesno), "--out", str(tmp_path / "yesno"),
+            "--model", f"openai:{proxy.url}#{served_spec.split('#')[1]}", "--plain",
+            "--tokenizer", "smollm2-135m", "--allow-nonconforming", "--server", "llama-cpp-python",
+            "--no-echo",  # the top-k alone: no vocabulary sort per echoed token
+        )  # fmt: skip
+    assert code == 0, output
+    rows = _ledger_bodies(tmp_path / "yesno")
+    assert proxy.forwarded and Counter(proxy.forwarded) == Counter(list(rows))
+    assert read_run(tmp_path / "yesno").artifacts["diagnostic"]["sample"] == 1
 
     # the cost cap holds the answer step too: nothing is sent beyond it
     with FaultProxy("127.0.0.1", port) as proxy:
@@ -218,6 +222,59 @@ def test_every_request_of_a_served_ptrue_run_answers_included_is_in_its_ledger(
         "--model", served_spec, "--conformance", str(conformance), "--plain",
     )  # fmt: skip
     assert code == 1 and "takes no minimum of new tokens" in output
+
+
+def test_kill_9_during_answer_generation_then_a_rerun_sends_nothing_twice(llama_server, tmp_path):
+    asked = [("What is the capital of France?", "Paris"), ("What colour is grass?", "green")]
+    qa = _items(
+        tmp_path, [{"id": f"q{i}", "question": q, "gold": g} for i, (q, g) in enumerate(asked)]
+    )
+    answers: list[bytes] = []
+
+    def second_answer(body: bytes) -> bool:
+        """The second question's generation (an answer asks for more than one new token)."""
+        if json.loads(body).get("max_tokens", 1) <= 1:
+            return False
+        if body not in answers:
+            answers.append(body)
+        return answers.index(body) == 1
+
+    port = int(llama_server.split(":")[-1].split("/")[0])
+    out = tmp_path / "killed"
+    with FaultProxy("127.0.0.1", port, hold=second_answer) as proxy:
+        args = ["audit", "ptrue", "--items", str(qa), "--answers", "greedy", "--out", str(out)]
+        args += ["--model", f"openai:{proxy.url}#smollm2", "--tokenizer", "smollm2-135m"]
+        args += ["--allow-nonconforming", "--server", "llama-cpp-python", "--concurrency", "1"]
+        args += ["--no-echo"]  # the readouts' top-k alone: no vocabulary sort per echoed token
+        child = subprocess.Popen(
+            [sys.executable, "-m", "readout_audit", *args, "--no-progress"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        held = proxy.holding.wait(timeout=300)
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+        assert held, "the second answer was never requested"
+        with Ledger(out / LEDGER_FILE) as ledger:
+            states = Counter(
+                e.state for e in ledger.entries() if json.loads(e.body).get("max_tokens", 1) > 1
+            )
+        # the first answer completed, the second in flight at the kill, nothing scored yet
+        assert states["completed"] == 1 and states["sent"] == 1, states
+        records = out / "records.jsonl"
+        assert not records.is_file() or not records.read_text()
+        proxy.hold = None
+        code, output = _invoke(*args, "--plain")
+        # the held request's outcome is unknown: it is not sent again until released
+        assert code != 0 and "--release-unknown" in output, output
+        assert len(Counter(proxy.forwarded)) == len(proxy.forwarded)
+        CliRunner().invoke(main, ["ledger", str(out), "--release-unknown"])
+        code, output = _invoke(*args, "--plain")
+        assert code == 0, output
+    assert {r.item_id for r in read_run(out).records} == {"q0", "q1"}
+    rows = _ledger_bodies(out)
+    # every request of both runs reached the server once, and each is a row of the ledger
+    assert Counter(proxy.forwarded) == Counter(list(rows))
 
 
 def test_chat_api_scores_chat_renderings_only(served_spec, conformance, tmp_path):
@@ -243,84 +300,3 @@ def test_chat_api_scores_chat_renderings_only(served_spec, conformance, tmp_path
     assert letters.greedy.text == exact["letters"].greedy.text
     served_info = json.loads((chat / "manifest.json").read_text())["model"]["served"]
     assert "chat completion" in served_info["top_k"]
-
-
-SHORT_LOGIC = [
-    ("fit-1", "fit", "Every cat is a mammal. Tom is a cat.", "Tom is a mammal.", None),
-    ("fit-2", "fit", "No fish is a bird. Nemo is a fish.", "Nemo is a bird.", None),
-    ("id-1", "id", "Every dog is an animal. Rex is a dog.", "Rex is an animal.", "true"),
-    ("id-2", "id", "No stone is alive. Pebble is a stone.", "Pebble is alive.", "false"),
-]
-"""Two-sentence items (about 90 prompt tokens): llama-cpp-python spends ~0.1 s on every echoed
-token (it sorts the vocabulary for each), so each item's three candidates cost ~30 s."""
-
-
-def test_recover_runs_on_served_model_without_hidden_states(served_spec, conformance, tmp_path):
-    path = tmp_path / "logic.jsonl"
-    rows = [
-        {"id": i, "context": c, "statement": s, "label": y, "metadata": {"split": split}}
-        for i, split, c, s, y in SHORT_LOGIC
-    ]
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    args = ["audit", "recover", "--items", str(path), "--fit", "fit", "--eval", "id", "--plain"]
-    args += ["--n-perm", "200", "--n-boot", "200"]
-    local, served = tmp_path / "local", tmp_path / "served"
-    code, output = _invoke(*args, "--out", str(local))
-    assert code == 0, output
-    code, output = _invoke(
-        *args, "--out", str(served), "--model", served_spec, "--conformance", str(conformance),
-        *ONE_AT_A_TIME,
-    )  # fmt: skip
-    assert code == 0, output
-    mine = {r.item_id: r for r in read_run(local).records}
-    gaps = []
-    for record in read_run(served).records:
-        assert record.hidden_row is None and record.label_logits is None
-        assert record.option_token_ids == mine[record.item_id].option_token_ids
-        served_scores = np.array(record.option_logprobs)
-        local_scores = np.array(mine[record.item_id].option_logprobs)
-        assert served_scores.argmax() == local_scores.argmax()
-        gaps += list(np.abs((served_scores - served_scores[0]) - (local_scores - local_scores[0])))
-    # llama.cpp's quantised activations, and the prefix its cache kept from the request before,
-    # move the candidates' differences by up to 0.64 on 250-token prompts (typically under
-    # 0.25); a misread slot would move them by several nats and reorder them
-    assert np.median(gaps) < Q4_1 and max(gaps) < 4 * Q4_1
-    assert "full string + label-free offsets" in output and "No probes: the backend" in output
-
-
-def test_lift_scores_on_a_served_scorer_as_on_the_local_model(served_spec, conformance, tmp_path):
-    tex = Path(__file__).parent.parent / "fixtures" / "tex"
-    cuts = tmp_path / "cuts.jsonl"
-    # one cut with a short target (37 tokens) and prompts of 100-180 tokens: every echoed token
-    # costs llama-cpp-python ~0.1 s
-    args = ["lift", "cut", str(tex / "testmath.tex"), "--out", str(cuts), "--per-paper", "1"]
-    code, output = _invoke(*args, "--max-target", "70", "--min-context", "1000")
-    assert code == 0, output
-    ids = [json.loads(line)["id"] for line in cuts.read_text().splitlines()]
-    forecasts = tmp_path / "z.jsonl"
-    forecasts.write_text("".join(json.dumps({"cut_id": i, "z": "x"}) + "\n" for i in ids))
-    args = ["lift", "score", "--cuts", str(cuts), "--forecasts", str(forecasts)]
-    args += ["--setting", "x", "--no-toy", "--plain", "--no-progress", "--bos"]
-    local, served = tmp_path / "local", tmp_path / "served"
-    code, output = _invoke(*args, "--out", str(local))
-    assert code == 0, output
-    code, output = _invoke(
-        *args, "--out", str(served), "--model", served_spec, "--conformance", str(conformance),
-        *ONE_AT_A_TIME,
-    )  # fmt: skip
-    assert code == 0, output
-    mine = {(r.item_id, r.variant): r for r in read_run(local).records}
-    theirs = read_run(served).records
-    assert all(r.prompt_tail and r.n_prompt_tokens > 1 for r in theirs)
-    assert len(ids) == 1 and len(theirs) == len(mine) == 5
-    for record in theirs:
-        here = mine[(record.item_id, record.variant)]
-        assert record.target_token_ids == here.target_token_ids
-        # per-token log-probabilities of quantised activations move by up to ~0.25 on
-        # 100-600-token prompts; their clipLL_2 means agree within that tolerance
-        clip = [np.mean(np.maximum(r.target_logprobs, -2)) for r in (record, here)]
-        assert abs(clip[0] - clip[1]) < Q4_1, (record.item_id, record.variant, clip)
-    for cut in ids:  # the true suffix in the first equation lifts the target on both scorers
-        for records in (mine, {(r.item_id, r.variant): r for r in theirs}):
-            oracle, empty = records[(cut, "oracle")], records[(cut, "empty")]
-            assert np.mean(oracle.target_logprobs) > np.mean(empty.target_logprobs) + 0.3

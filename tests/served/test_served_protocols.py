@@ -1,0 +1,92 @@
+"""The multi-stage protocols on the embedded model served by a real llama.cpp server, compared
+with the same runs on the local model: recovery (no hidden states) and likelihood lift."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from served_commands import ONE_AT_A_TIME, Q4_1, invoke
+
+from readout_audit import read_run
+
+SHORT_LOGIC = [
+    ("fit-1", "fit", "Every cat is a mammal. Tom is a cat.", "Tom is a mammal.", None),
+    ("id-1", "id", "Every dog is an animal. Rex is a dog.", "Rex is an animal.", "true"),
+    ("id-2", "id", "No stone is alive. Pebble is a stone.", "Pebble is alive.", "false"),
+]
+"""Two-sentence items (about 90 prompt tokens): llama-cpp-python spends ~0.1 s on every echoed
+token (it sorts the vocabulary for each), so each item's three candidates cost ~30 s: one item
+fits the offsets, two are held out."""
+
+
+def test_recover_runs_on_served_model_without_hidden_states(served_spec, conformance, tmp_path):
+    path = tmp_path / "logic.jsonl"
+    rows = [
+        {"id": i, "context": c, "statement": s, "label": y, "metadata": {"split": split}}
+        for i, split, c, s, y in SHORT_LOGIC
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    args = ["audit", "recover", "--items", str(path), "--fit", "fit", "--eval", "id", "--plain"]
+    args += ["--n-perm", "200", "--n-boot", "200"]
+    local, served = tmp_path / "local", tmp_path / "served"
+    code, output = invoke(*args, "--out", str(local))
+    assert code == 0, output
+    code, output = invoke(
+        *args, "--out", str(served), "--model", served_spec, "--conformance", str(conformance),
+        *ONE_AT_A_TIME,
+    )  # fmt: skip
+    assert code == 0, output
+    mine = {r.item_id: r for r in read_run(local).records}
+    gaps = []
+    for record in read_run(served).records:
+        assert record.hidden_row is None and record.label_logits is None
+        assert record.option_token_ids == mine[record.item_id].option_token_ids
+        served_scores = np.array(record.option_logprobs)
+        local_scores = np.array(mine[record.item_id].option_logprobs)
+        assert served_scores.argmax() == local_scores.argmax()
+        gaps += list(np.abs((served_scores - served_scores[0]) - (local_scores - local_scores[0])))
+    # llama.cpp's quantised activations, and the prefix its cache kept from the request before,
+    # move the candidates' differences by up to 0.64 on 250-token prompts (typically under
+    # 0.25); a misread slot would move them by several nats and reorder them
+    assert np.median(gaps) < Q4_1 and max(gaps) < 4 * Q4_1
+    assert "full string + label-free offsets" in output and "No probes: the backend" in output
+
+
+def test_lift_scores_on_a_served_scorer_as_on_the_local_model(served_spec, conformance, tmp_path):
+    tex = Path(__file__).parent.parent / "fixtures" / "tex"
+    cuts = tmp_path / "cuts.jsonl"
+    # one cut with a short target (37 tokens) and prompts of 100-180 tokens: every echoed token
+    # costs llama-cpp-python ~0.1 s
+    args = ["lift", "cut", str(tex / "testmath.tex"), "--out", str(cuts), "--per-paper", "1"]
+    code, output = invoke(*args, "--max-target", "70", "--min-context", "1000")
+    assert code == 0, output
+    ids = [json.loads(line)["id"] for line in cuts.read_text().splitlines()]
+    forecasts = tmp_path / "z.jsonl"
+    forecasts.write_text("".join(json.dumps({"cut_id": i, "z": "x"}) + "\n" for i in ids))
+    args = ["lift", "score", "--cuts", str(cuts), "--forecasts", str(forecasts)]
+    args += ["--setting", "x", "--no-toy", "--plain", "--no-progress", "--bos"]
+    local, served = tmp_path / "local", tmp_path / "served"
+    code, output = invoke(*args, "--out", str(local))
+    assert code == 0, output
+    code, output = invoke(
+        *args, "--out", str(served), "--model", served_spec, "--conformance", str(conformance),
+        *ONE_AT_A_TIME,
+    )  # fmt: skip
+    assert code == 0, output
+    mine = {(r.item_id, r.variant): r for r in read_run(local).records}
+    theirs = read_run(served).records
+    assert all(r.prompt_tail and r.n_prompt_tokens > 1 for r in theirs)
+    assert len(ids) == 1 and len(theirs) == len(mine) == 5
+    for record in theirs:
+        here = mine[(record.item_id, record.variant)]
+        assert record.target_token_ids == here.target_token_ids
+        # per-token log-probabilities of quantised activations move by up to ~0.25 on
+        # 100-600-token prompts; their clipLL_2 means agree within that tolerance
+        clip = [np.mean(np.maximum(r.target_logprobs, -2)) for r in (record, here)]
+        assert abs(clip[0] - clip[1]) < Q4_1, (record.item_id, record.variant, clip)
+    for cut in ids:  # the true suffix in the first equation lifts the target on both scorers
+        for records in (mine, {(r.item_id, r.variant): r for r in theirs}):
+            oracle, empty = records[(cut, "oracle")], records[(cut, "empty")]
+            assert np.mean(oracle.target_logprobs) > np.mean(empty.target_logprobs) + 0.3
