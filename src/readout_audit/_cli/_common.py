@@ -15,8 +15,8 @@ from click.core import ParameterSource
 from readout_audit._cli._served import SERVED_ONLY, gate_options, served_options, with_options
 from readout_audit._exceptions import InputError, ReadoutError, RunDirectoryError
 from readout_audit._util._jsonl import decode_json
+from readout_audit._util._lock import RunLock
 from readout_audit._util._text import terminal_safe
-from readout_audit.log._lock import RunLock
 from readout_audit.log._run import MANIFEST, read_manifest
 from readout_audit.model._device import DTYPES
 from readout_audit.model._embedded import EMBEDDED_SPEC

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import sys
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -15,15 +13,13 @@ from readout_audit._cli._score import quiet_loading
 from readout_audit._cli._served import served_options, served_settings
 from readout_audit._cli._types import FiniteFloat
 from readout_audit._exceptions import InputError
-from readout_audit.log._lock import RunLock
-from readout_audit.model._conformance import CONFORMANCE_FILE, Conformance, check_conformance
+from readout_audit.model import CONFORMANCE_FILE, Conformance, write_conformance
 from readout_audit.model._embedded import EMBEDDED_SPEC
 from readout_audit.model._load import load_model, locate_files, parse_model_spec
 from readout_audit.model._served import gguf_quantisation, load_served
 from readout_audit.model._served_spec import is_served, parse_served_spec
 from readout_audit.report._blocks import Block, Section, TableBlock, TextBlock
 from readout_audit.report._terminal import plain_tables, print_sections, report_console
-from readout_audit.serve import LEDGER_FILE
 
 NONCONFORMING = 3
 """Exit status when an endpoint fails a check."""
@@ -95,7 +91,6 @@ def conformance_command(
         raise InputError("conformance checks a served model: openai:<url>#<name>", field="model")
     spec = parse_served_spec(model_spec)
     check_out(out)
-    out.mkdir(parents=True, exist_ok=True)
     settings = served_settings(options)
     quiet_loading()
     local = load_model(reference)
@@ -107,26 +102,13 @@ def conformance_command(
         load_served(f"openai:{url}#{spec.model}", tokenizer=tokenizer, settings=settings)
         for url in spec.base_urls
     ]
-    lock = RunLock(out)
-    lock.acquire()
-    try:
-        with ExitStack() as stack:
-            for index, model in enumerate(served):
-                ledger = out / f"endpoint-{index + 1}" / LEDGER_FILE  # one ledger per endpoint
-                ledger.parent.mkdir(exist_ok=True)
-                stack.enter_context(model.ledger(ledger))
-            conformance = check_conformance(
-                served,
-                local,
-                quantisation=quantisation,
-                tolerance=tolerance,
-                progress=lambda line: click.echo(line, err=True),
-            )
-    finally:
-        lock.release()
-    (out / CONFORMANCE_FILE).write_text(
-        json.dumps(conformance.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n",
-        encoding="utf-8",
+    conformance = write_conformance(
+        served,
+        local,
+        out,
+        quantisation=quantisation,
+        tolerance=tolerance,
+        progress=lambda line: click.echo(line, err=True),
     )
     print_conformance(conformance, plain)
     click.echo(f"written to {out / CONFORMANCE_FILE}", err=True)

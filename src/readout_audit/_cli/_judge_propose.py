@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -10,10 +9,8 @@ import click
 
 from readout_audit._cli._common import force_option, user_errors
 from readout_audit._cli._score import load_cli_model
-from readout_audit._util._jsonl import write_json_atomic
-from readout_audit.judge._proposals import PROPOSAL_CONTEXTS, BeamSettings, propose, retain
+from readout_audit.judge import BeamSettings, write_proposals
 from readout_audit.log import check_output_path
-from readout_audit.log._manifest import Manifest
 from readout_audit.model._embedded import EMBEDDED_SPEC
 
 
@@ -49,19 +46,7 @@ def judge_propose_command(
     }
     model = load_cli_model(options)
     settings = BeamSettings(first_width=first_width, width=width, depth=depth)
-    archive = propose(model, PROPOSAL_CONTEXTS, settings)
-    kept = retain(archive, settings)
-    config = {"settings": asdict(settings), "contexts": list(PROPOSAL_CONTEXTS)}
-    manifest = Manifest.create("proposals", model.info, config)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(
-        out,
-        {
-            "manifest": manifest.model_dump(mode="json"),
-            "retained": [asdict(p) for p in kept],
-            "archive": [asdict(p) for p in sorted(archive, key=lambda p: (-p.logprob, p.text))],
-        },
-    )
+    archive, kept = write_proposals(model, out, settings)
     click.echo(f"archived {len(archive)} strings, retained {len(kept)}; written to {out}")
     for proposal in kept[:10]:
         click.echo(f"  {proposal.logprob:8.3f}  {proposal.text!r}")

@@ -13,8 +13,7 @@ from readout_audit._cli._lift_score import lift_score_command, lift_toy_command
 from readout_audit._cli._report import report_command
 from readout_audit._util._text import terminal_safe
 from readout_audit.lift import CutSettings, cut_papers, cut_table, read_papers, write_cuts
-from readout_audit.lift._cutfile import manifest_path
-from readout_audit.log import check_output_path
+from readout_audit.log import check_output_path, stage_manifest_path
 
 
 @click.group("lift")
@@ -52,7 +51,7 @@ def lift_group() -> None:
 @user_errors
 def cut_command(sources: tuple[Path, ...], out: Path, force: bool, **settings: object) -> None:
     """Cut .tex files, folders of them or arXiv tarballs (SOURCES) into prediction tasks."""
-    for path in (out, manifest_path(out)):
+    for path in (out, stage_manifest_path(out)):
         check_output_path(path, option="out", inputs=sources, force=force)
     try:
         cut_settings = CutSettings.model_validate(settings)

@@ -14,9 +14,8 @@ from readout_audit._cli._score import load_cli_model
 from readout_audit._util._text import terminal_safe
 from readout_audit.lift._cut import Cut
 from readout_audit.lift._cutfile import read_cuts
-from readout_audit.lift._forecasts import check_unlocked, manifest_path
 from readout_audit.lift._predict import write_forecasts
-from readout_audit.log import check_output_path
+from readout_audit.log import check_output_path, check_unlocked, stage_manifest_path
 from readout_audit.model._served import ServedModel
 
 
@@ -50,7 +49,7 @@ def run_predict(
     click.echo(
         terminal_safe(
             f"{len(forecasts)} forecasts ({forecasts[0].setting if forecasts else 'none'}) in "
-            f"{out}; manifest {manifest_path(out)}"
+            f"{out}; manifest {stage_manifest_path(out)}"
         )
     )
 

@@ -160,6 +160,7 @@ from readout_audit.judge._proposals import (
     first_word,
     propose,
     retain,
+    write_proposals,
 )
 from readout_audit.judge._record import (
     JudgeRecord,
@@ -446,4 +447,5 @@ __all__ = [
     "wire_bytes",
     "wire_sha256",
     "write_inventory",
+    "write_proposals",
 ]

@@ -14,8 +14,11 @@ import re
 import string
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
+from readout_audit._util._jsonl import write_json_atomic
+from readout_audit.log import Manifest
 from readout_audit.model._backend import ScoringModel
 from readout_audit.model._codec import TextCodec
 
@@ -176,3 +179,30 @@ def retain(
             words[word] += 1
             depths[depth] += 1
     return kept
+
+
+def write_proposals(
+    model: ScoringModel,
+    out: str | Path,
+    settings: BeamSettings = BeamSettings(),
+    contexts: Sequence[str] = PROPOSAL_CONTEXTS,
+) -> tuple[list[Proposal], list[Proposal]]:
+    """Propose, retain, and write the proposals file: its manifest, the retained pool, the archive.
+
+    The file is written whole or not at all; returns the archive and the retained pool.
+    """
+    archive = propose(model, contexts, settings)
+    kept = retain(archive, settings)
+    config = {"settings": asdict(settings), "contexts": list(contexts)}
+    manifest = Manifest.create("proposals", model.info, config)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(
+        out,
+        {
+            "manifest": manifest.model_dump(mode="json"),
+            "retained": [asdict(p) for p in kept],
+            "archive": [asdict(p) for p in sorted(archive, key=lambda p: (-p.logprob, p.text))],
+        },
+    )
+    return archive, kept

@@ -11,7 +11,6 @@ recomputed, so an interrupted search resumes where it stopped.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -38,7 +37,7 @@ from readout_audit.judge._search_rank import (
     score_bridges,
 )
 from readout_audit.judge._select import SelectedSource
-from readout_audit.log._run import read_run
+from readout_audit.log import read_run, write_once
 from readout_audit.model._backend import ScoringModel
 from readout_audit.model._codec import TextCodec
 from readout_audit.stats import hoeffding_epsilon
@@ -120,23 +119,6 @@ def records_sha256(records: Sequence[JudgeRecord]) -> str:
     """SHA-256 of the records' ids, outcomes, verdicts and displayed probabilities."""
     ordered = sorted(records, key=lambda r: r.item_id)
     return sha256_json([[r.item_id, r.outcome, r.verdict, r.label_probs] for r in ordered])
-
-
-def _fixed(path: Path, data: dict[str, Any]) -> None:
-    """Write ``data`` once; a rerun must find the same data there (else the field differing)."""
-    if not path.exists():
-        write_json_atomic(path, data)
-        return
-    held, wanted = read_json(path), json.loads(json.dumps(data))
-    differing = [
-        key for key in wanted if not isinstance(held, dict) or held.get(key) != wanted[key]
-    ]
-    if differing:
-        raise InputError(
-            "was written by a search with other arguments: use a new directory",
-            source=str(path),
-            field=differing[0],
-        )
 
 
 class _Search:
@@ -311,7 +293,7 @@ def run_search(
     """Every stage of a search, in order; a rerun reads back what is done and goes on."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    _fixed(out / PLAN_FILE, search_plan(setup))
+    write_once(out / PLAN_FILE, search_plan(setup), "use a new directory")
     search = _Search(out, setup, judge)
     evaluated: list[Bridge] = []
     records: list[JudgeRecord] = []

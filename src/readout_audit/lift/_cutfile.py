@@ -23,6 +23,7 @@ from readout_audit.lift._equation_cuts import cut_equations
 from readout_audit.lift._prose_cuts import cut_prose
 from readout_audit.lift._select import REASONS, CutSettings, PaperStats
 from readout_audit.lift._sources import TexPaper
+from readout_audit.log import stage_manifest_path
 
 
 class CutManifest(BaseModel):
@@ -51,15 +52,10 @@ def cut_papers(
     return cuts, CutManifest(settings=settings, papers=stats)
 
 
-def manifest_path(path: Path) -> Path:
-    """Where a cut file's manifest lives: ``<file>.manifest.json`` beside it."""
-    return path.with_name(path.name + ".manifest.json")
-
-
 def write_cuts(path: Path, cuts: Sequence[Cut], manifest: CutManifest) -> None:
     """Write the cuts and their manifest, each whole or not at all (temporary files renamed)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(manifest_path(path), manifest.model_dump(mode="json"))
+    write_json_atomic(stage_manifest_path(path), manifest.model_dump(mode="json"))
     write_lines_atomic(path, (dumps_line(cut.model_dump(mode="json")) for cut in cuts))
 
 

@@ -19,8 +19,8 @@ from typing import Any
 
 from readout_audit._exceptions import InputError
 from readout_audit.lift._cut import Cut, sha256_text
-from readout_audit.lift._forecasts import Forecast, ForecastFile
-from readout_audit.log._manifest import Manifest
+from readout_audit.lift._forecasts import Forecast, forecast_key
+from readout_audit.log import Manifest, StageFile
 from readout_audit.model._backend import ScoringModel
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._generation import GenerationSettings
@@ -235,29 +235,30 @@ def write_forecasts(
         "max_new_tokens": max_new_tokens,
     }
     manifest = Manifest.create("lift-predict", model.info, config, seeds={"seed": seed})
-    with ForecastFile(out, manifest, setting) as file:
+    with StageFile(
+        out, manifest, Forecast, forecast_key, key_field="cut_id", what="forecasts"
+    ) as file:
+        done = {cut_id: f for (cut_id, name), f in file.done.items() if name == setting}
         for cut in cuts:
-            done = file.done.get(cut.id)
-            if done is not None and done.prompt_sha256 != sha256_text(predictor_prompt(cut)):
+            if cut.id in done and done[cut.id].prompt_sha256 != sha256_text(predictor_prompt(cut)):
                 raise InputError(
                     f"its prompt differs from the one its forecast in {out} was made from",
                     item_id=cut.id,
                     field="context",
                 )
-        todo = [cut for cut in cuts if cut.id not in file.done]
+        todo = [cut for cut in cuts if cut.id not in done]
         with reporter(progress, len(todo), label="predicting", unit="forecasts to write") as bar:
             for cut in todo:
-                file.write(
-                    forecast_cut(
-                        model,
-                        cut,
-                        setting=setting,
-                        seed=seed,
-                        chat=use_chat,
-                        template_kwargs=template_kwargs,
-                        max_new_tokens=max_new_tokens,
-                    )
+                done[cut.id] = forecast_cut(
+                    model,
+                    cut,
+                    setting=setting,
+                    seed=seed,
+                    chat=use_chat,
+                    template_kwargs=template_kwargs,
+                    max_new_tokens=max_new_tokens,
                 )
+                file.append(done[cut.id])
                 bar.advance()
         file.finish()
-        return [file.done[cut.id] for cut in cuts]
+        return [done[cut.id] for cut in cuts]

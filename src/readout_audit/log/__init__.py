@@ -1,5 +1,6 @@
-"""Run directories: manifest, append-only records, artifacts, typed summary; reading them back."""
+"""Run directories and stage files: manifest, append-only records, artifacts, typed summary."""
 
+from readout_audit._util._lock import RunLock
 from readout_audit.log._kinds import (
     ENTRY_POINTS,
     PLUGINS_ENV,
@@ -10,7 +11,6 @@ from readout_audit.log._kinds import (
     run_kind,
     run_kinds,
 )
-from readout_audit.log._lock import RunLock
 from readout_audit.log._manifest import Invocation, Manifest, package_versions
 from readout_audit.log._outputs import check_output_path
 from readout_audit.log._record import (
@@ -21,6 +21,12 @@ from readout_audit.log._record import (
     YesNoRecord,
 )
 from readout_audit.log._run import Run, RunDirectory, RunState, read_manifest, read_run
+from readout_audit.log._stage import (
+    StageFile,
+    check_unlocked,
+    stage_manifest_path,
+    write_once,
+)
 from readout_audit.log._summary import (
     SUMMARY_SCHEMA_VERSION,
     Check,
@@ -49,12 +55,14 @@ __all__ = [
     "RunLock",
     "RunState",
     "ScoreRecord",
+    "StageFile",
     "Summary",
     "Timing",
     "Verdict",
     "UnknownKindError",
     "YesNoRecord",
     "check_output_path",
+    "check_unlocked",
     "load_plugins",
     "package_versions",
     "read_manifest",
@@ -62,4 +70,6 @@ __all__ = [
     "register_run_kind",
     "run_kind",
     "run_kinds",
+    "stage_manifest_path",
+    "write_once",
 ]

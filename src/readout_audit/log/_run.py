@@ -24,15 +24,15 @@ from readout_audit._exceptions import RunDirectoryError
 from readout_audit._util._jsonl import (
     JsonlAppender,
     JsonLines,
-    decode_json,
     loads_line,
     read_lines,
     write_json_atomic,
 )
+from readout_audit._util._lock import RunLock, lock_holder
 from readout_audit.log._kinds import RunKind, run_kind
-from readout_audit.log._lock import RunLock, lock_holder
 from readout_audit.log._manifest import Manifest, now
 from readout_audit.log._record import RECORD_SCHEMA_VERSION, UPGRADABLE_VERSIONS, ScoreRecord
+from readout_audit.log._stage import read_json_file, resumed_manifest
 from readout_audit.log._summary import SUMMARY_SCHEMA_VERSION, Summary
 
 MANIFEST = "manifest.json"
@@ -44,25 +44,6 @@ INTEGRITY = "integrity"
 _ARTIFACT_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 RunState = Literal["finished", "unfinished", "incomplete", "cut", "running"]
-
-
-def _differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
-    found = []
-    for key in sorted(set(old) | set(new)):
-        a, b = old.get(key), new.get(key)
-        if isinstance(a, dict) and isinstance(b, dict):
-            found += _differences(a, b, f"{prefix}{key}.")
-        elif a != b:
-            found.append(f"{prefix}{key}: {a!r} -> {b!r}")
-    return found
-
-
-def read_json_file(path: Path, remedy: str) -> Any:
-    """A run file's JSON, decoded strictly (a repeated key, NaN or a cut file is corruption)."""
-    try:
-        return decode_json(path.read_bytes().decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
-        raise RunDirectoryError(f"{path} is corrupt (not JSON: {error}); {remedy}") from None
 
 
 def read_manifest(directory: Path) -> Manifest:
@@ -266,20 +247,8 @@ class RunDirectory:
 
     def start(self, manifest: Manifest) -> None:
         """Write the manifest, or check it against the one on disk, and load the done keys."""
-        path = self.directory / MANIFEST
-        if path.exists():
-            previous = read_manifest(self.directory)
-            changed = _differences(previous.identity(), manifest.identity())
-            if changed:
-                raise RunDirectoryError(
-                    f"{self.directory} holds a run of another configuration; choose a new "
-                    "output directory. Differences: " + "; ".join(changed)
-                )
-            manifest = previous.model_copy(
-                update={"invocations": [*previous.invocations, *manifest.invocations]}
-            )
-        self.manifest = manifest
-        self._write_manifest()
+        holds = f"{self.directory} holds a run"
+        self.manifest = resumed_manifest(self.directory / MANIFEST, manifest, holds)
         records_path = self.directory / RECORDS
         existing = parse_records(self.kind, read_lines(records_path, append_only=True))
         self.done = {self.kind.record_key(r) for r in existing}

@@ -10,14 +10,17 @@ from readout_audit.model._backend import (
     Unembedding,
 )
 from readout_audit.model._codec import TextCodec
+from readout_audit.model._conformance import CONFORMANCE_FILE, Conformance
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._embedded import EMBEDDED_SPEC, embedded_gguf_path
-from readout_audit.model._gate import open_served, read_conformance
+from readout_audit.model._gate import open_served, read_conformance, write_conformance
 from readout_audit.model._generation import GenerationSettings
 from readout_audit.model._load import ModelSpec, load_model, parse_model_spec
 
 __all__ = [
+    "CONFORMANCE_FILE",
     "Capabilities",
+    "Conformance",
     "EMBEDDED_SPEC",
     "GenerationSettings",
     "ModelFile",
@@ -34,4 +37,5 @@ __all__ = [
     "open_served",
     "parse_model_spec",
     "read_conformance",
+    "write_conformance",
 ]

@@ -8,18 +8,57 @@ nonconforming one; the verdicts, or the allowance, go into the model's manifest 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from readout_audit._exceptions import InputError, ReadoutError
+from readout_audit._util._jsonl import write_json_atomic
+from readout_audit._util._lock import RunLock
 from readout_audit.data import read_json
+from readout_audit.model._backend import ScoringModel
 from readout_audit.model._codec import TextCodec
-from readout_audit.model._conformance import Conformance
+from readout_audit.model._conformance import CONFORMANCE_FILE, Conformance, check_conformance
 from readout_audit.model._served import ServedModel, ServedSettings, load_served
 from readout_audit.model._served_spec import parse_served_spec
+from readout_audit.serve import LEDGER_FILE
+
+
+def write_conformance(
+    served: Sequence[ServedModel],
+    local: ScoringModel,
+    out: str | Path,
+    *,
+    quantisation: str | None,
+    tolerance: float | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Conformance:
+    """Check every endpoint against the local reference and write ``OUT/conformance.json``.
+
+    ``OUT`` is locked while the checks run, and each endpoint's requests go through its own
+    ledger (``OUT/endpoint-N/requests.sqlite``): a rerun replays the answers it has and never
+    resends a request of unknown outcome. The file is written whole or not at all.
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    lock = RunLock(out)
+    lock.acquire()
+    try:
+        with ExitStack() as stack:
+            for index, model in enumerate(served):
+                ledger = out / f"endpoint-{index + 1}" / LEDGER_FILE
+                ledger.parent.mkdir(exist_ok=True)
+                stack.enter_context(model.ledger(ledger))
+            conformance = check_conformance(
+                served, local, quantisation=quantisation, tolerance=tolerance, progress=progress
+            )
+        write_json_atomic(out / CONFORMANCE_FILE, conformance.model_dump(mode="json"))
+    finally:
+        lock.release()
+    return conformance
 
 
 def read_conformance(path: str | Path) -> Conformance:

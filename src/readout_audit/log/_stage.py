@@ -1,0 +1,197 @@
+"""A stage's output file: what a protocol writes outside a run directory, kept as a run is.
+
+FILE                 the stage's records, one JSON line each, appended and flushed one at a time
+FILE.manifest.json   how they were made; reopening it with another configuration is refused
+FILE.lock            held (flock) by the one process writing FILE
+
+A rerun of the same configuration resumes: the records written are read back (a last line cut
+by an interruption is dropped), and only the missing ones are made. Documents a stage fixes
+once (a frozen selection, a plan) go through :func:`write_once`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Hashable
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from readout_audit._exceptions import InputError, RunDirectoryError
+from readout_audit._util._jsonl import JsonlAppender, decode_json, iter_values, write_json_atomic
+from readout_audit._util._lock import RunLock
+from readout_audit._util._models import read_models
+from readout_audit.log._manifest import Manifest, now
+
+R = TypeVar("R", bound=BaseModel)
+K = TypeVar("K", bound=Hashable)
+MANIFEST_SUFFIX = ".manifest.json"
+
+
+def differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> list[str]:
+    """Every dotted key whose value differs between two nested dictionaries, with both values."""
+    found = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if isinstance(a, dict) and isinstance(b, dict):
+            found += differences(a, b, f"{prefix}{key}.")
+        elif a != b:
+            found.append(f"{prefix}{key}: {a!r} -> {b!r}")
+    return found
+
+
+def read_json_file(path: Path, remedy: str) -> Any:
+    """A written file's JSON, decoded strictly (a repeated key, NaN or a cut file is corruption)."""
+    try:
+        return decode_json(path.read_bytes().decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
+        raise RunDirectoryError(f"{path} is corrupt (not JSON: {error}); {remedy}") from None
+
+
+def resumed_manifest(path: Path, manifest: Manifest, holds: str) -> Manifest:
+    """``manifest`` written at ``path``, or, when one is there, checked against it and added to.
+
+    The identities must match, else the error says the output ``holds`` (``RUN holds a run``)
+    something of another configuration and lists every difference; the manifest returned
+    carries every invocation so far.
+    """
+    if path.exists():
+        raw = read_json_file(path, "choose another output")
+        try:
+            previous = Manifest.model_validate(raw)
+        except ValidationError as error:
+            problem = error.errors()[0]
+            where = ".".join(str(p) for p in problem["loc"])
+            raise RunDirectoryError(
+                f"{path} is corrupt ({where + ': ' if where else ''}{problem['msg']}); "
+                "choose another output"
+            ) from None
+        changed = differences(previous.identity(), manifest.identity())
+        if changed:
+            raise RunDirectoryError(
+                f"{holds} of another configuration; choose a new output. Differences: "
+                + "; ".join(changed)
+            )
+        manifest = previous.model_copy(
+            update={"invocations": [*previous.invocations, *manifest.invocations]}
+        )
+    write_json_atomic(path, manifest.model_dump(mode="json"))
+    return manifest
+
+
+def stage_manifest_path(path: Path) -> Path:
+    """Where a stage file's manifest lives: ``<file>.manifest.json`` beside it."""
+    return path.with_name(path.name + MANIFEST_SUFFIX)
+
+
+def stage_lock(path: Path) -> RunLock:
+    """The lock a stage file is written under: ``<file>.lock`` beside it."""
+    return RunLock(path, beside=True)
+
+
+def check_unlocked(path: Path) -> None:
+    """Raise at once, naming the holder, while another process writes the stage file.
+
+    For a command to call before it loads a model; the writer then takes the lock for good.
+    """
+    if path.parent.is_dir():
+        lock = stage_lock(path)
+        lock.acquire()
+        lock.release()
+
+
+class StageFile(Generic[R, K]):
+    """One stage's records, opened for appending: locked, its manifest written or checked.
+
+    ``key`` names a record (from its field ``key_field``, for messages); a second record of
+    one key is refused, in the file as read back and when appended. ``what`` says what the
+    records are.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        manifest: Manifest,
+        record_type: type[R],
+        key: Callable[[R], K],
+        *,
+        key_field: str = "id",
+        what: str = "records",
+    ) -> None:
+        self.path, self.record_type, self.key, self.what = path, record_type, key, what
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = stage_lock(path)
+        self._lock.acquire()
+        try:
+            sidecar = stage_manifest_path(path)
+            if not sidecar.exists() and path.exists() and path.stat().st_size:
+                raise RunDirectoryError(
+                    f"{path} exists without its manifest {sidecar.name}; choose another output"
+                )
+            self.manifest = resumed_manifest(sidecar, manifest, f"{path} holds {what}")
+            written = read_models(
+                iter_values(path, append_only=True),
+                record_type,
+                source=str(path),
+                key=key,
+                key_field=key_field,
+            )
+            self.done: dict[K, R] = {key(r): r for r in written}
+            """The records already in the file, by key."""
+            self._appender = JsonlAppender(path)  # drops a last line cut by an interruption
+        except BaseException:
+            self._lock.release()
+            raise
+
+    def append(self, record: R) -> None:
+        """Append one record and flush it to disk."""
+        key = self.key(record)
+        if key in self.done:
+            raise RunDirectoryError(f"{key!r} is already in {self.path}")
+        self._appender.write_text(record.model_dump_json())
+        self.done[key] = record
+
+    def finish(self) -> None:
+        """Mark this invocation finished in the manifest."""
+        self.manifest.invocations[-1].finished = now()
+        write_json_atomic(stage_manifest_path(self.path), self.manifest.model_dump(mode="json"))
+
+    def close(self) -> None:
+        """Close the file and release the lock (idempotent)."""
+        self._appender.close()
+        self._lock.release()
+
+    def __enter__(self) -> StageFile[R, K]:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def write_once(path: Path, data: dict[str, Any], remedy: str = "use a new output") -> None:
+    """Write a stage's fixed document once; a rerun must find the same document there.
+
+    A document already written whose fields differ is the work of other arguments: the error
+    names the first field that differs, and ``remedy``.
+    """
+    if not path.exists():
+        write_json_atomic(path, data)
+        return
+    held = read_json_file(path, "choose a new output")
+    wanted = json.loads(json.dumps(data))
+    differing = [
+        key for key in wanted if not isinstance(held, dict) or held.get(key) != wanted[key]
+    ]
+    if differing:
+        raise InputError(
+            f"was written with other arguments: {remedy}",
+            source=str(path),
+            field=differing[0],
+        )
