@@ -11,6 +11,23 @@ from served_commands import ONE_AT_A_TIME, Q4_1, invoke
 
 from readout_audit import read_run
 
+
+def _local_and_served(
+    args: list[str], tmp_path: Path, served_spec: str, conformance: Path
+) -> tuple[Path, Path, str]:
+    """The command run on the local model, then on the served one: both run directories and
+    the served run's output."""
+    local, served = tmp_path / "local", tmp_path / "served"
+    code, output = invoke(*args, "--out", str(local))
+    assert code == 0, output
+    code, output = invoke(
+        *args, "--out", str(served), "--model", served_spec, "--conformance", str(conformance),
+        *ONE_AT_A_TIME,
+    )  # fmt: skip
+    assert code == 0, output
+    return local, served, output
+
+
 SHORT_LOGIC = [
     ("fit-1", "fit", "Every cat is a mammal. Tom is a cat.", "Tom is a mammal.", None),
     ("id-1", "id", "Every dog is an animal. Rex is a dog.", "Rex is an animal.", "true"),
@@ -30,14 +47,7 @@ def test_recover_runs_on_served_model_without_hidden_states(served_spec, conform
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     args = ["audit", "recover", "--items", str(path), "--fit", "fit", "--eval", "id", "--plain"]
     args += ["--n-perm", "200", "--n-boot", "200"]
-    local, served = tmp_path / "local", tmp_path / "served"
-    code, output = invoke(*args, "--out", str(local))
-    assert code == 0, output
-    code, output = invoke(
-        *args, "--out", str(served), "--model", served_spec, "--conformance", str(conformance),
-        *ONE_AT_A_TIME,
-    )  # fmt: skip
-    assert code == 0, output
+    local, served, output = _local_and_served(args, tmp_path, served_spec, conformance)
     mine = {r.item_id: r for r in read_run(local).records}
     gaps = []
     for record in read_run(served).records:
@@ -67,14 +77,7 @@ def test_lift_scores_on_a_served_scorer_as_on_the_local_model(served_spec, confo
     forecasts.write_text("".join(json.dumps({"cut_id": i, "z": "x"}) + "\n" for i in ids))
     args = ["lift", "score", "--cuts", str(cuts), "--forecasts", str(forecasts)]
     args += ["--setting", "x", "--no-toy", "--plain", "--no-progress", "--bos"]
-    local, served = tmp_path / "local", tmp_path / "served"
-    code, output = invoke(*args, "--out", str(local))
-    assert code == 0, output
-    code, output = invoke(
-        *args, "--out", str(served), "--model", served_spec, "--conformance", str(conformance),
-        *ONE_AT_A_TIME,
-    )  # fmt: skip
-    assert code == 0, output
+    local, served, output = _local_and_served(args, tmp_path, served_spec, conformance)
     mine = {(r.item_id, r.variant): r for r in read_run(local).records}
     theirs = read_run(served).records
     assert all(r.prompt_tail and r.n_prompt_tokens > 1 for r in theirs)

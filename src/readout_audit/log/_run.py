@@ -32,7 +32,7 @@ from readout_audit._util._lock import RunLock, lock_holder
 from readout_audit.log._kinds import RunKind, run_kind
 from readout_audit.log._manifest import Manifest, now
 from readout_audit.log._record import RECORD_SCHEMA_VERSION, UPGRADABLE_VERSIONS, ScoreRecord
-from readout_audit.log._stage import read_json_file, resumed_manifest
+from readout_audit.log._stage import load_manifest, read_json_file, resumed_manifest
 from readout_audit.log._summary import SUMMARY_SCHEMA_VERSION, Summary
 
 MANIFEST = "manifest.json"
@@ -51,16 +51,7 @@ def read_manifest(directory: Path) -> Manifest:
     path = directory / MANIFEST
     if not path.exists():
         raise RunDirectoryError(f"{directory} is not a run directory (no {MANIFEST})")
-    raw = read_json_file(path, "it cannot be resumed or reported")
-    try:
-        return Manifest.model_validate(raw)
-    except ValidationError as error:
-        problem = error.errors()[0]
-        where = ".".join(str(p) for p in problem["loc"])
-        raise RunDirectoryError(
-            f"{path} is corrupt ({where + ': ' if where else ''}{problem['msg']}); it cannot be "
-            "resumed or reported"
-        ) from None
+    return load_manifest(path, "it cannot be resumed or reported")
 
 
 def parse_records(kind: RunKind, lines: JsonLines) -> list[ScoreRecord]:

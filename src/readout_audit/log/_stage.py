@@ -50,6 +50,19 @@ def read_json_file(path: Path, remedy: str) -> Any:
         raise RunDirectoryError(f"{path} is corrupt (not JSON: {error}); {remedy}") from None
 
 
+def load_manifest(path: Path, remedy: str) -> Manifest:
+    """A manifest file, decoded strictly and validated; a corrupt one names ``remedy``."""
+    raw = read_json_file(path, remedy)
+    try:
+        return Manifest.model_validate(raw)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(p) for p in problem["loc"])
+        raise RunDirectoryError(
+            f"{path} is corrupt ({where + ': ' if where else ''}{problem['msg']}); {remedy}"
+        ) from None
+
+
 def resumed_manifest(path: Path, manifest: Manifest, holds: str) -> Manifest:
     """``manifest`` written at ``path``, or, when one is there, checked against it and added to.
 
@@ -58,16 +71,7 @@ def resumed_manifest(path: Path, manifest: Manifest, holds: str) -> Manifest:
     carries every invocation so far.
     """
     if path.exists():
-        raw = read_json_file(path, "choose another output")
-        try:
-            previous = Manifest.model_validate(raw)
-        except ValidationError as error:
-            problem = error.errors()[0]
-            where = ".".join(str(p) for p in problem["loc"])
-            raise RunDirectoryError(
-                f"{path} is corrupt ({where + ': ' if where else ''}{problem['msg']}); "
-                "choose another output"
-            ) from None
+        previous = load_manifest(path, "choose another output")
         changed = differences(previous.identity(), manifest.identity())
         if changed:
             raise RunDirectoryError(
