@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from readout_audit.model import PositionRequest, ScoringModel, embedded_gguf_path, load_model
+from readout_audit.model._prefix import plan_prefixes
 
 
 def full_forward_logprobs(torch_model, ids: list[int], dtype=torch.float32) -> torch.Tensor:
@@ -78,6 +79,15 @@ def test_next_token_logprobs_single_and_batched_equal_full_forward(
         assert np.isclose(np.exp(single.full.astype(np.float64)).sum(), 1.0, atol=1e-4)
 
 
+def test_prefix_logprobs_of_one_forward_equal_each_prefix_alone(model, float32_budget):
+    ids = model.codec.encode(CONTEXTS[0] + "Spring")
+    one_forward = model.prefix_logprobs(ids)
+    per_prefix = ScoringModel.prefix_logprobs(model, ids)  # a left-padded batch of prefixes
+    assert len(one_forward) == len(per_prefix) == len(ids) > 10 and model.prefix_logprobs([]) == []
+    for got, expected in zip(one_forward, per_prefix, strict=True):
+        np.testing.assert_allclose(got.full, expected.full, atol=float32_budget(len(ids)), rtol=0)
+
+
 def test_greedy_equals_transformers_generate(model, torch_model):
     context = model.codec.encode(CONTEXTS[0])
     ours = model.greedy(context, 12)
@@ -94,20 +104,38 @@ def test_greedy_equals_transformers_generate(model, torch_model):
     assert len(ours) == 12 or ours[-1] in model.codec.stop_ids
 
 
+SHARED = "<|im_start|>system\nYou grade short answers carefully and briefly.<|im_end|>\n"
+SHARED += "<|im_start|>user\n"
+"""A turn that several contexts open with: encoded once, then each remainder after it."""
+BELOW_SHARED = [
+    "Which season follows winter?<|im_end|>\n<|im_start|>assistant\n",
+    "Name a primary colour of light, please.<|im_end|>\n<|im_start|>assistant\nThe answer is",
+]
+
+
 def _batch_requests(model) -> list[PositionRequest]:
-    """Contexts of three lengths (one repeated), multi- and single-token continuations."""
-    contexts = [model.codec.encode(text) for text in [*CONTEXTS, "Hello", CONTEXTS[0]]]
+    """Contexts of several lengths (one repeated; three below a shared prefix, one of which
+    ends inside another), multi- and single-token continuations."""
+    texts = [*CONTEXTS, "Hello", CONTEXTS[0], *(SHARED + text for text in BELOW_SHARED)]
+    contexts = [model.codec.encode(text) for text in texts]
+    contexts.append(contexts[-1][:-3])
     continuations = [model.codec.encode(c) for c in CONTINUATIONS]
+    plan = plan_prefixes(list(dict.fromkeys(tuple(c) for c in contexts)))
+    assert plan.nodes and sum(d > 0 for d in plan.depths) == 3  # the shared path is exercised
     return [
         PositionRequest(contexts[0], continuations, greedy_tokens=12),
         PositionRequest(contexts[1], continuations[:2], greedy_tokens=5, want_ids=[42]),
         PositionRequest(contexts[2], (), greedy_tokens=0),
         PositionRequest(contexts[3], continuations[3:], greedy_tokens=3),
+        PositionRequest(contexts[4], continuations, greedy_tokens=6),
+        PositionRequest(contexts[5], continuations[:3], greedy_tokens=4),
+        PositionRequest(contexts[6], continuations[2:], greedy_tokens=2),
     ]
 
 
 def test_batched_positions_equal_the_plain_path_exactly(model64):
-    """One padded forward, selected cache rows and a batched decode change nothing in float64."""
+    """A padded forward, shared prefixes encoded once, selected cache rows and a batched decode
+    change nothing in float64."""
     requests = _batch_requests(model64)
     batched = model64.score_positions(requests)
     for request, got in zip(requests, batched, strict=True):

@@ -13,10 +13,15 @@ from readout_audit._cli._score import quiet_loading
 from readout_audit._cli._served import served_options, served_settings
 from readout_audit._cli._types import FiniteFloat
 from readout_audit._exceptions import InputError
-from readout_audit.model import CONFORMANCE_FILE, Conformance, write_conformance
+from readout_audit.model import (
+    CONFORMANCE_FILE,
+    Conformance,
+    gguf_quantisation,
+    write_conformance,
+)
 from readout_audit.model._embedded import EMBEDDED_SPEC
 from readout_audit.model._load import load_model, locate_files, parse_model_spec
-from readout_audit.model._served import gguf_quantisation, load_served
+from readout_audit.model._served import load_served
 from readout_audit.model._served_spec import is_served, parse_served_spec
 from readout_audit.report._blocks import Block, Section, TableBlock, TextBlock
 from readout_audit.report._terminal import plain_tables, print_sections, report_console

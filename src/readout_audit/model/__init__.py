@@ -15,6 +15,7 @@ from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._embedded import EMBEDDED_SPEC, embedded_gguf_path
 from readout_audit.model._gate import open_served, read_conformance, write_conformance
 from readout_audit.model._generation import GenerationSettings
+from readout_audit.model._gguf import gguf_quantisation
 from readout_audit.model._load import ModelSpec, load_model, parse_model_spec
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "TextCodec",
     "TokenDistribution",
     "embedded_gguf_path",
+    "gguf_quantisation",
     "load_model",
     "open_served",
     "parse_model_spec",

@@ -126,6 +126,13 @@ class ScoringModel(ABC):
         ``want_ids`` are tokens whose log-probabilities a partial backend must include.
         """
 
+    def prefix_logprobs(self, ids: Sequence[int]) -> list[TokenDistribution]:
+        """The distribution after every prefix of ``ids``: element ``j`` follows ``ids[: j + 1]``.
+
+        Backends that read every position of one forward override this per-prefix batch.
+        """
+        return self.next_token_logprobs([ids[: j + 1] for j in range(len(ids))])
+
     @abstractmethod
     def continuation_logprobs(
         self, context: Sequence[int], continuations: Sequence[Sequence[int]]

@@ -206,9 +206,7 @@ def check_endpoint(
     prompts = _prompts(local)
     probe = _Probe(served, local, prompts)
     results = probe.run()
-    dists = [
-        local.next_token_logprobs([p.ids[: j + 1] for j in range(len(p.ids))]) for p in prompts
-    ]
+    dists = [local.prefix_logprobs(p.ids) for p in prompts]
     checks = [
         _tokenisation(probe, results),
         _bos(probe, results),

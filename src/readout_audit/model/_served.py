@@ -362,13 +362,3 @@ def load_served(
     parsed = parse_served_spec(spec)
     codec, files = load_codec(tokenizer, allow_download=allow_download)
     return ServedModel(parsed, codec, files, settings)
-
-
-def gguf_quantisation(path: str | Path) -> str | None:
-    """The weights type of a GGUF file (``Q4_1``, ``F16``, ...), or None if it says none."""
-    import gguf
-
-    field_ = gguf.GGUFReader(str(path)).fields.get("general.file_type")
-    if field_ is None:
-        return None
-    return gguf.LlamaFileType(int(field_.parts[field_.data[0]][0])).name.removeprefix("MOSTLY_")

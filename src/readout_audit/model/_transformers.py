@@ -20,6 +20,7 @@ from readout_audit.model._backend import (
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._generation import GENERATION_DEFAULTS, GenerationSettings
+from readout_audit.model._prefix import PrefixPlan, plan_prefixes, tail_groups
 
 MAX_PACKED_POSITIONS = 2048
 """Rows × packed width per continuation forward; bounds its logits (× vocabulary floats)."""
@@ -47,12 +48,32 @@ def _row_groups(lengths: Sequence[int], budget: int) -> list[list[int]]:
     return groups
 
 
+KeyValues = list[tuple[torch.Tensor, torch.Tensor]]
+"""Each layer's cached keys and values, shape (rows, heads, tokens, head dim)."""
+
+
+def _cache_of(layers: KeyValues) -> DynamicCache:
+    """A new cache holding these keys and values; a forward on it leaves them untouched."""
+    cache = DynamicCache()
+    for index, (keys, values) in enumerate(layers):
+        cache.update(keys, values, index)
+    return cache
+
+
+def _zeros(sample: KeyValues, rows: int, width: int) -> KeyValues:
+    """Zeroed keys and values shaped as ``sample``'s layers, for ``rows`` rows of ``width``."""
+    return [
+        (
+            k.new_zeros((rows, k.shape[1], width, k.shape[3])),
+            v.new_zeros((rows, v.shape[1], width, v.shape[3])),
+        )
+        for k, v in sample
+    ]
+
+
 def _selected_rows(cache: Any, rows: torch.Tensor) -> DynamicCache:
     """A new cache holding the given batch rows; the original is untouched."""
-    selected = DynamicCache()
-    for index, layer in enumerate(cache.layers):
-        selected.update(layer.keys[rows], layer.values[rows], index)
-    return selected
+    return _cache_of([(layer.keys[rows], layer.values[rows]) for layer in cache.layers])
 
 
 def _working_precision(logits: torch.Tensor) -> torch.Tensor:
@@ -110,6 +131,14 @@ class TransformersModel(ScoringModel):
         """Full next-token log-probabilities after each context (``want_ids`` is not needed)."""
         return [TokenDistribution(row) for row in self._batched_last_logprobs(contexts)]
 
+    def prefix_logprobs(self, ids: Sequence[int]) -> list[TokenDistribution]:
+        """Every position's distribution from one forward over ``ids`` (no padding)."""
+        if not ids:
+            return []
+        with torch.inference_mode():
+            out = self._model(input_ids=self._ids([ids]), use_cache=False)
+        return [TokenDistribution(row) for row in _log_softmax(out.logits[0]).cpu().numpy()]
+
     def _left_padded(
         self,
         contexts: Sequence[Sequence[int]],
@@ -144,6 +173,99 @@ class TransformersModel(ScoringModel):
             )
         return out, mask.to(self._device)
 
+    def _encode_prefixes(self, plan: PrefixPlan) -> list[KeyValues]:
+        """Each shared prefix's keys and values, encoded once after its parent's."""
+        encoded: list[KeyValues] = []
+        for node, parent in zip(plan.nodes, plan.parents, strict=True):
+            start = 0 if parent is None else len(plan.nodes[parent])
+            cache = DynamicCache() if parent is None else _cache_of(encoded[parent])
+            positions = torch.arange(start, len(node), device=self._device)[None]
+            with torch.inference_mode():
+                out = self._model(
+                    input_ids=self._ids([node[start:]]),
+                    position_ids=positions,
+                    cache=cache,
+                    use_cache=True,
+                    logits_to_keep=1,
+                )
+            encoded.append([(layer.keys, layer.values) for layer in out.cache.layers])
+        return encoded
+
+    def _shared_prefix_forward(
+        self, contexts: Sequence[tuple[int, ...]]
+    ) -> tuple[Any, torch.Tensor, torch.Tensor] | None:
+        """The batch's forward with shared prefixes encoded once: cache, last logits, mask.
+
+        Rows whose remainders have similar lengths are run together (:func:`tail_groups`), and
+        the groups' caches are left-padded into one, so every row still ends in the last column
+        and the mask and positions (a row's real tokens) read as after :meth:`_left_padded`.
+        None when no prefix is shared.
+        """
+        plan = plan_prefixes(contexts)
+        if not plan.nodes:
+            return None
+        encoded = self._encode_prefixes(plan)
+        past_of = {node: kv for node, kv in zip(plan.nodes, encoded, strict=True)}
+        tails = [len(c) - d for c, d in zip(contexts, plan.depths, strict=True)]
+        groups = [sorted(group) for group in tail_groups(tails)]
+        parts = [
+            self._remainder_forward(
+                [contexts[row] for row in group], [plan.depths[row] for row in group], past_of
+            )
+            for group in groups
+        ]
+        width = max(mask.shape[1] for _, _, mask in parts)
+        mask = torch.zeros((len(contexts), width), dtype=torch.long, device=self._device)
+        if len(parts) == 1:
+            return parts[0]
+        layers = _zeros([(la.keys, la.values) for la in parts[0][0].layers], len(contexts), width)
+        last = parts[0][1].new_zeros((len(contexts), parts[0][1].shape[-1]))
+        for group, (cache, logits, part_mask) in zip(groups, parts, strict=True):
+            rows = torch.tensor(group, device=self._device)
+            start = width - part_mask.shape[1]
+            mask[rows, start:] = part_mask
+            last[rows] = logits
+            for (keys, values), layer in zip(layers, cache.layers, strict=True):
+                keys[rows, :, start:] = layer.keys
+                values[rows, :, start:] = layer.values
+        return _cache_of(layers), last, mask
+
+    def _remainder_forward(
+        self,
+        contexts: Sequence[tuple[int, ...]],
+        depths: Sequence[int],
+        past_of: Mapping[tuple[int, ...], KeyValues],
+    ) -> tuple[Any, torch.Tensor, torch.Tensor]:
+        """The rows' remainders after their prefixes: cache, last logits and mask of the rows.
+
+        Prefixes' keys and values are left-padded to the longest, then the remainders too.
+        """
+        past = max(depths)
+        width = max(len(c) - d for c, d in zip(contexts, depths, strict=True))
+        ids = torch.zeros((len(contexts), width), dtype=torch.long)
+        mask = torch.zeros((len(contexts), past + width), dtype=torch.long)
+        layers = _zeros(next(iter(past_of.values())), len(contexts), past)
+        for row, (context, depth) in enumerate(zip(contexts, depths, strict=True)):
+            tail = context[depth:]
+            ids[row, width - len(tail) :] = torch.tensor(tail)
+            mask[row, past - depth : past] = 1
+            mask[row, past + width - len(tail) :] = 1
+            if depth:
+                for (keys, values), (k, v) in zip(layers, past_of[context[:depth]], strict=True):
+                    keys[row, :, past - depth :] = k[0]
+                    values[row, :, past - depth :] = v[0]
+        positions = torch.tensor(depths)[:, None] + (mask[:, past:].cumsum(-1) - 1).clamp(min=0)
+        with torch.inference_mode():
+            out = self._model(
+                input_ids=ids.to(self._device),
+                attention_mask=mask.to(self._device),
+                position_ids=positions.to(self._device),
+                cache=_cache_of(layers) if past else None,
+                use_cache=True,
+                logits_to_keep=1,
+            )
+        return out.cache, out.logits[:, -1], mask.to(self._device)
+
     def _batched_last_logprobs(self, contexts: Sequence[Sequence[int]]) -> np.ndarray:
         """Last-position log-probabilities of several contexts in one left-padded forward."""
         out, _ = self._left_padded(contexts, use_cache=False)
@@ -168,10 +290,15 @@ class TransformersModel(ScoringModel):
         contexts = list(dict.fromkeys(tuple(r.context) for r in requests))
         row_of = {context: row for row, context in enumerate(contexts)}
         wants_hidden = any(r.hidden_positions for r in requests)
-        out, mask = self._left_padded(contexts, True, inputs, hidden=wants_hidden)
-        # keep the cache and last logits only: every layer at every position is freed here
-        cache, logprobs, states = out.cache, _log_softmax(out.logits[:, -1]), out.hidden_states
-        del out
+        shared = None if wants_hidden or inputs else self._shared_prefix_forward(contexts)
+        if shared is None:
+            out, mask = self._left_padded(contexts, True, inputs, hidden=wants_hidden)
+            # keep the cache and last logits only: every layer at every position is freed here
+            cache, last, states = out.cache, out.logits[:, -1], out.hidden_states
+            del out
+        else:
+            (cache, last, mask), states = shared, None
+        logprobs = _log_softmax(last)
         rows = [row_of[tuple(r.context)] for r in requests]
         hidden = [
             _hidden_at(states, row, mask.shape[1], r) if r.hidden_positions else None

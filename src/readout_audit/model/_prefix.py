@@ -1,0 +1,88 @@
+"""Which token prefixes a batch of contexts shares, so that each is encoded once.
+
+Prefixes are compared as token ids, never as text, so a shared prefix always ends on a token
+boundary of every context below it. Each context keeps at least its last token for the batch's
+own forward, which reads its next-token distribution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+MIN_SHARED_TOKENS = 16
+"""Shortest prefix worth a forward of its own: below it, encoding the tokens again per context
+costs less than one more pass over the weights."""
+
+
+@dataclass(frozen=True)
+class PrefixPlan:
+    """The prefixes to encode (each after its parent) and each context's shared depth."""
+
+    nodes: list[tuple[int, ...]]
+    """Shared prefixes, shortest first: every node's parent comes before it."""
+    parents: list[int | None]
+    """Index in ``nodes`` of the longest node that is a prefix of each node (None: none)."""
+    depths: list[int]
+    """Per context: the length of its prefix read from ``nodes`` (0: none)."""
+
+
+def _lcp(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many leading tokens ``a`` and ``b`` share."""
+    n = min(len(a), len(b))
+    return next((i for i in range(n) if a[i] != b[i]), n)
+
+
+def plan_prefixes(
+    contexts: Sequence[tuple[int, ...]], min_tokens: int = MIN_SHARED_TOKENS
+) -> PrefixPlan:
+    """Each context's longest prefix shared with another, and the branch points among those.
+
+    A prefix is kept when at least ``min_tokens`` long, and is one token short of its context
+    at most.
+    """
+    order = sorted(range(len(contexts)), key=contexts.__getitem__)
+    depths = [0] * len(contexts)
+    for a, b in pairwise(order):
+        shared = _lcp(contexts[a], contexts[b])
+        for i in (a, b):
+            depths[i] = max(depths[i], min(shared, len(contexts[i]) - 1))
+    depths = [d if d >= min_tokens else 0 for d in depths]
+    wanted = {contexts[i][:d] for i, d in enumerate(depths) if d}
+    ranked = sorted(wanted)
+    for first, second in pairwise(ranked):
+        shared = _lcp(first, second)
+        if shared >= min_tokens:
+            wanted.add(first[:shared])
+    nodes = sorted(wanted, key=len)
+    index = {node: k for k, node in enumerate(nodes)}
+    lengths = sorted({len(node) for node in nodes}, reverse=True)
+    parents = [
+        next((index[node[:n]] for n in lengths if n < len(node) and node[:n] in index), None)
+        for node in nodes
+    ]
+    return PrefixPlan(nodes, parents, depths)
+
+
+TAIL_SLACK = 1.25
+"""Padded positions allowed per real one when contexts' remainders are batched together."""
+
+
+def tail_groups(tails: Sequence[int], slack: float = TAIL_SLACK) -> list[list[int]]:
+    """Rows grouped by the length of what remains after their shared prefix, shortest first.
+
+    Each group's padded forward computes at most ``slack`` times its real tokens.
+    """
+    groups: list[list[int]] = []
+    current: list[int] = []
+    total = 0
+    for row in sorted(range(len(tails)), key=tails.__getitem__):
+        if current and (len(current) + 1) * tails[row] > slack * (total + tails[row]):
+            groups.append(current)
+            current, total = [], 0
+        current.append(row)
+        total += tails[row]
+    if current:
+        groups.append(current)
+    return groups
