@@ -199,6 +199,30 @@ def test_batched_hidden_states_equal_single_forwards(model, torch_model, float32
                 )
 
 
+def test_hidden_states_read_below_a_shared_prefix_equal_a_plain_forward(model64):
+    """A shared prefix stops before a context's first hidden position: late positions are read
+    from the remainder after the shared prefix, an early one keeps its context unshared."""
+    contexts = [model64.codec.encode(SHARED + text) for text in BELOW_SHARED]
+    contexts.append(model64.codec.encode(SHARED + "Is ice cold? Answer yes or no."))
+    positions = [(-1, -3), (-2,), (4, -1)]
+    requests = [
+        PositionRequest(c, hidden_positions=p, hidden_layers=(0, 15, -1))
+        for c, p in zip(contexts, positions, strict=True)
+    ]
+    plan = plan_prefixes([tuple(c) for c in contexts], limits=[len(c) - 3 for c in contexts])
+    assert plan.nodes  # the first two share their prefix
+    for context, request, answer in zip(
+        contexts, requests, model64.score_positions(requests), strict=True
+    ):
+        with torch.inference_mode():
+            out = model64._model(input_ids=torch.tensor([context]), output_hidden_states=True)
+        assert answer.hidden is not None
+        for i, position in enumerate(request.hidden_positions):
+            for j, layer in enumerate(request.hidden_layers):
+                expected = out.hidden_states[layer][0, position].numpy()
+                np.testing.assert_allclose(answer.hidden[i, j], expected, atol=1e-6, rtol=3e-7)
+
+
 def test_unembedding_of_the_last_hidden_state_gives_the_logits(model, torch_model):
     """logit_t = h · W[t] (+ b[t]) on the final (normed) hidden state, for tokens we choose."""
     context = model.codec.encode(CONTEXTS[1])

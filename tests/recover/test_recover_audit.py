@@ -19,7 +19,7 @@ from readout_audit.recover._setup import Configuration
 from readout_audit.recover._store import HiddenLayout, read_hidden
 from readout_audit.report import render_html
 
-N = 30
+N = 26
 
 
 @pytest.fixture(scope="module")
@@ -104,8 +104,8 @@ def test_analysis_is_deterministic_under_its_seeds(run_dir):
     again = RECOVER.summary(read_run(run_dir)).model_dump()
     assert first["configurations"] == again["configurations"]
     split = first["configurations"][0]["splits"][0]
-    # the paper's budgets below the fit split's 30 rows (25, in 30 subsamples), then all of it
-    assert [(b["budget"], b["draws"]) for b in split["budgets"]] == [(25, 30), (30, 1)]
+    # the paper's budgets below the fit split's 26 rows (25, in 30 subsamples), then all of it
+    assert [(b["budget"], b["draws"]) for b in split["budgets"]] == [(25, 30), (26, 1)]
     reseeded = run.manifest.model_copy(update={"config": {**run.manifest.config, "seed": 1}})
     other = RECOVER.summary(
         type(run)(directory=run.directory, manifest=reseeded, records=run.records, summary=None)

@@ -20,6 +20,7 @@ from readout_audit.judge import (
     load_gsm8k_jsonl,
 )
 from readout_audit.judge._run import run_local_judge, run_served_judge
+from readout_audit.kind import DEFAULT_BATCH_SIZE
 from readout_audit.model._backend import ScoringModel
 from readout_audit.model._device import DTYPES
 from readout_audit.model._served import api_headers
@@ -109,7 +110,13 @@ def execution_options(command: F) -> F:
             click.option(
                 "--dtype", type=click.Choice(list(DTYPES)), default="auto", show_default=True
             ),
-            click.option("--batch-size", default=8, show_default=True, type=click.IntRange(1)),
+            click.option(
+                "--batch-size",
+                default=DEFAULT_BATCH_SIZE,
+                show_default=True,
+                type=click.IntRange(1),
+                help="A local judge's requests per forward (a shared prefix is encoded once).",
+            ),
             *pool_options("A served judge"),
             click.option(
                 "--api-key-env", metavar="NAME", help="Environment variable holding the API key."

@@ -35,19 +35,23 @@ def _lcp(a: Sequence[int], b: Sequence[int]) -> int:
 
 
 def plan_prefixes(
-    contexts: Sequence[tuple[int, ...]], min_tokens: int = MIN_SHARED_TOKENS
+    contexts: Sequence[tuple[int, ...]],
+    min_tokens: int = MIN_SHARED_TOKENS,
+    limits: Sequence[int] | None = None,
 ) -> PrefixPlan:
     """Each context's longest prefix shared with another, and the branch points among those.
 
-    A prefix is kept when at least ``min_tokens`` long, and is one token short of its context
-    at most.
+    A prefix is kept when at least ``min_tokens`` long; it is one token short of its context
+    at most, or ``limits[i]`` tokens long for context ``i``.
     """
+    if limits is None:
+        limits = [len(context) - 1 for context in contexts]
     order = sorted(range(len(contexts)), key=contexts.__getitem__)
     depths = [0] * len(contexts)
     for a, b in pairwise(order):
         shared = _lcp(contexts[a], contexts[b])
         for i in (a, b):
-            depths[i] = max(depths[i], min(shared, len(contexts[i]) - 1))
+            depths[i] = max(depths[i], min(shared, limits[i]))
     depths = [d if d >= min_tokens else 0 for d in depths]
     wanted = {contexts[i][:d] for i, d in enumerate(depths) if d}
     ranked = sorted(wanted)

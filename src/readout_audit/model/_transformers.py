@@ -192,50 +192,68 @@ class TransformersModel(ScoringModel):
         return encoded
 
     def _shared_prefix_forward(
-        self, contexts: Sequence[tuple[int, ...]]
-    ) -> tuple[Any, torch.Tensor, torch.Tensor] | None:
-        """The batch's forward with shared prefixes encoded once: cache, last logits, mask.
+        self,
+        contexts: Sequence[tuple[int, ...]],
+        requests: Sequence[PositionRequest],
+        rows: Sequence[int],
+    ) -> tuple[Any, torch.Tensor, torch.Tensor, list[np.ndarray | None]] | None:
+        """One forward with shared prefixes encoded once: cache, last logits, mask, hidden states.
 
-        Rows whose remainders have similar lengths are run together (:func:`tail_groups`), and
-        the groups' caches are left-padded into one, so every row still ends in the last column
-        and the mask and positions (a row's real tokens) read as after :meth:`_left_padded`.
-        None when no prefix is shared.
+        A context's shared prefix stops before its first hidden position, so hidden states are
+        read from its own remainder. Rows whose remainders have similar lengths are run
+        together (:func:`tail_groups`), and the groups' caches are left-padded into one, so
+        every row still ends in the last column and the mask and positions (a row's real tokens)
+        read as after :meth:`_left_padded`. None when no prefix is shared.
         """
-        plan = plan_prefixes(contexts)
+        limits = [len(c) - 1 for c in contexts]
+        for request, row in zip(requests, rows, strict=True):
+            for position in request.hidden_positions:
+                limits[row] = min(limits[row], position % len(contexts[row]))
+        plan = plan_prefixes(contexts, limits=limits)
         if not plan.nodes:
             return None
         encoded = self._encode_prefixes(plan)
         past_of = {node: kv for node, kv in zip(plan.nodes, encoded, strict=True)}
         tails = [len(c) - d for c, d in zip(contexts, plan.depths, strict=True)]
         groups = [sorted(group) for group in tail_groups(tails)]
-        parts = [
-            self._remainder_forward(
-                [contexts[row] for row in group], [plan.depths[row] for row in group], past_of
+        hidden: list[np.ndarray | None] = [None] * len(requests)
+        parts = []
+        for group in groups:
+            local = {row: k for k, row in enumerate(group)}
+            wants = [i for i, r in enumerate(requests) if r.hidden_positions and rows[i] in local]
+            cache, logits, mask, states = self._remainder_forward(
+                [contexts[row] for row in group],
+                [plan.depths[row] for row in group],
+                past_of,
+                hidden=bool(wants),
             )
-            for group in groups
-        ]
+            for i in wants:
+                hidden[i] = _hidden_at(states, local[rows[i]], states[0].shape[1], requests[i])
+            del states
+            parts.append((cache, logits, mask))
+        if len(parts) == 1:
+            return (*parts[0], hidden)
         width = max(mask.shape[1] for _, _, mask in parts)
         mask = torch.zeros((len(contexts), width), dtype=torch.long, device=self._device)
-        if len(parts) == 1:
-            return parts[0]
         layers = _zeros([(la.keys, la.values) for la in parts[0][0].layers], len(contexts), width)
         last = parts[0][1].new_zeros((len(contexts), parts[0][1].shape[-1]))
         for group, (cache, logits, part_mask) in zip(groups, parts, strict=True):
-            rows = torch.tensor(group, device=self._device)
+            index = torch.tensor(group, device=self._device)
             start = width - part_mask.shape[1]
-            mask[rows, start:] = part_mask
-            last[rows] = logits
+            mask[index, start:] = part_mask
+            last[index] = logits
             for (keys, values), layer in zip(layers, cache.layers, strict=True):
-                keys[rows, :, start:] = layer.keys
-                values[rows, :, start:] = layer.values
-        return _cache_of(layers), last, mask
+                keys[index, :, start:] = layer.keys
+                values[index, :, start:] = layer.values
+        return _cache_of(layers), last, mask, hidden
 
     def _remainder_forward(
         self,
         contexts: Sequence[tuple[int, ...]],
         depths: Sequence[int],
         past_of: Mapping[tuple[int, ...], KeyValues],
-    ) -> tuple[Any, torch.Tensor, torch.Tensor]:
+        hidden: bool = False,
+    ) -> tuple[Any, torch.Tensor, torch.Tensor, Any]:
         """The rows' remainders after their prefixes: cache, last logits and mask of the rows.
 
         Prefixes' keys and values are left-padded to the longest, then the remainders too.
@@ -263,8 +281,9 @@ class TransformersModel(ScoringModel):
                 cache=_cache_of(layers) if past else None,
                 use_cache=True,
                 logits_to_keep=1,
+                output_hidden_states=hidden,
             )
-        return out.cache, out.logits[:, -1], mask.to(self._device)
+        return out.cache, out.logits[:, -1], mask.to(self._device), out.hidden_states
 
     def _batched_last_logprobs(self, contexts: Sequence[Sequence[int]]) -> np.ndarray:
         """Last-position log-probabilities of several contexts in one left-padded forward."""
@@ -289,22 +308,22 @@ class TransformersModel(ScoringModel):
             return []
         contexts = list(dict.fromkeys(tuple(r.context) for r in requests))
         row_of = {context: row for row, context in enumerate(contexts)}
-        wants_hidden = any(r.hidden_positions for r in requests)
-        shared = None if wants_hidden or inputs else self._shared_prefix_forward(contexts)
+        rows = [row_of[tuple(r.context)] for r in requests]
+        shared = None if inputs else self._shared_prefix_forward(contexts, requests, rows)
         if shared is None:
+            wants_hidden = any(r.hidden_positions for r in requests)
             out, mask = self._left_padded(contexts, True, inputs, hidden=wants_hidden)
             # keep the cache and last logits only: every layer at every position is freed here
             cache, last, states = out.cache, out.logits[:, -1], out.hidden_states
             del out
+            hidden = [
+                _hidden_at(states, row, mask.shape[1], r) if r.hidden_positions else None
+                for r, row in zip(requests, rows, strict=True)
+            ]
+            del states
         else:
-            (cache, last, mask), states = shared, None
+            cache, last, mask, hidden = shared
         logprobs = _log_softmax(last)
-        rows = [row_of[tuple(r.context)] for r in requests]
-        hidden = [
-            _hidden_at(states, row, mask.shape[1], r) if r.hidden_positions else None
-            for r, row in zip(requests, rows, strict=True)
-        ]
-        del states
         scored = self._batched_continuations(cache, mask, logprobs, requests, rows)
         greedy_n = [0] * len(contexts)
         for request, row in zip(requests, rows, strict=True):
