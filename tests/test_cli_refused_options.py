@@ -182,3 +182,18 @@ def test_a_ledger_for_a_local_scorer_is_refused(tmp_path):
     output = invoke("lift", "toy", "--ledger", str(tmp_path / "l.sqlite"))
     assert "--ledger is not read by a local scorer" in output
     assert not (tmp_path / "l.sqlite").exists()
+
+
+def test_conformance_of_a_local_spec_is_refused_before_the_reference_loads(tmp_path, monkeypatch):
+    from readout_audit.model import _gate
+
+    def never(*args, **kwargs):
+        raise AssertionError("the reference model was loaded")
+
+    monkeypatch.setattr(_gate, "load_model", never)
+    result = CliRunner().invoke(
+        main, ["conformance", "--model", "smollm2-135m", "--out", str(tmp_path / "c")]
+    )
+    assert result.exit_code == 1, result.output
+    assert "field 'model': conformance checks a served model: openai:<url>#<name>" in result.output
+    assert not (tmp_path / "c" / "conformance.json").exists()

@@ -70,7 +70,7 @@ def test_lift_scores_on_a_served_scorer_as_on_the_local_model(served_spec, confo
     # one cut with a short target (37 tokens) and prompts of 100-180 tokens: every echoed token
     # costs llama-cpp-python ~0.1 s
     args = ["lift", "cut", str(tex / "testmath.tex"), "--out", str(cuts), "--per-paper", "1"]
-    code, output = invoke(*args, "--max-target", "70", "--min-context", "400")
+    code, output = invoke(*args, "--max-target", "70", "--min-context", "1000")
     assert code == 0, output
     ids = [json.loads(line)["id"] for line in cuts.read_text().splitlines()]
     forecasts = tmp_path / "z.jsonl"

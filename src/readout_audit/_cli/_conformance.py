@@ -12,17 +12,7 @@ from readout_audit._cli._common import check_out, user_errors
 from readout_audit._cli._score import quiet_loading
 from readout_audit._cli._served import served_options, served_settings
 from readout_audit._cli._types import FiniteFloat
-from readout_audit._exceptions import InputError
-from readout_audit.model import (
-    CONFORMANCE_FILE,
-    Conformance,
-    gguf_quantisation,
-    write_conformance,
-)
-from readout_audit.model._embedded import EMBEDDED_SPEC
-from readout_audit.model._load import load_model, locate_files, parse_model_spec
-from readout_audit.model._served import load_served
-from readout_audit.model._served_spec import is_served, parse_served_spec
+from readout_audit.model import CONFORMANCE_FILE, EMBEDDED_SPEC, Conformance, check_served
 from readout_audit.report._blocks import Block, Section, TableBlock, TextBlock
 from readout_audit.report._terminal import plain_tables, print_sections, report_console
 
@@ -92,25 +82,15 @@ def conformance_command(
     **options: Any,
 ) -> None:
     """Compare a served model with a local forward of the same weights on fixed prompts."""
-    if not is_served(model_spec):
-        raise InputError("conformance checks a served model: openai:<url>#<name>", field="model")
-    spec = parse_served_spec(model_spec)
     check_out(out)
     settings = served_settings(options)
     quiet_loading()
-    local = load_model(reference)
-    _, gguf_file, weights = locate_files(parse_model_spec(reference), False)
-    if quantisation is None and gguf_file is not None:
-        quantisation = gguf_quantisation(weights[0])
-    tokenizer = options["tokenizer"] or reference
-    served = [
-        load_served(f"openai:{url}#{spec.model}", tokenizer=tokenizer, settings=settings)
-        for url in spec.base_urls
-    ]
-    conformance = write_conformance(
-        served,
-        local,
+    conformance = check_served(
+        model_spec,
+        reference,
         out,
+        settings=settings,
+        tokenizer=options["tokenizer"],
         quantisation=quantisation,
         tolerance=tolerance,
         progress=lambda line: click.echo(line, err=True),

@@ -13,7 +13,12 @@ from readout_audit.model._codec import TextCodec
 from readout_audit.model._conformance import CONFORMANCE_FILE, Conformance
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._embedded import EMBEDDED_SPEC, embedded_gguf_path
-from readout_audit.model._gate import open_served, read_conformance, write_conformance
+from readout_audit.model._gate import (
+    check_served,
+    open_served,
+    read_conformance,
+    write_conformance,
+)
 from readout_audit.model._generation import GenerationSettings
 from readout_audit.model._gguf import gguf_quantisation
 from readout_audit.model._load import ModelSpec, load_model, parse_model_spec
@@ -33,6 +38,7 @@ __all__ = [
     "ScoringModel",
     "TextCodec",
     "TokenDistribution",
+    "check_served",
     "embedded_gguf_path",
     "gguf_quantisation",
     "load_model",

@@ -22,8 +22,10 @@ from readout_audit.data import read_json
 from readout_audit.model._backend import ScoringModel
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._conformance import CONFORMANCE_FILE, Conformance, check_conformance
+from readout_audit.model._gguf import gguf_quantisation
+from readout_audit.model._load import load_model, locate_files, parse_model_spec
 from readout_audit.model._served import ServedModel, ServedSettings, load_served
-from readout_audit.model._served_spec import parse_served_spec
+from readout_audit.model._served_spec import is_served, parse_served_spec
 from readout_audit.serve import LEDGER_FILE
 
 
@@ -59,6 +61,48 @@ def write_conformance(
     finally:
         lock.release()
     return conformance
+
+
+def reference_quantisation(reference: str) -> str | None:
+    """The weights type of a local reference spec's GGUF file (None: not a GGUF file)."""
+    _, gguf_file, weights = locate_files(parse_model_spec(reference), False)
+    return gguf_quantisation(weights[0]) if gguf_file is not None else None
+
+
+def check_served(
+    model_spec: str,
+    reference: str,
+    out: str | Path,
+    *,
+    settings: ServedSettings,
+    local: ScoringModel | None = None,
+    tokenizer: str | None = None,
+    quantisation: str | None = None,
+    tolerance: float | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Conformance:
+    """``readout conformance`` as one call, written to ``OUT/conformance.json``.
+
+    Every endpoint of ``model_spec`` is checked against the local model ``reference`` names
+    (``local`` if already loaded); the spec is checked before the reference loads. The weights
+    type defaults to the reference's GGUF file's, the served model's tokenizer to the reference.
+    """
+    if not is_served(model_spec):
+        raise InputError("conformance checks a served model: openai:<url>#<name>", field="model")
+    spec = parse_served_spec(model_spec)
+    served = [
+        load_served(
+            f"openai:{url}#{spec.model}", tokenizer=tokenizer or reference, settings=settings
+        )
+        for url in spec.base_urls
+    ]
+    if quantisation is None:
+        quantisation = reference_quantisation(reference)
+    if local is None:
+        local = load_model(reference)
+    return write_conformance(
+        served, local, out, quantisation=quantisation, tolerance=tolerance, progress=progress
+    )
 
 
 def read_conformance(path: str | Path) -> Conformance:
