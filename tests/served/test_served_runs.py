@@ -36,9 +36,25 @@ CHAT_ITEMS = [
         "id": "cities",
         "messages": [{"role": "user", "content": "What is the capital of France?"}],
         "stem": "The capital of France is",
-        "options": [" Paris", " London", " Rome"],
+        "options": [" Paris", " London", " Rome", " zebra"],
     },
 ]
+"""A chat item with single-token letters, and a stemmed one whose last option (" zebra") is
+outside the server's top-20."""
+
+
+@pytest.fixture(scope="module")
+def echo_run(served_spec, conformance, tmp_path_factory) -> tuple[Path, Path]:
+    """The items file and one served run of it with echo, read (never changed) by the tests
+    below: the local comparison, the top-k-only run and the chat-completions run."""
+    tmp_path = tmp_path_factory.mktemp("echo")
+    items, out = _items(tmp_path, CHAT_ITEMS), tmp_path / "served"
+    code, output = _invoke(
+        "score", "--items", str(items), "--out", str(out), "--plain",
+        "--model", served_spec, "--conformance", str(conformance), "--api-key-env", "SERVED_KEY",
+    )  # fmt: skip
+    assert code == 0, output
+    return items, out
 
 
 def test_conformance_finds_raw_echo_one_position_late(conformance: Path):
@@ -54,15 +70,10 @@ def test_conformance_finds_raw_echo_one_position_late(conformance: Path):
     assert 0 < checks["logprob_difference"]["value"] <= Q4_1
 
 
-def test_served_score_matches_local_and_compares(served_spec, conformance, tmp_path):
-    items = _items(tmp_path, CHAT_ITEMS)
-    local, served = tmp_path / "local", tmp_path / "served"
+def test_served_score_matches_local_and_compares(served_spec, echo_run, tmp_path):
+    items, served = echo_run
+    local = tmp_path / "local"
     code, output = _invoke("score", "--items", str(items), "--out", str(local), "--plain")
-    assert code == 0, output
-    code, output = _invoke(
-        "score", "--items", str(items), "--out", str(served), "--plain",
-        "--model", served_spec, "--conformance", str(conformance), "--api-key-env", "SERVED_KEY",
-    )  # fmt: skip
     assert code == 0, output
     by_id = {r.item_id: r for r in read_run(local).records}
     served_records = read_run(served).records
@@ -124,21 +135,18 @@ def test_audits_run_on_served_model(audit, served_spec, conformance, tmp_path):
 
 
 def test_without_echo_only_the_top_k_is_read_and_the_rest_is_unavailable(
-    served_spec, conformance, tmp_path
+    served_spec, conformance, echo_run, tmp_path
 ):
     # a chat-only endpoint, as a hosted API: the same server asked without echo requests
-    cities = {**CHAT_ITEMS[1], "options": [" Paris", " zebra"]}
-    items = _items(tmp_path, [CHAT_ITEMS[0], cities])
-    runs = {}
-    for name, flag in [("echo", "--echo"), ("top_k", "--no-echo")]:
-        runs[name] = tmp_path / name
-        code, output = _invoke(
-            "score", "--items", str(items), "--out", str(runs[name]), "--plain",
-            "--model", served_spec, "--conformance", str(conformance), flag,
-        )  # fmt: skip
-        assert code == 0, output
-    exact = {r.item_id: r for r in read_run(runs["echo"]).records}
-    top = {r.item_id: r for r in read_run(runs["top_k"]).records}
+    items, echo = echo_run
+    top_k = tmp_path / "top_k"
+    code, output = _invoke(
+        "score", "--items", str(items), "--out", str(top_k), "--plain",
+        "--model", served_spec, "--conformance", str(conformance), "--no-echo",
+    )  # fmt: skip
+    assert code == 0, output
+    exact = {r.item_id: r for r in read_run(echo).records}
+    top = {r.item_id: r for r in read_run(top_k).records}
     letters, city = top["letters"], top["cities"]
     # single-token options inside the top-20: the same exact values as the echo gives
     assert letters.option_logprobs == pytest.approx(
@@ -146,12 +154,15 @@ def test_without_echo_only_the_top_k_is_read_and_the_rest_is_unavailable(
     )
     assert letters.option_mass == pytest.approx(exact["letters"].option_mass, abs=SERVER_ROUNDING)
     # " zebra" is outside the top-20: unavailable, never 0; the mass is only bounded below
-    assert city.option_logprobs[1] is None and city.option_mass is None
+    assert city.option_logprobs[3] is None and city.option_mass is None
     assert city.option_probs is None
-    paris = math.exp(exact["cities"].option_token_logprobs[0][0])
-    assert city.option_mass_lower == pytest.approx(paris, abs=SERVER_ROUNDING)
-    assert paris <= city.top_k_mass <= 1.0 + 1e-6
-    methods = json.loads((runs["top_k"] / "manifest.json").read_text())["model"]["served"]
+    # the lower bound sums the options inside the top-20, as the echo reads them
+    shown = [i for i, lp in enumerate(city.option_logprobs) if lp is not None]
+    assert 0 in shown and 3 not in shown
+    lower = sum(math.exp(exact["cities"].option_token_logprobs[i][0]) for i in shown)
+    assert city.option_mass_lower == pytest.approx(lower, abs=SERVER_ROUNDING)
+    assert city.option_mass_lower <= city.top_k_mass <= 1.0 + 1e-6
+    methods = json.loads((top_k / "manifest.json").read_text())["model"]["served"]
     assert "lower bound" in methods["option_mass"]
 
 
@@ -277,13 +288,11 @@ def test_kill_9_during_answer_generation_then_a_rerun_sends_nothing_twice(llama_
     assert Counter(proxy.forwarded) == Counter(list(rows))
 
 
-def test_chat_api_scores_chat_renderings_only(served_spec, conformance, tmp_path):
+def test_chat_api_scores_chat_renderings_only(served_spec, conformance, echo_run, tmp_path):
     # an API with chat completions only: the server renders the turns itself
-    items = _items(tmp_path, CHAT_ITEMS)
-    echo, chat = tmp_path / "echo", tmp_path / "chat"
+    items, echo = echo_run
+    chat = tmp_path / "chat"
     served = ["--model", served_spec, "--conformance", str(conformance), "--plain"]
-    code, output = _invoke("score", "--items", str(items), "--out", str(echo), *served)
-    assert code == 0, output
     code, output = _invoke(
         "score", "--items", str(items), "--out", str(chat), *served, "--chat-api"
     )
