@@ -173,7 +173,7 @@ class TransformersModel(ScoringModel):
             )
         return out, mask.to(self._device)
 
-    def _encode_prefixes(self, plan: PrefixPlan) -> list[KeyValues]:
+    def _encode_prefixes(self, plan: PrefixPlan) -> dict[tuple[int, ...], KeyValues]:
         """Each shared prefix's keys and values, encoded once after its parent's."""
         encoded: list[KeyValues] = []
         for node, parent in zip(plan.nodes, plan.parents, strict=True):
@@ -189,7 +189,7 @@ class TransformersModel(ScoringModel):
                     logits_to_keep=1,
                 )
             encoded.append([(layer.keys, layer.values) for layer in out.cache.layers])
-        return encoded
+        return dict(zip(plan.nodes, encoded, strict=True))
 
     def _shared_prefix_forward(
         self,
@@ -212,8 +212,7 @@ class TransformersModel(ScoringModel):
         plan = plan_prefixes(contexts, limits=limits)
         if not plan.nodes:
             return None
-        encoded = self._encode_prefixes(plan)
-        past_of = {node: kv for node, kv in zip(plan.nodes, encoded, strict=True)}
+        past_of = self._encode_prefixes(plan)
         tails = [len(c) - d for c, d in zip(contexts, plan.depths, strict=True)]
         groups = [sorted(group) for group in tail_groups(tails)]
         hidden: list[np.ndarray | None] = [None] * len(requests)
