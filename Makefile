@@ -8,6 +8,12 @@ STAMP := $(VENV)/.installed
 
 setup: $(STAMP)
 
+# llama.cpp (the served-model tests' server) is built for AVX2, not for this CPU: its AMX
+# kernels crash on the first decode on Intel CPUs that have AMX (ggml-org/llama.cpp#20824),
+# and one portable build computes alike on Intel and AMD. No cached wheel of another
+# build is reused.
+LLAMA_BUILD := CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get -y -qq
 
@@ -20,6 +26,8 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -c constraints.txt torch==2.13.0
+	$(LLAMA_BUILD) $(BIN)/python -m pip install -q --no-cache-dir -c constraints.txt \
+		'llama-cpp-python[server]'
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 

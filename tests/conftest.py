@@ -93,12 +93,53 @@ def float32_budget():
 
 def pytest_collection_modifyitems(items):
     """Every test that loads the real model carries the ``model`` marker, so that
-    ``pytest -m "not model"`` runs the pure tests in seconds."""
-    loads = {"model", "torch_model", "hf_tokenizer", "model64", "vlm", "llama_server"}
-    loads |= {"served_spec", "conformance"}
+    ``pytest -m "not model"`` runs the pure tests in seconds; and the costliest modules (their
+    ``cost`` marker) come first, so the workers of ``pytest -n`` (which take whole files, in
+    this order: ``--no-loadscope-reorder``) do not end on one long file while the others idle."""
+    loads = {"model", "torch_model", "hf_tokenizer", "model64", "vlm", *SERVER_FIXTURES}
     for item in items:
-        if loads & set(getattr(item, "fixturenames", ())):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if loads & fixtures:
             item.add_marker(pytest.mark.model)
+        if SERVER_FIXTURES & fixtures and not _one_server(item.nodeid):
+            raise pytest.UsageError(
+                f"{item.nodeid} uses the llama.cpp server: list it in ONE_SERVER"
+            )
+    items.sort(key=lambda item: -_cost(item))
+
+
+SERVER_FIXTURES = {"llama_server", "served_spec", "conformance"}
+ONE_SERVER = (
+    "tests/served/",
+    "tests/judge/test_judge_chat_llama.py",
+    "tests/serve/test_llama_faults.py",
+    "tests/lift/predict/test_forecast_generation.py",
+)
+"""The files whose tests use the llama.cpp server: one worker runs them all, so the suite
+starts one server and checks its conformance once (collection refuses a file not listed)."""
+
+
+def _one_server(nodeid: str) -> bool:
+    return nodeid.split("::", 1)[0].startswith(ONE_SERVER)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """``--dist loadfile``, except that the files of :data:`ONE_SERVER` are one unit of work."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class OneServerScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "llama.cpp server" if _one_server(nodeid) else nodeid.split("::", 1)[0]
+
+    return OneServerScheduling(config, log)
+
+
+def _cost(item: pytest.Item) -> float:
+    """The seconds a test's module takes, as its ``cost`` marker states them (0 unmarked)."""
+    marker = item.get_closest_marker("cost")
+    return float(marker.args[0]) if marker else 0.0
 
 
 MODEL_NAME = "smollm2"

@@ -14,6 +14,8 @@ import pytest
 from readout_audit import read_run
 from readout_audit.progress import LineReporter, progress_mode
 
+pytestmark = pytest.mark.cost(20)
+
 
 def test_plain_lines_say_done_total_rate_and_eta(monkeypatch):
     clock = iter([0.0, 4.0, 12.0, 12.0, 13.0, 13.0])  # start, then each advance (+ its line)

@@ -21,6 +21,8 @@ from click.testing import CliRunner
 
 from readout_audit._cli import main
 
+pytestmark = pytest.mark.cost(80)
+
 ROOT = Path(__file__).resolve().parents[1]
 NEEDS_ELSEWHERE = ("--device cuda", "--device-map", "--allow-download")
 """Commands that need a GPU or the network: documented, not runnable on a CI machine."""

@@ -29,6 +29,8 @@ PASSAGE = (
     "In 1901 the river town of Elmford raised money from every family to build its first school, "
     "a two-room brick house beside the old mill. Before that, children walked six miles to class."
 )
+
+pytestmark = pytest.mark.cost(30)
 ITEMS = [
     MCItem(
         id="school",

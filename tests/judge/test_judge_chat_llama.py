@@ -35,7 +35,7 @@ from readout_audit.judge import (
 from readout_audit.log._run import read_run
 from readout_audit.serve import LEDGER_FILE, Endpoint, Ledger, RetryPolicy
 
-pytestmark = pytest.mark.model
+pytestmark = [pytest.mark.model, pytest.mark.cost(120)]
 INVENTORY = chat_inventory(drop=False)  # each request ~5 s on this server: one source
 REQUESTS = INVENTORY.requests
 LABELS = CHAT.grading.labels

@@ -25,6 +25,8 @@ from readout_audit.judge._local_judge import VERDICT_STEM, judge_item, labels_of
 from readout_audit.judge._run import run_local_judge
 from readout_audit.log._run import read_run
 
+pytestmark = pytest.mark.cost(50)
+
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "judge"
 
 

@@ -8,11 +8,14 @@ import math
 import shutil
 from pathlib import Path
 
+import pytest
 import torch
 from click.testing import CliRunner
 
 from readout_audit._cli import main
 from readout_audit.judge import PROPOSAL_CONTEXTS, SEED_BRIDGES
+
+pytestmark = pytest.mark.cost(45)
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "judge"
 GSM8K = str(FIXTURES / "gsm8k_test_head.jsonl")

@@ -44,6 +44,8 @@ from readout_audit.readout import position_request
 from readout_audit.report import Section, TableBlock
 from readout_audit.stats import bootstrap_ci
 
+pytestmark = pytest.mark.cost(25)
+
 HERE = Path(__file__).parent
 
 

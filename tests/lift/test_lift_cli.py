@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from readout_audit._cli import main
 from readout_audit.lift import read_cuts
 from readout_audit.log import Manifest
 from readout_audit.log._run import read_run
+
+pytestmark = pytest.mark.cost(20)
 
 TEX = Path(__file__).parent.parent / "fixtures" / "tex"
 

@@ -11,6 +11,8 @@ from readout_audit.lift._conditions import LiftSetup, conditions, target_text
 from readout_audit.lift._score import common_prefix, cut_jobs, encode_scored, score_lift
 from readout_audit.log._run import read_run
 
+pytestmark = pytest.mark.cost(25)
+
 FORECASTS = {"osc:eq1": {"good": r"\hbar\omega(n+\tfrac12)", "bad": r"x^2 + y^2"}}
 
 

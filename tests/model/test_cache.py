@@ -13,6 +13,8 @@ from readout_audit.model._cache import CACHE_ENV, cache_dir, sha256_file
 from readout_audit.model._embedded import embedded_gguf_path
 from readout_audit.prompt import render
 
+pytestmark = pytest.mark.cost(15)
+
 
 def test_file_hashes_are_remembered_by_path_size_and_mtime(tmp_path, monkeypatch):
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))

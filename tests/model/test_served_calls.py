@@ -117,3 +117,15 @@ def test_conformance_table_prints_a_servers_hostile_strings_as_text(capsys):
     out = capsys.readouterr().out
     assert "'[/bold]RED'" in out and "\x1b" not in out
     assert "m[/bold] does NOT conform" in out
+
+
+def test_an_endpoint_that_answered_no_check_does_not_conform():
+    from readout_audit.model._conformance import Check, EndpointConformance
+
+    def endpoint(*verdicts: str) -> EndpointConformance:
+        checks = [Check(name=f"c{i}", verdict=v, detail="") for i, v in enumerate(verdicts)]
+        return EndpointConformance(endpoint="http://x/v1", server="openai", checks=checks)
+
+    assert endpoint("pass", "unavailable").conforms
+    assert not endpoint("pass", "fail").conforms
+    assert not endpoint("unavailable", "unavailable").conforms  # a server crashing on each call

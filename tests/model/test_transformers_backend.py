@@ -12,6 +12,8 @@ import torch
 from readout_audit.model import PositionRequest, ScoringModel, embedded_gguf_path, load_model
 from readout_audit.model._prefix import plan_prefixes
 
+pytestmark = pytest.mark.cost(50)
+
 
 def full_forward_logprobs(torch_model, ids: list[int], dtype=torch.float32) -> torch.Tensor:
     """log_softmax over the vocabulary at every position of one plain forward (float32)."""

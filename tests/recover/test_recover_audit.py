@@ -19,6 +19,8 @@ from readout_audit.recover._setup import Configuration
 from readout_audit.recover._store import HiddenLayout, read_hidden
 from readout_audit.report import render_html
 
+pytestmark = pytest.mark.cost(40)
+
 N = 26
 
 

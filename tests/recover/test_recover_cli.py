@@ -11,6 +11,8 @@ from readout_audit import generate_controlled_logic, read_run
 from readout_audit._cli import main
 from readout_audit._cli._recover import load_logic_file
 
+pytestmark = pytest.mark.cost(20)
+
 QUESTION = "Based on the above information, is the following statement true, false, or unknown?"
 FAST = ["--n-perm", "200", "--n-boot", "200", "--no-progress", "--plain"]
 

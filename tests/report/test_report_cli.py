@@ -17,6 +17,8 @@ from readout_audit.report import render_html
 from readout_audit.report._compare import compare_runs
 from readout_audit.stats import paired_bootstrap
 
+pytestmark = pytest.mark.cost(15)
+
 
 @pytest.mark.model
 @pytest.mark.parametrize("fixture", ["hostile_run", "options_run", "ptrue_run", "yesno_run"])

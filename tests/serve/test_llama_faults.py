@@ -19,6 +19,8 @@ from readout_audit import read_run
 from readout_audit._cli import main
 from readout_audit.serve import LEDGER_FILE, Ledger
 
+pytestmark = pytest.mark.cost(35)
+
 QUESTIONS = [f"Which number is larger?\nA. {a}\nB. {b}\nAnswer A or B."
              for a, b in [(17, 71), (40, 4), (8, 80)]]  # fmt: skip
 

@@ -10,10 +10,13 @@ from __future__ import annotations
 import shlex
 import shutil
 
+import pytest
 from click.testing import CliRunner
 from test_readme import SERVED, readme_commands, small
 
 from readout_audit._cli import main
+
+pytestmark = pytest.mark.cost(15)
 
 
 def test_readme_served_commands_run_as_written(served_spec, conformance, tmp_path, monkeypatch):

@@ -7,9 +7,12 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 from served_commands import ONE_AT_A_TIME, Q4_1, invoke
 
 from readout_audit import read_run
+
+pytestmark = pytest.mark.cost(70)
 
 
 def _local_and_served(

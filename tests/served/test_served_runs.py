@@ -24,6 +24,8 @@ from readout_audit import read_run
 from readout_audit._cli import main
 from readout_audit.serve import LEDGER_FILE, Ledger
 
+pytestmark = pytest.mark.cost(75)
+
 CHAT_ITEMS = [
     {
         "id": "letters",

@@ -15,6 +15,8 @@ from readout_audit.lift import forecast_cut, predictor_prompt, write_forecasts
 from readout_audit.lift._cut import sha256_text
 from readout_audit.lift._predict import forecast_seed, generated_text, prompt_ids
 
+pytestmark = pytest.mark.cost(30)
+
 NEW = 24
 
 
