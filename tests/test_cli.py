@@ -225,7 +225,7 @@ def test_audit_ptrue_on_mmlu_csv_in_the_library_layout(tmp_path):
         (tmp_path / split / f"astronomy_{split}.csv").write_text("\n".join(lines) + "\n")
     common = ["audit", "ptrue", "--items", str(tmp_path / "test"), "--limit", "1"]
     missing = CliRunner().invoke(main, [*common, "--out", str(tmp_path / "x")])
-    assert missing.exit_code == 2 and "--shots-from" in missing.output
+    assert missing.exit_code == 1 and "--shots-from" in missing.output
     result = CliRunner().invoke(
         main,
         [

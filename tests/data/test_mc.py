@@ -85,14 +85,14 @@ def test_missing_subset_is_an_input_error(hub_copy):
 
 
 def test_cli_hf_source_defaults_to_the_all_subset_and_the_test_split(hub_copy):
-    from readout_audit._cli._audit import _load_mc
+    from readout_audit.data import load_mc_source
 
-    assert [i.id for i in _load_mc(f"hf:{hub_copy}", None, None, False)] == [
+    assert [i.id for i in load_mc_source(f"hf:{hub_copy}")] == [
         "geography_test/1",
         "geography_test/2",
         "astronomy_test/1",
     ]
-    assert len(_load_mc(f"hf:{hub_copy}", "geography", "test", False)) == 2
+    assert len(load_mc_source(f"hf:{hub_copy}", "geography", "test")) == 2
 
 
 def test_mmlu_pro_rows_are_lettered_to_their_last_option(tmp_path):

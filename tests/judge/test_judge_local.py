@@ -21,8 +21,8 @@ from readout_audit.judge import (
     read_inventory,
     write_inventory,
 )
-from readout_audit.judge._local_judge import VERDICT_STEM, judge_item, labels_of
-from readout_audit.judge._run import run_local_judge
+from readout_audit.judge.run._local import VERDICT_STEM, judge_item, labels_of
+from readout_audit.judge.run._run import run_local_judge
 from readout_audit.log._run import read_run
 
 pytestmark = pytest.mark.cost(50)

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from readout_audit._cli import main
-from readout_audit.judge._proposals import (
+from readout_audit.judge.search._proposals import (
     PROPOSAL_CONTEXTS,
     BeamSettings,
     Proposal,

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from readout_audit import generate_controlled_logic, read_run
 from readout_audit._cli import main
-from readout_audit._cli._recover import load_logic_file
+from readout_audit.data import load_logic_file
 
 pytestmark = pytest.mark.cost(20)
 
@@ -55,8 +55,8 @@ def test_layouts_are_found_from_the_content(tmp_path):
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["--eval", "x.json"], "give --fit and at least one --eval"),
-        (["--generate", "controlled-logic", "--fit", "x"], "--generate replaces"),
+        (["--eval", "x.json"], "give a fit split and at least one eval split"),
+        (["--generate", "controlled-logic", "--fit", "x"], "replaces items, fit and probe_train"),
         (["--fit", "nowhere", "--eval", "nowhere"], "'nowhere' is neither a file nor a split"),
         (["--generate", "controlled-logic", "--configurations", "main/xyz"], "PROMPT/VERBALIZER"),
         (["--generate", "controlled-logic", "--prior", "0.5,0.5"], "prior"),

@@ -11,7 +11,6 @@ import click
 from readout_audit._cli._common import greedy_tokens, model_options, refuse_unused, user_errors
 from readout_audit._cli._score import Preflight, prepare_all, run_with_model
 from readout_audit._exceptions import InputError
-from readout_audit._util._jsonl import split_lines
 from readout_audit.audit._options import audit_options, ladder_items
 from readout_audit.audit._ptrue import audit_ptrue, readout_items
 from readout_audit.audit._ptrue_answers import LIBRARY_SEED, AnswerMode, PromptMode
@@ -22,12 +21,13 @@ from readout_audit.audit._yesno import (
     audit_yesno,
     yesno_item,
 )
-from readout_audit.data._jsonl import read_text
-from readout_audit.data._mc import MCItem, load_mc_items, load_mmlu_csv, load_mmlu_hf
-from readout_audit.data._polygraph import LIBRARY_SHOTS, polygraph_mmlu_items
-from readout_audit.data._qa import Correctness, QAItem, load_qa_items
-from readout_audit.data._race import RACE_REVISION, load_race
-from readout_audit.data._yesno import YesNoItem, demo_yesno_items, load_pope, load_yesno_items
+from readout_audit.data import (
+    load_mc_source,
+    load_qa_source,
+    load_yesno_source,
+)
+from readout_audit.data._polygraph import LIBRARY_SHOTS
+from readout_audit.data._qa import Correctness
 from readout_audit.kind import AuditKind, UnknownKindError, audit_kinds, get_kind
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._served_spec import is_served
@@ -35,38 +35,6 @@ from readout_audit.model._vision import VisionCodec
 from readout_audit.prompt._spec import BUILTIN_SPECS, Variant
 from readout_audit.prompt._spec_file import SPEC_SUFFIXES, load_spec_file
 from readout_audit.readout._yesno import LLAMA_PAIR, LLAMA_SET, NO_FORMS, YES_FORMS, ParseRule
-
-
-def _load_mc(
-    source: str, subset: str | None, split: str | None, allow_download: bool
-) -> list[MCItem]:
-    """JSONL items, MMLU's CSV layout (a file or folder), ``hf:`` MMLU or ``race:`` RACE."""
-    prefix, _, rest = source.partition(":")
-    dataset, _, revision = rest.partition("@")
-    if prefix == "race":
-        if split is not None:
-            raise InputError(
-                "does not apply to race:, which reads test, validation and train in turn",
-                field="split",
-            )
-        return load_race(
-            dataset,
-            subset or "high",
-            revision=revision or RACE_REVISION,
-            allow_download=allow_download,
-        )
-    if prefix == "hf":
-        return load_mmlu_hf(
-            dataset,
-            subset or "all",
-            split=split or "test",
-            revision=revision or None,
-            allow_download=allow_download,
-        )
-    path = Path(source)
-    if path.is_dir() or path.suffix == ".csv":
-        return load_mmlu_csv(path)
-    return load_mc_items(path)
 
 
 class AuditGroup(click.Group):
@@ -156,7 +124,9 @@ def options_command(
     **options: Any,
 ) -> None:
     """Constrained-option audit: option mass, argmax, continuation, first tokens, ending, stem."""
-    items = _load_mc(items_source, subset, split, options["allow_download"])[:limit]
+    items = load_mc_source(items_source, subset, split, allow_download=options["allow_download"])[
+        :limit
+    ]
     if spec_name in BUILTIN_SPECS:
         spec, extra = BUILTIN_SPECS[spec_name], dict[str, Variant]()
     elif Path(spec_name).suffix in SPEC_SUFFIXES:
@@ -271,7 +241,9 @@ def ptrue_command(
             "position and --answers sets the answer step"
         )
     allow = options["allow_download"]
-    items = _load_qa(items_source, shots_from, shots, allow)[:limit]
+    items = load_qa_source(items_source, shots_from=shots_from, shots=shots, allow_download=allow)[
+        :limit
+    ]
     mode = cast(PromptMode, prompt_mode)
     answered = [i for i in items if i.answer is not None]  # others are generated: unknown yet
     readouts = [item for i in answered for item in readout_items(i, i.answer or "", mode).values()]
@@ -291,21 +263,6 @@ def ptrue_command(
         ),
         prepare_all(readouts, 1),
     )
-
-
-def _load_qa(source: str, shots_from: str | None, shots: int, allow: bool) -> list[QAItem]:
-    """QA JSONL as given, or MMLU in lm-polygraph's layout with examples from its dev rows."""
-    if not (source.startswith("hf:") or Path(source).is_dir() or source.endswith(".csv")):
-        return load_qa_items(Path(source))
-    examples: list[MCItem] = []
-    if shots > 0:
-        if shots_from is None and not source.startswith("hf:"):
-            raise click.UsageError(
-                "MMLU CSV items need --shots-from (the dev rows) for lm-polygraph's examples, "
-                "or --shots 0"
-            )
-        examples = _load_mc(shots_from or source, "all", "dev", allow)
-    return polygraph_mmlu_items(_load_mc(source, "all", "test", allow), examples, n_shot=shots)
 
 
 def _ids(text: str, name: str) -> tuple[int, ...]:
@@ -340,16 +297,6 @@ def _legacy(
             )
         legacy_set = (_ids(yes, "legacy-set"), _ids(no, "legacy-set"))
     return legacy_pair, legacy_set
-
-
-def _load_yesno(source: Path | None, images: Path | None) -> list[YesNoItem]:
-    """POPE question files (by their fields), generic JSONL, or the built-in demo questions."""
-    if source is None:
-        return demo_yesno_items()
-    first = next((line for line in split_lines(read_text(source)) if line.strip()), "")
-    if '"question_id"' in first and '"text"' in first:
-        return load_pope(source, images)
-    return load_yesno_items(source, images)
 
 
 @click.command("yesno")
@@ -451,7 +398,7 @@ def yesno_command(
         refuse_unused(("images",), "without --items: the demo questions have no images")
     if is_served(spec):
         refuse_unused(("images",), f"by a served model ({spec}), which reads text only")
-    items = _load_yesno(items_path, images)[:limit]
+    items = load_yesno_source(items_path, images)[:limit]
     pair, sets = _legacy(legacy_ids, legacy_set, legacy)
     setup = YesNoSetup(
         yes_forms=tuple(dict.fromkeys((*YES_FORMS, *yes_forms))),

@@ -19,7 +19,7 @@ from readout_audit.judge import (
     load_gsm8k_hf,
     load_gsm8k_jsonl,
 )
-from readout_audit.judge._run import run_local_judge, run_served_judge
+from readout_audit.judge.run._run import run_local_judge, run_served_judge
 from readout_audit.kind import DEFAULT_BATCH_SIZE
 from readout_audit.model._backend import ScoringModel
 from readout_audit.model._device import DTYPES

@@ -15,9 +15,9 @@ from readout_audit._cli._judge_options import (
 )
 from readout_audit._cli._score import finish
 from readout_audit._exceptions import InputError
-from readout_audit.judge._combine import combine_runs
-from readout_audit.judge._inventory_file import read_inventory
-from readout_audit.judge._run import chosen_configurations
+from readout_audit.judge.inventory._file import read_inventory
+from readout_audit.judge.run._combine import combine_runs
+from readout_audit.judge.run._run import chosen_configurations
 from readout_audit.progress import progress_mode
 
 

@@ -17,13 +17,13 @@ from readout_audit._cli._judge_options import (
     source_options,
 )
 from readout_audit._cli._score import load_cli_model
-from readout_audit.judge._build import choose_sources
-from readout_audit.judge._cells import PRESENTATIONS, Phase
-from readout_audit.judge._inventory import PAPER_SEED, parse_configuration
-from readout_audit.judge._inventory_file import read_planned
-from readout_audit.judge._present import RESPONSE_FORMATS
-from readout_audit.judge._search_plan import PROGRAMMES, read_proposals, seed_pool
-from readout_audit.judge._search_run import (
+from readout_audit.judge.inventory._build import choose_sources
+from readout_audit.judge.inventory._file import read_planned
+from readout_audit.judge.inventory._inventory import PAPER_SEED, parse_configuration
+from readout_audit.judge.protocol._cells import PRESENTATIONS, Phase
+from readout_audit.judge.protocol._present import RESPONSE_FORMATS
+from readout_audit.judge.search._plan import PROGRAMMES, read_proposals, seed_pool
+from readout_audit.judge.search._run import (
     CONFIRMATION_FILE,
     SELECTION_FILE,
     SearchResult,

@@ -12,113 +12,11 @@ from readout_audit._cli._common import greedy_tokens, model_options, user_errors
 from readout_audit._cli._score import run_with_model
 from readout_audit._cli._types import FiniteFloat
 from readout_audit._exceptions import InputError
-from readout_audit._util._jsonl import decode_json
-from readout_audit.data._anli import load_anli_hf, load_anli_jsonl
-from readout_audit.data._controlled_logic import generate_controlled_logic
-from readout_audit.data._jsonl import load_as, read_lines
-from readout_audit.data._logic import (
-    LogicItem,
-    load_folio_jsonl,
-    load_logic_llm,
-    load_proofwriter_jsonl,
-)
 from readout_audit.model._codec import TextCodec
-from readout_audit.recover._audit import RecoverSplits, audit_recover, plan_items
+from readout_audit.recover._audit import audit_recover, plan_items
 from readout_audit.recover._offsets import OffsetGrid
 from readout_audit.recover._setup import RecoverSetup, configurations_named
-
-GENERATED_EVALS = ("id", "depth", "lexical")
-
-
-def load_logic_file(path: Path) -> list[LogicItem]:
-    """Logic items from a file, its layout found from its content.
-
-    A JSON array is Logic-LLM's layout (ProofWriter, FOLIO); JSON lines are ProofWriter's
-    theories (``theory``, ``questions``), FOLIO's (``premises``, ``conclusion``), ANLI's
-    (``premise``, ``hypothesis``) or this project's items (``context``, ``statement``).
-    """
-    if path.suffix == ".json":
-        return load_logic_llm(path)
-    first = next((line for line in read_lines(path) if line.strip()), "")
-    try:
-        keys = set(decode_json(first)) if first else set()
-    except (ValueError, TypeError):  # the loader chosen below names the problem
-        keys = set()
-    if {"theory", "questions"} <= keys:
-        return load_proofwriter_jsonl(path)
-    if {"premises", "conclusion"} <= keys:
-        return load_folio_jsonl(path)
-    if {"premise", "hypothesis"} <= keys:
-        return load_anli_jsonl(path)
-    return load_as(LogicItem, path)
-
-
-def _split_of(item: LogicItem) -> str | None:
-    split = item.metadata.get("split")
-    return split if isinstance(split, str) else None
-
-
-def load_source(source: str, pooled: list[LogicItem], allow_download: bool) -> list[LogicItem]:
-    """A split named by SOURCE: a split of ``--items``, ``anli:[DATASET[@REV]:]SPLIT`` or a file."""
-    named = [item for item in pooled if _split_of(item) == source]
-    if named:
-        return named
-    if source.startswith("anli:"):
-        spec = source.removeprefix("anli:")
-        dataset, _, split = spec.rpartition(":")
-        name, _, revision = dataset.partition("@")
-        return load_anli_hf(
-            name or "facebook/anli",
-            split=split,
-            revision=revision or None,
-            allow_download=allow_download,
-        )
-    path = Path(source)
-    if not path.exists():
-        known = sorted({s for item in pooled if (s := _split_of(item))})
-        hint = f" (splits of --items: {', '.join(known)})" if known else ""
-        raise InputError(f"{source!r} is neither a file nor a split{hint}", field="source")
-    return load_logic_file(path)
-
-
-def _named(source: str) -> tuple[str, str]:
-    """``NAME=SOURCE``, or SOURCE named by its split or file stem."""
-    name, sep, rest = source.partition("=")
-    if sep and name and "/" not in name:
-        return name, rest
-    stem = Path(source).stem if Path(source).suffix else source.rpartition(":")[2]
-    return stem, source
-
-
-def _splits(
-    items: tuple[Path, ...],
-    fit: str | None,
-    evals: tuple[str, ...],
-    probe_train: str | None,
-    generate: str | None,
-    n: int,
-    train_n: int,
-    seed: int,
-    allow_download: bool,
-) -> RecoverSplits:
-    if generate is not None:
-        if fit or probe_train or items:
-            raise click.UsageError("--generate replaces --items, --fit and --probe-train")
-        names = [name for e in evals for name in e.split(",")] or list(GENERATED_EVALS)
-        return RecoverSplits(
-            train=generate_controlled_logic("train", train_n, seed),
-            fit=generate_controlled_logic("fit", n, seed),
-            evals={name: generate_controlled_logic(name, n, seed) for name in names},
-        )
-    if fit is None or not evals:
-        raise click.UsageError("give --fit and at least one --eval (or --generate)")
-    pooled = [item for path in items for item in load_logic_file(path)]
-    named = dict(_named(e) for e in evals)
-    return RecoverSplits(
-        train=load_source(probe_train, pooled, allow_download) if probe_train else (),
-        fit=load_source(fit, pooled, allow_download),
-        evals={name: load_source(src, pooled, allow_download) for name, src in named.items()},
-    )
+from readout_audit.recover._sources import GENERATED_N, GENERATED_TRAIN_N, recover_splits
 
 
 def _numbers(text: str | None, field: str, kind: type[float] | type[int] = float) -> Any:
@@ -175,14 +73,14 @@ def _numbers(text: str | None, field: str, kind: type[float] | type[int] = float
 @click.option(
     "--n",
     "n",
-    default=1000,
+    default=GENERATED_N,
     show_default=True,
     type=click.IntRange(3, 100_000),
     help="Generated items per fit and held-out split.",
 )
 @click.option(
     "--train-n",
-    default=2000,
+    default=GENERATED_TRAIN_N,
     show_default=True,
     type=click.IntRange(3, 100_000),
     help="Generated probe-training items.",
@@ -278,16 +176,16 @@ def recover_command(
         prior=_numbers(prior, "prior"),
         collapse_threshold=collapse_threshold,
     )
-    splits = _splits(
-        items,
-        fit,
-        evals,
-        probe_train,
-        generate,
-        n,
-        train_n,
-        generator_seed,
-        options["allow_download"],
+    splits = recover_splits(
+        items=items,
+        fit=fit,
+        evals=evals,
+        probe_train=probe_train,
+        generate=generate is not None,
+        n=n,
+        train_n=train_n,
+        seed=generator_seed,
+        allow_download=options["allow_download"],
     )
     greedy = greedy_tokens(options, 0)
 

@@ -15,6 +15,14 @@ from readout_audit.data._mc import MMLU_HUB_ID, MCItem, load_mc_items, load_mmlu
 from readout_audit.data._polygraph import polygraph_mmlu_items
 from readout_audit.data._qa import QAItem, is_correct, load_qa_items
 from readout_audit.data._race import RACE_HUB_ID, RACE_REVISION, load_race
+from readout_audit.data._sources import (
+    load_logic_file,
+    load_logic_source,
+    load_mc_source,
+    load_qa_source,
+    load_yesno_source,
+    named_source,
+)
 from readout_audit.data._yesno import (
     YesNoItem,
     demo_yesno_items,
@@ -58,4 +66,10 @@ __all__ = [
     "parse_items",
     "read_json",
     "polygraph_mmlu_items",
+    "load_logic_file",
+    "load_logic_source",
+    "load_mc_source",
+    "load_qa_source",
+    "load_yesno_source",
+    "named_source",
 ]

@@ -1,139 +1,135 @@
 """LLM-judge robustness (seed 004): presentation and cue experiments run as frozen protocols."""
 
-from readout_audit.judge._analysis import (
+from readout_audit.judge.analysis import (
+    CROSSING_THRESHOLDS,
+    GATE_PERCENT,
+    PAPER_BOOTSTRAP_SEED,
+    PRIMARY_DRAWS,
+    PRIMARY_TERMS,
+    SCORE_READINGS,
+    AcceptanceRow,
+    CellCount,
+    Crossings,
+    DirectionalResult,
+    DuplicateRow,
+    Gate,
+    InteractionTest,
+    JudgeAnalysisSettings,
+    JudgePanel,
+    JudgeSummary,
+    LabelMass,
+    PairedChange,
+    PrimaryResult,
+    Qualification,
+    ScoreInteraction,
+    SecondaryResult,
+    SourceCells,
+    acceptance_table,
     analyse_judge,
+    conditional_correctness,
+    control_gates,
+    directional_family,
+    discordances,
+    displayed_gap,
+    duplicate_table,
+    interaction_test,
+    judge_checks,
+    judge_sections,
+    judge_tables,
+    label_mass_table,
+    log_ratio,
+    paired_score_changes,
+    panel_bounds,
+    planned_weights,
+    positive_score,
+    primary_cells,
+    primary_family,
+    qualify,
+    required_correct,
+    score_crossings,
+    score_interaction,
+    secondary_family,
     summarise_judge,
 )
-from readout_audit.judge._build import (
+from readout_audit.judge.inventory import (
+    BLANK,
+    COLON,
+    DROP_HUB_ID,
+    EXCLUSION_REASONS,
+    GSM8K_HUB_ID,
+    INVENTORY_FILE,
+    MANIFEST_FILE,
+    NO_ANSWER,
+    PAPER_SEED,
+    PHASE_CELLS,
+    READABLE_CUES,
+    SCAFFOLDS,
     BankStats,
     ChosenSources,
+    Configuration,
     Inventory,
     InventoryManifest,
     PriorInventory,
+    PriorSources,
     RequestHashes,
+    SelectedSource,
+    Source,
+    SourceBank,
     SourceEntry,
     assemble_inventory,
-    build_inventory,
-    choose_sources,
-    inventory_bytes,
-    source_entry,
-)
-from readout_audit.judge._candidates import (
-    BLANK,
-    COLON,
-    NO_ANSWER,
-    READABLE_CUES,
-    SCAFFOLDS,
     bridges,
+    build_inventory,
     canonical_number,
     cell_candidate,
+    choose_sources,
     cue_candidate,
-    mutated,
-    random_letters,
-    target_label,
-)
-from readout_audit.judge._cells import (
-    CONFIRMATION_CELLS,
-    CONTROL_CELLS,
-    FIXTURE_CELLS,
-    PREFLIGHT_CELLS,
-    PRESENTATIONS,
-    PRIMARY_CELLS,
-    REPEAT_CELLS,
-)
-from readout_audit.judge._chat_judge import (
-    CHAT_PATH,
-    chat_record,
-    judge_call,
-    run_chat_judge,
-)
-from readout_audit.judge._chat_verdict import (
-    ChatVerdict,
-    read_chat_verdict,
-    reply_choice,
-)
-from readout_audit.judge._checks import (
-    judge_checks,
-)
-from readout_audit.judge._combine import (
-    combine_runs,
-)
-from readout_audit.judge._contracts import (
-    CONTRACTS,
-    FINAL3,
-    FINAL4,
-    HALL,
-    HALL_INSTRUCTION,
-    HALL_R,
-    Contract,
-)
-from readout_audit.judge._datasets import (
-    DROP_HUB_ID,
-    GSM8K_HUB_ID,
     drop_source,
     gsm8k_source,
+    interleave_key,
+    inventory_bytes,
+    judge_model_name,
     load_drop_hf,
     load_drop_json,
     load_gsm8k_hf,
     load_gsm8k_jsonl,
-)
-from readout_audit.judge._descriptives import (
-    AcceptanceRow,
-    DuplicateRow,
-    LabelMass,
-    acceptance_table,
-    duplicate_table,
-    label_mass_table,
-)
-from readout_audit.judge._directional import (
-    DirectionalResult,
-    directional_family,
-)
-from readout_audit.judge._gates import (
-    GATE_PERCENT,
-    CellCount,
-    Gate,
-    Qualification,
-    control_gates,
-    qualify,
-    required_correct,
-)
-from readout_audit.judge._inventory import (
-    PAPER_SEED,
-    PHASE_CELLS,
-    Configuration,
-    interleave_key,
-    judge_model_name,
+    mutated,
+    normalise_question,
     parse_configuration,
+    parse_number,
     plan_inventory,
     plan_request,
-)
-from readout_audit.judge._inventory_file import (
-    INVENTORY_FILE,
-    MANIFEST_FILE,
+    random_letters,
     read_inventory,
     read_planned,
+    select_sources,
+    source_entry,
+    source_order_key,
+    target_label,
     write_inventory,
 )
-from readout_audit.judge._kind import (
-    JUDGE,
-)
-from readout_audit.judge._local_judge import (
-    VERDICT_STEM,
-    local_jobs,
-)
-from readout_audit.judge._panel import (
-    JudgePanel,
-)
-from readout_audit.judge._planned import (
-    PlannedRequest,
-)
-from readout_audit.judge._present import (
+from readout_audit.judge.protocol import (
+    CONFIRMATION_CELLS,
+    CONTRACTS,
+    CONTROL_CELLS,
+    FINAL3,
+    FINAL4,
+    FIXTURE_CELLS,
+    HALL,
+    HALL_INSTRUCTION,
+    HALL_R,
+    PREFLIGHT_CELLS,
+    PRESENTATIONS,
+    PRIMARY_CELLS,
+    REPEAT_CELLS,
     RESPONSE_FORMATS,
+    Contract,
+    JudgeRecord,
+    PlannedRequest,
     ResponseFormat,
     compact_json,
     content_sha256,
     key_sorted,
+    planned_record,
     response_format,
     structured_request,
     verdict_schema,
@@ -141,123 +137,65 @@ from readout_audit.judge._present import (
     wire_bytes,
     wire_sha256,
 )
-from readout_audit.judge._primary import (
-    PRIMARY_TERMS,
-    InteractionTest,
-    PrimaryResult,
-    SourceCells,
-    interaction_test,
-    panel_bounds,
-    planned_weights,
-    primary_cells,
-    primary_family,
-)
-from readout_audit.judge._proposals import (
-    PROPOSAL_CONTEXTS,
-    BeamSettings,
-    Proposal,
-    context_ids,
-    first_word,
-    propose,
-    retain,
-    write_proposals,
-)
-from readout_audit.judge._record import (
-    JudgeRecord,
-    planned_record,
-)
-from readout_audit.judge._report import (
-    judge_sections,
-)
-from readout_audit.judge._run import (
+from readout_audit.judge.run import (
+    CHAT_PATH,
+    JUDGE,
+    VERDICT_STEM,
+    ChatVerdict,
     JudgePlan,
+    chat_record,
+    combine_runs,
+    judge_call,
+    local_jobs,
+    read_chat_verdict,
+    reply_choice,
+    run_chat_judge,
     run_local_judge,
     run_served_judge,
 )
-from readout_audit.judge._scores import (
-    CROSSING_THRESHOLDS,
-    SCORE_READINGS,
-    Crossings,
-    PairedChange,
-    ScoreInteraction,
-    conditional_correctness,
-    displayed_gap,
-    log_ratio,
-    paired_score_changes,
-    positive_score,
-    score_crossings,
-    score_interaction,
-)
-from readout_audit.judge._search_confirm import (
-    CleanControl,
-    ConfirmedBridge,
-    SearchConfirmation,
-    confirm_search,
-)
-from readout_audit.judge._search_extend import (
-    extend_bridges,
-)
-from readout_audit.judge._search_plan import (
+from readout_audit.judge.search import (
     CLEAN_CONTROLS,
-    PROGRAMMES,
-    SEED_BRIDGES,
-    Bridge,
-    Programme,
-    bridge_cell,
-    bridge_id,
-    plan_stage,
-    read_proposals,
-    seed_pool,
-)
-from readout_audit.judge._search_rank import (
-    BridgeScore,
-    displayed_positive,
-    extension_parents,
-    frozen_roles,
-    frozen_texts,
-    rank_bridges,
-    score_bridges,
-)
-from readout_audit.judge._search_run import (
     CONFIRMATION_FILE,
     PLAN_FILE,
+    PROGRAMMES,
+    PROPOSAL_CONTEXTS,
+    SEED_BRIDGES,
     SELECTION_FILE,
+    BeamSettings,
+    Bridge,
+    BridgeScore,
+    CleanControl,
+    ConfirmedBridge,
     Extension,
+    Programme,
+    Proposal,
+    SearchConfirmation,
     SearchResult,
     SearchSetup,
     Selection,
     StageHash,
     StageRunner,
+    bridge_cell,
+    bridge_id,
+    confirm_search,
+    context_ids,
+    displayed_positive,
+    extend_bridges,
+    extension_parents,
+    first_word,
+    frozen_roles,
+    frozen_texts,
+    plan_stage,
+    propose,
+    rank_bridges,
+    read_proposals,
     records_sha256,
+    retain,
     run_search,
+    score_bridges,
     search_plan,
-)
-from readout_audit.judge._secondary import (
-    SecondaryResult,
-    discordances,
-    secondary_family,
-)
-from readout_audit.judge._select import (
-    EXCLUSION_REASONS,
-    PriorSources,
-    SelectedSource,
-    select_sources,
-    source_order_key,
-)
-from readout_audit.judge._settings import (
-    PAPER_BOOTSTRAP_SEED,
-    PRIMARY_DRAWS,
-    JudgeAnalysisSettings,
-)
-from readout_audit.judge._sources import (
-    Source,
-    SourceBank,
-    normalise_question,
-    parse_number,
-)
-from readout_audit.judge._summary import (
-    JudgeSummary,
-    judge_tables,
+    seed_pool,
+    write_proposals,
 )
 
 __all__ = [

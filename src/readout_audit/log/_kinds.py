@@ -23,7 +23,7 @@ BUILT_IN = (
     "readout_audit.audit",
     "readout_audit.recover",
     "readout_audit.lift._kind",
-    "readout_audit.judge._kind",
+    "readout_audit.judge.run._kind",
 )
 """The modules that register the built-in kinds when imported."""
 

@@ -21,7 +21,8 @@ from readout_audit.model._gate import (
 )
 from readout_audit.model._generation import GenerationSettings
 from readout_audit.model._gguf import gguf_quantisation
-from readout_audit.model._load import ModelSpec, load_model, parse_model_spec
+from readout_audit.model._load import ModelSpec, load_codec, load_model, parse_model_spec
+from readout_audit.model._served import ServedModel, ServedSettings, load_served
 
 __all__ = [
     "CONFORMANCE_FILE",
@@ -46,4 +47,8 @@ __all__ = [
     "parse_model_spec",
     "read_conformance",
     "write_conformance",
+    "ServedModel",
+    "ServedSettings",
+    "load_served",
+    "load_codec",
 ]

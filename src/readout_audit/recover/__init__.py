@@ -43,6 +43,7 @@ from readout_audit.recover._setup import (
     Verbalizer,
 )
 from readout_audit.recover._slices import tfidf_predictions
+from readout_audit.recover._sources import GENERATED_EVALS, recover_splits
 from readout_audit.recover._store import HiddenLayout, read_hidden
 from readout_audit.recover._summary import RecoverSummary
 
@@ -86,4 +87,6 @@ __all__ = [
     "readout_gap",
     "subsample",
     "tfidf_predictions",
+    "GENERATED_EVALS",
+    "recover_splits",
 ]

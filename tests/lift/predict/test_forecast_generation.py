@@ -9,11 +9,12 @@ import torch
 from click.testing import CliRunner
 from llama_state import clear_prefix_cache
 
-from readout_audit import InputError, ReadoutError, RunDirectoryError, ServedSettings, load_served
+from readout_audit import InputError, ReadoutError, RunDirectoryError, ServedSettings
 from readout_audit._cli import main
 from readout_audit.lift import forecast_cut, predictor_prompt, write_forecasts
 from readout_audit.lift._cut import sha256_text
 from readout_audit.lift._predict import forecast_seed, generated_text, prompt_ids
+from readout_audit.model import load_served
 
 pytestmark = pytest.mark.cost(30)
 

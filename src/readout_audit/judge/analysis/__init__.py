@@ -1,0 +1,130 @@
+"""The judge study's analysis.
+
+The panel of records, control gates, primary and secondary families, scores, summary, report.
+"""
+
+from readout_audit.judge.analysis._analysis import (
+    analyse_judge,
+    summarise_judge,
+)
+from readout_audit.judge.analysis._checks import (
+    judge_checks,
+)
+from readout_audit.judge.analysis._descriptives import (
+    AcceptanceRow,
+    DuplicateRow,
+    LabelMass,
+    acceptance_table,
+    duplicate_table,
+    label_mass_table,
+)
+from readout_audit.judge.analysis._directional import (
+    DirectionalResult,
+    directional_family,
+)
+from readout_audit.judge.analysis._gates import (
+    GATE_PERCENT,
+    CellCount,
+    Gate,
+    Qualification,
+    control_gates,
+    qualify,
+    required_correct,
+)
+from readout_audit.judge.analysis._panel import (
+    JudgePanel,
+)
+from readout_audit.judge.analysis._primary import (
+    PRIMARY_TERMS,
+    InteractionTest,
+    PrimaryResult,
+    SourceCells,
+    interaction_test,
+    panel_bounds,
+    planned_weights,
+    primary_cells,
+    primary_family,
+)
+from readout_audit.judge.analysis._report import (
+    judge_sections,
+)
+from readout_audit.judge.analysis._scores import (
+    CROSSING_THRESHOLDS,
+    SCORE_READINGS,
+    Crossings,
+    PairedChange,
+    ScoreInteraction,
+    conditional_correctness,
+    displayed_gap,
+    log_ratio,
+    paired_score_changes,
+    positive_score,
+    score_crossings,
+    score_interaction,
+)
+from readout_audit.judge.analysis._secondary import (
+    SecondaryResult,
+    discordances,
+    secondary_family,
+)
+from readout_audit.judge.analysis._settings import (
+    PAPER_BOOTSTRAP_SEED,
+    PRIMARY_DRAWS,
+    JudgeAnalysisSettings,
+)
+from readout_audit.judge.analysis._summary import (
+    JudgeSummary,
+    judge_tables,
+)
+
+__all__ = [
+    "CROSSING_THRESHOLDS",
+    "GATE_PERCENT",
+    "PAPER_BOOTSTRAP_SEED",
+    "PRIMARY_DRAWS",
+    "PRIMARY_TERMS",
+    "SCORE_READINGS",
+    "AcceptanceRow",
+    "CellCount",
+    "Crossings",
+    "DirectionalResult",
+    "DuplicateRow",
+    "Gate",
+    "InteractionTest",
+    "JudgeAnalysisSettings",
+    "JudgePanel",
+    "JudgeSummary",
+    "LabelMass",
+    "PairedChange",
+    "PrimaryResult",
+    "Qualification",
+    "ScoreInteraction",
+    "SecondaryResult",
+    "SourceCells",
+    "acceptance_table",
+    "analyse_judge",
+    "conditional_correctness",
+    "control_gates",
+    "directional_family",
+    "discordances",
+    "displayed_gap",
+    "duplicate_table",
+    "interaction_test",
+    "judge_checks",
+    "judge_sections",
+    "judge_tables",
+    "label_mass_table",
+    "log_ratio",
+    "paired_score_changes",
+    "panel_bounds",
+    "planned_weights",
+    "positive_score",
+    "primary_cells",
+    "primary_family",
+    "qualify",
+    "required_correct",
+    "score_crossings",
+    "score_interaction",
+    "secondary_family",
+    "summarise_judge",
+]

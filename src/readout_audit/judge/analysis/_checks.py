@@ -1,0 +1,86 @@
+"""Checks of a judge run, with verdicts: control gates, missing outcomes, local label mass."""
+
+from __future__ import annotations
+
+from readout_audit.judge.analysis._descriptives import LabelMass
+from readout_audit.judge.analysis._gates import Gate
+from readout_audit.judge.analysis._summary import JudgeSummary
+from readout_audit.log._summary import Check
+
+
+def gate_check(gate: Gate) -> Check:
+    """A gate's pass or fail, with each control's right / planned against what it needs."""
+    counts = ", ".join(f"{c.cell} {c.right}/{c.planned} (≥ {c.required})" for c in gate.controls)
+    if gate.phase == "preflight":
+        counts += f"; unparsed {gate.n_unparsed}"
+    evidence = {
+        "controls": {c.cell: [c.right, c.planned, c.required] for c in gate.controls},
+        "unparsed": gate.n_unparsed,
+    }
+    name = f"gate[{gate.phase}:{gate.configuration}:{gate.presentation}]"
+    if gate.passed:
+        return Check(name, "pass", counts, evidence)
+    consequence = (
+        "the configuration is skipped: p = 1 holds its primary and secondary slots"
+        if gate.phase == "preflight"
+        else "the configuration is not competent: its primary test cannot succeed"
+    )
+    return Check(
+        name,
+        "fail",
+        f"{counts}; {consequence}",
+        evidence,
+        repair="a judge that misgrades the unambiguous controls cannot be read on the cue cells",
+    )
+
+
+def outcome_check(summary: JudgeSummary) -> Check:
+    """Planned requests without a verdict: counted against gates, bounded, never guessed."""
+    missing = {k: n for k, n in summary.outcomes.items() if k != "completed"}
+    total = sum(summary.outcomes.values())
+    if not sum(missing.values()):
+        return Check("outcomes", "pass", f"all {total} planned requests returned a verdict")
+    listed = ", ".join(f"{k} {n}" for k, n in missing.items())
+    return Check(
+        "outcomes",
+        "warn",
+        f"{sum(missing.values())} of {total} planned requests have no verdict ({listed}): they "
+        "count against the gates, leave their sources out of complete-source tests and widen "
+        "the missingness bounds",
+        missing,
+        repair="unknown outcomes are never resent; report the bounds alongside the estimates",
+    )
+
+
+def mass_check(mass: LabelMass) -> Check:
+    """A local judge whose labels hold less than the floor of next-token mass is flagged."""
+    name = f"label_mass[{mass.configuration}]"
+    evidence = {
+        "median": mass.median,
+        "min": mass.min,
+        "below_floor": mass.n_below_floor,
+        "measured": mass.n_measured,
+        "floor": mass.floor,
+    }
+    where = f"median {mass.median:.3g}, min {mass.min:.3g} over {mass.n_measured} records"
+    if not mass.n_below_floor:
+        return Check(name, "pass", f"labels hold ≥ {mass.floor} of the mass: {where}", evidence)
+    collapse = " (median below the floor: collapse)" if (mass.median or 0) < mass.floor else ""
+    return Check(
+        name,
+        "warn",
+        f"{mass.n_below_floor} of {mass.n_measured} records ({mass.share_below:.1%}) have "
+        f"label mass below {mass.floor}{collapse}; {where}",
+        evidence,
+        repair="the judge's labels are not what it would say next; its verdicts are argmaxes "
+        "of a small share of its probability (see the constrained-option audit's checks)",
+    )
+
+
+def judge_checks(summary: JudgeSummary) -> list[Check]:
+    """Every gate, then the missing outcomes, then each measured label mass."""
+    found = [gate_check(g) for g in summary.gates]
+    if summary.outcomes:
+        found.append(outcome_check(summary))
+    found += [mass_check(m) for m in summary.label_mass if m.n_measured]
+    return found

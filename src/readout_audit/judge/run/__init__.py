@@ -1,0 +1,48 @@
+"""Sending an inventory's requests to a judge.
+
+Local or served, into a run directory (the judge run kind); runs combined for analysis.
+"""
+
+from readout_audit.judge.run._chat import (
+    CHAT_PATH,
+    chat_record,
+    judge_call,
+    run_chat_judge,
+)
+from readout_audit.judge.run._combine import (
+    combine_runs,
+)
+from readout_audit.judge.run._kind import (
+    JUDGE,
+)
+from readout_audit.judge.run._local import (
+    VERDICT_STEM,
+    local_jobs,
+)
+from readout_audit.judge.run._run import (
+    JudgePlan,
+    run_local_judge,
+    run_served_judge,
+)
+from readout_audit.judge.run._verdict import (
+    ChatVerdict,
+    read_chat_verdict,
+    reply_choice,
+)
+
+__all__ = [
+    "CHAT_PATH",
+    "JUDGE",
+    "VERDICT_STEM",
+    "ChatVerdict",
+    "JudgePlan",
+    "chat_record",
+    "combine_runs",
+    "judge_call",
+    "local_jobs",
+    "read_chat_verdict",
+    "reply_choice",
+    "run_chat_judge",
+    "run_local_judge",
+    "run_served_judge",
+]

@@ -1,0 +1,78 @@
+"""One analysis over several judges' runs of one inventory (a local and a served judge).
+
+Each judge runs into its own directory; the primary family spans every configuration, so the
+analysis reads their records together, from the files alone, into a run directory that
+``readout report`` renders like any other.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from readout_audit._exceptions import InputError
+from readout_audit.judge.protocol._record import JudgeRecord
+from readout_audit.judge.run._kind import JUDGE
+from readout_audit.log._manifest import Invocation, now
+from readout_audit.log._run import Run, RunDirectory, read_run
+
+
+def _judge_run(directory: Path) -> Run:
+    run = read_run(directory)
+    if run.manifest.kind != JUDGE.name:
+        raise InputError(f"holds a {run.manifest.kind} run, not a judge run", source=str(directory))
+    return run
+
+
+def combined_config(runs: Sequence[Run]) -> dict[str, Any]:
+    """The runs' configurations in order, refusing runs of different inventories or overlaps."""
+    hashes = {run.manifest.config.get("inventory_sha256") for run in runs}
+    if len(hashes) != 1:
+        raise InputError(
+            f"the runs come from different inventories ({sorted(map(str, hashes))}); a family "
+            "is analysed over one inventory",
+            field="inventory_sha256",
+        )
+    configurations: list[dict[str, Any]] = []
+    for run in runs:
+        for configuration in run.manifest.config["configurations"]:
+            if any(c["name"] == configuration["name"] for c in configurations):
+                raise InputError(
+                    f"configuration {configuration['name']!r} is in two of the runs",
+                    source=str(run.directory),
+                    field="configurations",
+                )
+            configurations.append(configuration)
+    first = runs[0].manifest.config
+    return {
+        **first,
+        "configurations": configurations,
+        "runs": [
+            {"directory": str(run.directory), "judge": run.manifest.model["spec"]} for run in runs
+        ],
+    }
+
+
+def combine_runs(directories: Sequence[str | Path], out: str | Path) -> Run:
+    """Write the runs' records together into ``out`` with their summary; returns it read back."""
+    if not directories:
+        raise InputError("needs at least one judge run", field="runs")
+    runs = [_judge_run(Path(d)) for d in directories]
+    config = combined_config(runs)
+    first = runs[0].manifest
+    manifest = first.model_copy(
+        update={
+            "config": config,
+            "invocations": [Invocation(command=list(sys.argv), started=now())],
+        }
+    )
+    with RunDirectory(out, JUDGE) as run_dir:
+        run_dir.start(manifest)
+        for run in runs:
+            for record in run.records:
+                if isinstance(record, JudgeRecord) and JUDGE.record_key(record) not in run_dir.done:
+                    run_dir.append(record)
+        run_dir.finish(JUDGE.summary(read_run(out)))
+    return read_run(out)

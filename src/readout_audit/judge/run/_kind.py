@@ -1,0 +1,33 @@
+"""The ``judge`` audit kind: registered once, found by ``readout report`` and the runner."""
+
+from __future__ import annotations
+
+from readout_audit.judge.analysis._analysis import summarise_judge
+from readout_audit.judge.analysis._report import judge_sections
+from readout_audit.judge.analysis._summary import JudgeSummary
+from readout_audit.judge.protocol._record import JudgeRecord
+from readout_audit.kind._kind import AuditKind
+from readout_audit.kind._registry import register_kind
+
+
+def request_key(record: JudgeRecord) -> tuple[str, ...]:
+    """A judge record's identity: its request id (one outcome per planned request)."""
+    return (record.item_id,)
+
+
+def prompt_tokens(record: JudgeRecord) -> int:
+    """Tokens the judge read for a record (0 where a served judge reported none)."""
+    return record.prompt_tokens or 0
+
+
+JUDGE: AuditKind[JudgeRecord, JudgeSummary] = AuditKind(
+    name="judge",
+    title="judge robustness",
+    record_type=JudgeRecord,
+    summary_type=JudgeSummary,
+    summarise=summarise_judge,
+    sections=judge_sections,
+    record_key=request_key,
+    scored_tokens=prompt_tokens,
+)
+register_kind(JUDGE)

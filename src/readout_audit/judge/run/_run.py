@@ -1,0 +1,216 @@
+"""Running a frozen inventory's phase on one judge into a run directory, resumably.
+
+Preflight runs first; confirmation then runs only the configurations whose preflight gates
+passed in both presentations (a skipped one keeps p = 1 in the primary family). Every record
+is flushed as it completes, so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from readout_audit._exceptions import InputError
+from readout_audit._util._jsonl import write_lines_atomic
+from readout_audit.judge.analysis._analysis import analyse_judge
+from readout_audit.judge.inventory._build import Inventory
+from readout_audit.judge.inventory._file import read_inventory
+from readout_audit.judge.inventory._inventory import Configuration
+from readout_audit.judge.protocol._cells import Phase
+from readout_audit.judge.protocol._record import JudgeRecord
+from readout_audit.judge.run._chat import CHAT_PATH, run_chat_judge
+from readout_audit.judge.run._kind import JUDGE
+from readout_audit.judge.run._local import local_jobs
+from readout_audit.kind._runner import ScoreResult, run_kind, timed_summary
+from readout_audit.log._manifest import Manifest
+from readout_audit.log._run import RECORDS, RunDirectory, read_run
+from readout_audit.model._backend import ModelInfo, ScoringModel
+from readout_audit.progress import ProgressMode
+from readout_audit.serve import LEDGER_FILE, CostCap, Endpoint, Ledger
+
+
+@dataclass(frozen=True)
+class JudgePlan:
+    """What one ``judge run`` does: the configurations run, and those preflight held back."""
+
+    configurations: list[Configuration]
+    skipped: list[str]
+    """Configurations whose preflight gates failed: not run in confirmation."""
+
+
+def chosen_configurations(inventory: Inventory, names: Sequence[str]) -> list[Configuration]:
+    """The named configurations (all when none are named); they must share one judge."""
+    known = {c.name: c for c in inventory.manifest.configurations}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise InputError(
+            f"configuration(s) {unknown} are not in the inventory ({sorted(known)})",
+            field="configuration",
+        )
+    chosen = [known[n] for n in names] if names else list(known.values())
+    judges = sorted({c.judge for c in chosen})
+    if len(judges) > 1:
+        raise InputError(
+            f"one run drives one judge, but these configurations name {judges}: run each "
+            "judge's configurations into its own directory (--configuration)",
+            field="configuration",
+        )
+    return chosen
+
+
+def preflight_records(out: Path) -> list[JudgeRecord]:
+    """The preflight records already in a run directory (none when it holds no run)."""
+    if not (out / "manifest.json").exists():
+        return []
+    records = read_run(out).records
+    return [r for r in records if isinstance(r, JudgeRecord) and r.phase == "preflight"]
+
+
+def plan_phase(
+    inventory: Inventory, out: Path, phase: Phase, names: Sequence[str], *, unqualified: bool
+) -> JudgePlan:
+    """The configurations this phase runs; confirmation needs each one's preflight passed."""
+    chosen = chosen_configurations(inventory, names)
+    if phase == "preflight" or unqualified:
+        return JudgePlan(chosen, [])
+    done = preflight_records(out)
+    summary = analyse_judge(done) if done else None
+    passed = {q.configuration: q.preflight for q in summary.qualification} if summary else {}
+    missing = [c.name for c in chosen if passed.get(c.name) is None]
+    if missing:
+        raise InputError(
+            f"configuration(s) {missing} have no preflight in {out}: run --phase preflight "
+            "first (or pass --unqualified to confirm without it)",
+            field="phase",
+        )
+    return JudgePlan(
+        [c for c in chosen if passed[c.name]], [c.name for c in chosen if not passed[c.name]]
+    )
+
+
+def run_config(inventory: Inventory, configurations: Sequence[Configuration]) -> dict[str, Any]:
+    """The run's identity: the inventory's hash and the configurations (the analysis family).
+
+    A cue search stage's run also names its stage (``InventoryManifest.search``).
+    """
+    config: dict[str, Any] = {
+        "inventory_sha256": inventory.manifest.inventory_sha256,
+        "inventory_seed": inventory.manifest.seed,
+        "configurations": [c.model_dump(mode="json") for c in configurations],
+    }
+    if inventory.manifest.search is not None:
+        config["search"] = inventory.manifest.search
+    return config
+
+
+def run_local_judge(
+    model: ScoringModel,
+    inventory_dir: str | Path,
+    out: str | Path,
+    *,
+    phase: Phase,
+    configurations: Sequence[str] = (),
+    unqualified: bool = False,
+    batch_size: int | None = None,
+    progress: bool | ProgressMode = False,
+) -> tuple[ScoreResult, JudgePlan]:
+    """Run one phase of an inventory on a local judge model; a rerun resumes."""
+    inventory = read_inventory(inventory_dir)
+    out = Path(out)
+    plan = plan_phase(inventory, out, phase, configurations, unqualified=unqualified)
+    names = {c.name for c in plan.configurations}
+    chosen = chosen_configurations(inventory, list(configurations))
+    for configuration in chosen:
+        if configuration.model != model.info.name and configuration.judge != model.info.spec:
+            raise InputError(
+                f"configuration {configuration.name!r} names judge {configuration.judge!r}, "
+                f"not the loaded model {model.info.spec!r}",
+                field="configuration",
+            )
+    todo = [r for r in inventory.requests if r.phase == phase and r.configuration in names]
+    model_name = chosen[0].model
+
+    def plan_jobs(run_dir: RunDirectory) -> list[Any]:
+        return local_jobs(todo, model_name, model.codec)
+
+    result = run_kind(
+        JUDGE,
+        model,
+        out,
+        run_config(inventory, chosen),
+        plan_jobs,
+        seeds={"inventory": inventory.manifest.seed},
+        batch_size=batch_size,
+        progress=progress,
+    )
+    return result, plan
+
+
+def served_info(
+    configurations: Sequence[Configuration], endpoints: Sequence[Endpoint]
+) -> ModelInfo:
+    """What the manifest records of a served judge: its spec, endpoints and response formats."""
+    first = configurations[0]
+    return ModelInfo(
+        spec=first.judge,
+        name=first.model,
+        files=(),
+        dtype="served",
+        context_window=None,
+        tokenizer="the server's",
+        chat_template_sha256=None,
+        served={
+            "endpoints": [e.base_url for e in endpoints],
+            "api": CHAT_PATH,
+            "response_format": {c.name: c.response_format for c in configurations},
+        },
+    )
+
+
+def run_served_judge(
+    inventory_dir: str | Path,
+    out: str | Path,
+    endpoints: Sequence[Endpoint],
+    *,
+    phase: Phase,
+    configurations: Sequence[str] = (),
+    unqualified: bool = False,
+    cap: CostCap | None = None,
+    progress: ProgressMode = "off",
+) -> tuple[ScoreResult, JudgePlan]:
+    """Run one phase of an inventory on a served chat judge, through the run's request ledger.
+
+    The records are read from the ledger: a rerun sends only what never completed (a failed
+    call again, an unknown one once released) and rewrites those requests' records.
+    """
+    inventory = read_inventory(inventory_dir)
+    out = Path(out)
+    plan = plan_phase(inventory, out, phase, configurations, unqualified=unqualified)
+    chosen = chosen_configurations(inventory, list(configurations))
+    names = {c.name for c in plan.configurations}
+    planned = [r for r in inventory.requests if r.phase == phase and r.configuration in names]
+    started = time.perf_counter()
+    with RunDirectory(out, JUDGE) as run_dir:
+        manifest = Manifest.create(
+            JUDGE.name,
+            served_info(chosen, endpoints),
+            run_config(inventory, chosen),
+            {"inventory": inventory.manifest.seed},
+        )
+        run_dir.start(manifest)
+        before = [r for r in read_run(out).records if isinstance(r, JudgeRecord)]
+        settled = {r.item_id for r in before if r.outcome in ("completed", "unparsed")}
+        todo = [r for r in planned if r.request_id not in settled]
+        with Ledger(out / LEDGER_FILE) as ledger:
+            new = run_chat_judge(
+                todo, plan.configurations, endpoints, ledger, cap=cap, progress=progress
+            )
+        fresh = {r.item_id for r in new}
+        others = [r for r in before if r.item_id not in fresh]
+        write_lines_atomic(out / RECORDS, [r.model_dump_json() for r in [*others, *new]])
+        summary = timed_summary(JUDGE, out, len(new), time.perf_counter() - started, None)
+        run_dir.finish(summary)
+    return ScoreResult(directory=out, summary=summary, n_new=len(new)), plan
