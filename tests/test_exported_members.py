@@ -8,7 +8,6 @@ import readout_audit
 def test_all_is_sorted_and_complete():
     public = {name for name in dir(readout_audit) if not name.startswith("_")}
     modules = {
-        "audit",
         "cli",
         "data",
         "judge",
@@ -16,13 +15,17 @@ def test_all_is_sorted_and_complete():
         "lift",
         "log",
         "model",
+        "options",
         "progress",
         "prompt",
+        "ptrue",
         "readout",
         "recover",
         "report",
+        "scoring",
         "serve",
         "stats",
+        "yesno",
     }
     assert readout_audit.__all__ == sorted(readout_audit.__all__)
     assert set(readout_audit.__all__) - {"__version__"} == public - modules

@@ -10,25 +10,6 @@ from readout_audit._exceptions import (
 from readout_audit._version import (
     __version__,
 )
-from readout_audit.audit import (
-    MASS_FLOOR,
-    OPTIONS,
-    PTRUE,
-    SCORE,
-    YESNO,
-    OptionsSummary,
-    PTrueSummary,
-    ScoreSummary,
-    YesNoSetup,
-    YesNoSummary,
-    audit_options,
-    audit_ptrue,
-    audit_yesno,
-    generate_answers,
-    score,
-    score_item,
-    summarise,
-)
 from readout_audit.data import (
     CONTROLLED_SPLITS,
     Item,
@@ -129,6 +110,7 @@ from readout_audit.model import (
     open_served,
     read_conformance,
 )
+from readout_audit.options import OPTIONS, OptionsSummary, audit_options
 from readout_audit.prompt import (
     ANSWER,
     FORECAST,
@@ -138,7 +120,9 @@ from readout_audit.prompt import (
     load_spec_file,
     render,
 )
+from readout_audit.ptrue import PTRUE, PTrueSummary, audit_ptrue, generate_answers
 from readout_audit.readout import (
+    MASS_FLOOR,
     PositionReadout,
     encode_in_context,
     first_step_logprob,
@@ -162,6 +146,7 @@ from readout_audit.report import (
     report_sections,
     run_summary,
 )
+from readout_audit.scoring import SCORE, ScoreSummary, score, score_item, summarise
 from readout_audit.serve import (
     LEDGER_FILE,
     CallResult,
@@ -172,6 +157,7 @@ from readout_audit.serve import (
     RequestRunner,
     RetryPolicy,
 )
+from readout_audit.yesno import YESNO, YesNoSetup, YesNoSummary, audit_yesno
 
 __all__ = [
     "ANSWER",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from readout_audit.audit._downstream import forecast_downstream, written_forecast
 from readout_audit.log._record import ScoreRecord
+from readout_audit.options._downstream import forecast_downstream, written_forecast
 from readout_audit.readout._position import Greedy
 
 GRID = ["10", "30", "50", "70", "90"]

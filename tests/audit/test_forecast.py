@@ -11,8 +11,11 @@ import torch
 from sklearn.metrics import brier_score_loss, roc_auc_score
 
 from readout_audit import InputError, read_run
-from readout_audit.audit._downstream import forecast_downstream, written_forecast
-from readout_audit.audit._forecast import (
+from readout_audit.data._mc import MCItem
+from readout_audit.model import TextCodec
+from readout_audit.options._audit import audit_options
+from readout_audit.options._downstream import forecast_downstream, written_forecast
+from readout_audit.options._forecast import (
     WRITER_PROMPT,
     attach_reader,
     read_from_note,
@@ -20,9 +23,6 @@ from readout_audit.audit._forecast import (
     write_note,
     writer_rendering,
 )
-from readout_audit.audit._options import audit_options
-from readout_audit.data._mc import MCItem
-from readout_audit.model import TextCodec
 from readout_audit.prompt._spec import FORECAST
 
 PASSAGE = (

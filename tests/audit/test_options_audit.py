@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 
 from readout_audit import Item, RunDirectoryError, read_run
-from readout_audit.audit import prepare
-from readout_audit.audit._checks import check_ending, check_first_tokens, check_mass
-from readout_audit.audit._options import (
+from readout_audit.data._mc import MCItem
+from readout_audit.options._audit import (
     OPTIONS,
     audit_options,
     options_record,
     summarise_options,
 )
-from readout_audit.data._mc import MCItem
+from readout_audit.options._checks import check_ending, check_first_tokens, check_mass
 from readout_audit.prompt._spec import FORECAST, build_item
+from readout_audit.scoring import prepare
 
 ITEMS = [
     MCItem(
@@ -286,6 +286,6 @@ def test_answer_spec_reports_accuracy_per_rung_in_summary_terminal_and_html(tmp_
     ],
 )
 def test_a_material_lift_from_a_space_marks_an_omitted_separator(base, spaced, lifted):
-    from readout_audit.audit._checks import separator_lift
+    from readout_audit.options._checks import separator_lift
 
     assert separator_lift(base, spaced) is lifted

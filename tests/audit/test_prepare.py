@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from readout_audit import InputError, Item
-from readout_audit.audit import prepare
 from readout_audit.model import TextCodec
+from readout_audit.scoring import prepare
 
 
 @pytest.fixture

@@ -12,9 +12,9 @@ from sklearn.metrics import roc_auc_score
 from transformers import LogitsProcessorList
 
 from readout_audit import read_run
-from readout_audit.audit._ptrue import PTRUE_PROMPT, audit_ptrue, summarise_ptrue
-from readout_audit.audit._ptrue_answers import LIBRARY_SEED, generate_answers, item_seed
 from readout_audit.data._qa import QAItem
+from readout_audit.ptrue._answers import LIBRARY_SEED, generate_answers, item_seed
+from readout_audit.ptrue._audit import PTRUE_PROMPT, audit_ptrue, summarise_ptrue
 from readout_audit.stats import prr
 
 ITEMS = [

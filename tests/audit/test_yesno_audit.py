@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from readout_audit import InputError, read_run, run_summary
-from readout_audit.audit._score import prepare
-from readout_audit.audit._yesno import YESNO, YesNoSetup, audit_yesno, yesno_item
-from readout_audit.audit._yesno_summary import summarise_yesno
 from readout_audit.data._yesno import demo_yesno_items, load_yesno_items
-from readout_audit.log import YesNoRecord
+from readout_audit.scoring._audit import prepare
 from readout_audit.stats import binary_scores
+from readout_audit.yesno import YesNoRecord
+from readout_audit.yesno._audit import YESNO, YesNoSetup, audit_yesno, yesno_item
+from readout_audit.yesno._summary import summarise_yesno
 
 
 @pytest.fixture(scope="module")
@@ -306,7 +306,7 @@ def _first_token_record(token_id, token, in_sets, pair, algorithm1=None):
     ],
 )
 def test_a_legacy_set_fails_when_it_misses_an_emitted_form(pair, verdict, missed):
-    from readout_audit.audit._yesno_summary import yesno_checks
+    from readout_audit.yesno._summary import yesno_checks
 
     records = [_first_token_record(5230, "No", True, pair) for _ in range(3)]
     records += [_first_token_record(10539, "Yes", True, pair) for _ in range(2)]
@@ -318,7 +318,7 @@ def test_a_legacy_set_fails_when_it_misses_an_emitted_form(pair, verdict, missed
 def test_algorithm1_fails_on_a_form_its_sample_missed():
     """Y, N extended with ``No`` and ``Yes`` only: ``▁YES``, written first outside the sample,
     is a yes/no form the extended sets miss."""
-    from readout_audit.audit._yesno_summary import yesno_checks
+    from readout_audit.yesno._summary import yesno_checks
 
     algorithm1 = [[3582, 10539], [1217, 5230]]
     records = [_first_token_record(5230, "No", True, (3582, 1217), algorithm1) for _ in range(3)]
@@ -334,7 +334,7 @@ def test_algorithm1_fails_on_a_form_its_sample_missed():
 
 def test_a_model_that_answers_nothing_first_is_told_to_fix_the_prompt():
     """LLaVA's ``ASSISTANT:`` ending makes SmolLM2 write a newline first: no form to add."""
-    from readout_audit.audit._yesno_summary import yesno_checks
+    from readout_audit.yesno._summary import yesno_checks
 
     records = [_first_token_record(198, "\n", False, (3582, 1217)) for _ in range(2)]
     check = next(c for c in yesno_checks(records) if c.name == "legacy_pair_emitted")

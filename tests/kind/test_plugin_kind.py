@@ -37,11 +37,11 @@ from readout_audit import (
     run_kind,
     score_item,
 )
-from readout_audit.audit import PreparedItem, prepare, scoring_config
 from readout_audit.cli import model_options, run_with_model, user_errors
 from readout_audit.data import load_items
 from readout_audit.readout import position_request
 from readout_audit.report import Section, TableBlock
+from readout_audit.scoring import PreparedItem, prepare, scoring_config
 from readout_audit.stats import bootstrap_ci
 
 pytestmark = pytest.mark.cost(25)

@@ -11,14 +11,14 @@ import pytest
 from rich.console import Console
 
 from readout_audit import Item, RunDirectoryError, read_run, score
-from readout_audit.audit import SCORE
 from readout_audit.log import SUMMARY_SCHEMA_VERSION, RunDirectory
 from readout_audit.report import print_report
+from readout_audit.scoring import SCORE
 
 HOLD = """
 import sys, time
 from readout_audit.log import RunDirectory
-from readout_audit.audit import SCORE
+from readout_audit.scoring import SCORE
 held = RunDirectory(sys.argv[1], SCORE)
 print("held", flush=True)
 time.sleep(float(sys.argv[2]))

@@ -60,7 +60,7 @@ def test_rerun_resumes_and_never_duplicates(model, tmp_path):
 
 
 def test_interrupted_run_keeps_every_finished_record(model, tmp_path, monkeypatch):
-    from readout_audit.audit import _score
+    from readout_audit.scoring import _audit as _score
 
     calls = {"n": 0}
     real = _score.read_position

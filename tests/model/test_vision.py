@@ -11,10 +11,10 @@ import pytest
 import torch
 
 from readout_audit import InputError, Item, Message, read_run, render
-from readout_audit.audit._score import prepare, score_item
-from readout_audit.audit._yesno import YesNoSetup, audit_yesno
 from readout_audit.data._yesno import load_yesno_items
 from readout_audit.model import load_model
+from readout_audit.scoring._audit import prepare, score_item
+from readout_audit.yesno._audit import YesNoSetup, audit_yesno
 
 TEMPLATE = (
     "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"

@@ -109,7 +109,7 @@ def test_item_rungs_change_only_the_quoted_block(variant, block):
 
 
 def test_the_old_name_of_the_summarise_rung_still_selects_it():
-    from readout_audit.audit._options import ladder_items
+    from readout_audit.options._audit import ladder_items
 
     [(item, variant)] = ladder_items(FORECAST, [ITEM], ["instruction_substituted"])
     assert variant == "substitute_summarise" and "Summarise in one sentence." in _user(item)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from readout_audit import Item, score
-from readout_audit.audit._options import audit_options
-from readout_audit.audit._ptrue import audit_ptrue
-from readout_audit.audit._yesno import YesNoSetup, audit_yesno
 from readout_audit.data._mc import MCItem
 from readout_audit.data._qa import QAItem
 from readout_audit.data._yesno import demo_yesno_items
+from readout_audit.options._audit import audit_options
 from readout_audit.prompt._spec import FORECAST
+from readout_audit.ptrue._audit import audit_ptrue
+from readout_audit.yesno._audit import YesNoSetup, audit_yesno
 
 SCRIPT = "<script>alert('x')</script>"
 IMG = '"><img src=x onerror="alert(1)">'

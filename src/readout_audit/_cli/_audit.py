@@ -11,16 +11,6 @@ import click
 from readout_audit._cli._common import greedy_tokens, model_options, refuse_unused, user_errors
 from readout_audit._cli._score import Preflight, prepare_all, run_with_model
 from readout_audit._exceptions import InputError
-from readout_audit.audit._options import audit_options, ladder_items
-from readout_audit.audit._ptrue import audit_ptrue, readout_items
-from readout_audit.audit._ptrue_answers import LIBRARY_SEED, AnswerMode, PromptMode
-from readout_audit.audit._yesno import (
-    DIAGNOSTIC_SAMPLE,
-    PARSE_TOKENS,
-    YesNoSetup,
-    audit_yesno,
-    yesno_item,
-)
 from readout_audit.data import (
     load_mc_source,
     load_qa_source,
@@ -32,9 +22,19 @@ from readout_audit.kind import AuditKind, UnknownKindError, audit_kinds, get_kin
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._served_spec import is_served
 from readout_audit.model._vision import VisionCodec
+from readout_audit.options._audit import audit_options, ladder_items
 from readout_audit.prompt._spec import BUILTIN_SPECS, Variant
 from readout_audit.prompt._spec_file import SPEC_SUFFIXES, load_spec_file
+from readout_audit.ptrue._answers import LIBRARY_SEED, AnswerMode, PromptMode
+from readout_audit.ptrue._audit import audit_ptrue, readout_items
 from readout_audit.readout._yesno import LLAMA_PAIR, LLAMA_SET, NO_FORMS, YES_FORMS, ParseRule
+from readout_audit.yesno._audit import (
+    DIAGNOSTIC_SAMPLE,
+    PARSE_TOKENS,
+    YesNoSetup,
+    audit_yesno,
+    yesno_item,
+)
 
 
 class AuditGroup(click.Group):

@@ -20,7 +20,6 @@ from readout_audit._cli._common import (
 )
 from readout_audit._cli._served import served_settings
 from readout_audit._util._text import terminal_safe
-from readout_audit.audit._score import prepare, score
 from readout_audit.data._demo import demo_items
 from readout_audit.data._item import Item
 from readout_audit.data._jsonl import load_items
@@ -32,6 +31,7 @@ from readout_audit.model._device import resolve_device
 from readout_audit.model._load import load_model
 from readout_audit.model._served_spec import is_served
 from readout_audit.report._report import print_report
+from readout_audit.scoring._audit import prepare, score
 
 
 def quiet_loading() -> None:

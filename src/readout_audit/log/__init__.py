@@ -15,10 +15,7 @@ from readout_audit.log._manifest import Invocation, Manifest, package_versions
 from readout_audit.log._outputs import check_output_path
 from readout_audit.log._record import (
     RECORD_SCHEMA_VERSION,
-    OptionsRecord,
-    PTrueRecord,
     ScoreRecord,
-    YesNoRecord,
 )
 from readout_audit.log._run import Run, RunDirectory, RunState, read_manifest, read_run
 from readout_audit.log._stage import (
@@ -46,8 +43,6 @@ __all__ = [
     "Interval",
     "Invocation",
     "Manifest",
-    "OptionsRecord",
-    "PTrueRecord",
     "PairedScores",
     "Run",
     "RunDirectory",
@@ -60,7 +55,6 @@ __all__ = [
     "Timing",
     "Verdict",
     "UnknownKindError",
-    "YesNoRecord",
     "check_output_path",
     "check_unlocked",
     "load_plugins",

@@ -20,7 +20,10 @@ from readout_audit.log._summary import Summary
 PLUGINS_ENV = "READOUT_AUDIT_PLUGINS"
 ENTRY_POINTS = "readout_audit.kinds"
 BUILT_IN = (
-    "readout_audit.audit",
+    "readout_audit.scoring",
+    "readout_audit.options",
+    "readout_audit.ptrue",
+    "readout_audit.yesno",
     "readout_audit.recover",
     "readout_audit.lift._kind",
     "readout_audit.judge.run._kind",

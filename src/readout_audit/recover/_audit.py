@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from readout_audit._exceptions import InputError
-from readout_audit.audit._score import PreparedItem, items_sha256, prepare, score_item
 from readout_audit.data._logic import LogicItem
 from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
 from readout_audit.kind._runner import Job, ScoreResult, run_kind
@@ -30,6 +29,7 @@ from readout_audit.readout._position import DEFAULT_TOP_K, position_request
 from readout_audit.recover._record import RecoverRecord, Role
 from readout_audit.recover._setup import RecoverSetup
 from readout_audit.recover._store import HiddenLayout, HiddenWriter
+from readout_audit.scoring._audit import PreparedItem, items_sha256, prepare, score_item
 
 RESERVED = ("train", "fit")
 

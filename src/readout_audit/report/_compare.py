@@ -10,12 +10,12 @@ from pydantic import BaseModel, ConfigDict
 
 from readout_audit._exceptions import RunDirectoryError
 from readout_audit.kind._registry import get_kind
-from readout_audit.log._record import PTrueRecord, ScoreRecord, YesNoRecord
+from readout_audit.log._record import ScoreRecord
 from readout_audit.log._run import Run
 from readout_audit.log._summary import Interval, Verdict
 from readout_audit.report._blocks import Section, TableBlock, fmt, interval
 from readout_audit.report._report import run_summary
-from readout_audit.stats._bootstrap import binary_scores_bootstrap, paired_bootstrap
+from readout_audit.stats._bootstrap import paired_bootstrap
 from readout_audit.stats._resample import resampling_clusters
 
 Pairs = Sequence[tuple[ScoreRecord, ScoreRecord]]
@@ -136,89 +136,6 @@ def _group_differences(
             xs, ys, cs = zip(*kept, strict=True)
             rows.append(mean_difference(name, xs, ys, cs, n_boot, seed))
     return rows + (extra(pairs, n_boot, seed) if extra is not None else [])
-
-
-def _mass_choice_correct(record: ScoreRecord) -> float | None:
-    pick = getattr(record, "readout_choices", {}).get("first_token")
-    if not isinstance(record.target, str) or pick is None:
-        return None
-    return float(record.matches_target(record.options[pick]))
-
-
-def options_paired_metrics(pairs: Pairs, n_boot: int, seed: int) -> list[PairedDifference]:
-    """Accuracy of the option-mass choice (the most probable first token) in both runs."""
-    kept = [
-        (x, y, a.cluster)
-        for a, b in pairs
-        if (x := _mass_choice_correct(a)) is not None and (y := _mass_choice_correct(b)) is not None
-    ]
-    if not kept:
-        return []
-    xs, ys, clusters = zip(*kept, strict=True)
-    return [mean_difference("accuracy (option-mass choice)", xs, ys, clusters, n_boot, seed)]
-
-
-def ptrue_paired_metrics(pairs: Pairs, n_boot: int, seed: int) -> list[PairedDifference]:
-    """AUROC in both runs when they judge the same answers' correctness."""
-    typed = [(a, b) for a, b in pairs if isinstance(a, PTrueRecord) and isinstance(b, PTrueRecord)]
-    if len(typed) != len(pairs) or not all(
-        a.correct == b.correct and a.confidence is not None and b.confidence is not None
-        for a, b in typed
-    ):
-        return []
-    y = np.array([a.correct for a, _ in typed])
-    if y.all() or not y.any():
-        return []
-    clusters = [a.cluster for a, _ in typed]
-    boot = paired_bootstrap(
-        {"A": [a.confidence for a, _ in typed], "B": [b.confidence for _, b in typed]},
-        y,
-        statistic="auc",
-        clusters=resampling_clusters(clusters),
-        n_boot=n_boot,
-        seed=seed,
-    )
-    first, second = boot.readouts["A"], boot.readouts["B"]
-    return [
-        paired_difference(
-            "AUROC",
-            (first.estimate, second.estimate),
-            second.replicates - first.replicates,
-            clusters,
-        )
-    ]
-
-
-def yesno_paired_metrics(pairs: Pairs, n_boot: int, seed: int) -> list[PairedDifference]:
-    """Each readout's F1 in both runs from the same resamples (one seed), so B − A is paired."""
-    typed = [(a, b) for a, b in pairs if isinstance(a, YesNoRecord) and isinstance(b, YesNoRecord)]
-    if not typed or len(typed) != len(pairs):
-        return []
-    label = [a.label == "yes" for a, _ in typed]
-    clusters = [a.cluster for a, _ in typed]
-    rows = []
-    for readout in typed[0][0].decisions:
-        if not all(a.decisions.get(readout) and b.decisions.get(readout) for a, b in typed):
-            continue
-        f1 = [
-            binary_scores_bootstrap(
-                [r.decisions[readout] == "yes" for r in side],
-                label,
-                n_boot=n_boot,
-                seed=seed,
-                clusters=resampling_clusters(clusters),
-            )["f1"]
-            for side in ([a for a, _ in typed], [b for _, b in typed])
-        ]
-        rows.append(
-            paired_difference(
-                f"F1 {readout}",
-                (f1[0].estimate, f1[1].estimate),
-                f1[1].replicates - f1[0].replicates,
-                clusters,
-            )
-        )
-    return rows
 
 
 def _pair(a: Run, b: Run) -> list[tuple[ScoreRecord, ScoreRecord]]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from readout_audit.log._record import YesNoRecord
 from readout_audit.log._run import Run
 from readout_audit.report._blocks import (
     Block,
@@ -18,9 +17,10 @@ from readout_audit.report._blocks import (
     plot,
 )
 from readout_audit.report._common import browser, mass_figure
+from readout_audit.yesno._record import YesNoRecord
 
 if TYPE_CHECKING:
-    from readout_audit.audit._yesno_summary import SetComparison, YesNoSummary
+    from readout_audit.yesno._summary import SetComparison, YesNoSummary
 
 MARGIN_TITLE = "max ℓ over yes − max ℓ over no"
 

@@ -11,23 +11,24 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from readout_audit.audit._accuracy import RungAccuracy, rung_accuracy
-from readout_audit.audit._checks import options_checks, variant_summary
-from readout_audit.audit._downstream import WRITTEN_TOKENS, Downstream, forecast_downstream
-from readout_audit.audit._forecast import attach_reader
-from readout_audit.audit._options_sections import options_sections
-from readout_audit.audit._score import PreparedItem, prepare, score_item, scoring_config
 from readout_audit.data._item import Item
 from readout_audit.data._mc import MCItem
 from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
 from readout_audit.kind._kind import AuditKind
 from readout_audit.kind._registry import register_kind
 from readout_audit.kind._runner import Job, ScoreResult, run_kind
-from readout_audit.log._record import OptionsRecord, ScoreRecord
+from readout_audit.log._record import ScoreRecord
 from readout_audit.log._run import RunDirectory
 from readout_audit.log._summary import Summary
 from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
 from readout_audit.model._codec import TextCodec
+from readout_audit.options._accuracy import RungAccuracy, rung_accuracy
+from readout_audit.options._checks import options_checks, variant_summary
+from readout_audit.options._downstream import WRITTEN_TOKENS, Downstream, forecast_downstream
+from readout_audit.options._forecast import attach_reader
+from readout_audit.options._paired import options_paired_metrics
+from readout_audit.options._record import OptionsRecord
+from readout_audit.options._sections import options_sections
 from readout_audit.prompt._spec import (
     FORECAST,
     LADDER,
@@ -44,7 +45,7 @@ from readout_audit.readout._position import (
     DEFAULT_TOP_K,
     position_request,
 )
-from readout_audit.report._compare import options_paired_metrics
+from readout_audit.scoring._audit import PreparedItem, prepare, score_item, scoring_config
 
 
 def _choices(record: ScoreRecord) -> dict[str, int | None]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from readout_audit.log._record import PTrueRecord
 from readout_audit.log._run import Run
+from readout_audit.ptrue._record import PTrueRecord
 from readout_audit.report._blocks import (
     Block,
     FigureBlock,
@@ -21,7 +21,7 @@ from readout_audit.report._blocks import (
 from readout_audit.report._common import browser, class_figure, forest, mass_figure
 
 if TYPE_CHECKING:
-    from readout_audit.audit._ptrue import PTrueSummary
+    from readout_audit.ptrue._audit import PTrueSummary
 
 READOUT_COLUMNS = ["readout", "AUROC", "95% interval", "PRR", "95% interval", "median mass"]
 READOUT_COLUMNS.append("argmax classes")

@@ -12,8 +12,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from readout_audit.audit._score_sections import score_sections
-from readout_audit.audit._summary import ScoreSummary, summarise_score_run
 from readout_audit.data._item import Item
 from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
 from readout_audit.kind._kind import AuditKind
@@ -30,6 +28,8 @@ from readout_audit.readout._position import (
     position_request,
     read_position,
 )
+from readout_audit.scoring._sections import score_sections
+from readout_audit.scoring._summary import ScoreSummary, summarise_score_run
 
 
 def variant_name(item: Item) -> str:

@@ -11,16 +11,12 @@ from typing import Any
 import numpy as np
 
 from readout_audit._exceptions import InputError
-from readout_audit.audit._score import PreparedItem, prepare, score_item, scoring_config
-from readout_audit.audit._yesno_sections import yesno_sections
-from readout_audit.audit._yesno_summary import YesNoSummary, summarise_yesno, yesno_checks
 from readout_audit.data._item import Item, Message
 from readout_audit.data._yesno import YesNoItem
 from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
 from readout_audit.kind._kind import AuditKind
 from readout_audit.kind._registry import register_kind
 from readout_audit.kind._runner import Job, ScoreResult, run_kind
-from readout_audit.log._record import YesNoRecord
 from readout_audit.log._run import Run, RunDirectory
 from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
 from readout_audit.model._codec import TextCodec
@@ -41,7 +37,11 @@ from readout_audit.readout._yesno import (
     parse_yes_no,
     sets_from_encodings,
 )
-from readout_audit.report._compare import yesno_paired_metrics
+from readout_audit.scoring._audit import PreparedItem, prepare, score_item, scoring_config
+from readout_audit.yesno._paired import yesno_paired_metrics
+from readout_audit.yesno._record import YesNoRecord
+from readout_audit.yesno._sections import yesno_sections
+from readout_audit.yesno._summary import YesNoSummary, summarise_yesno, yesno_checks
 
 DIAGNOSTIC_SAMPLE = 100
 """Questions the new-model diagnostic (seed 002, Algorithm 1) reads before the evaluation."""

@@ -12,7 +12,18 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from readout_audit._exceptions import InputError
-from readout_audit.audit._ptrue_answers import (
+from readout_audit.data._item import Item
+from readout_audit.data._qa import Correctness, QAItem, is_correct
+from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
+from readout_audit.kind._kind import AuditKind
+from readout_audit.kind._registry import register_kind
+from readout_audit.kind._runner import Job, ScoreResult, run_kind
+from readout_audit.log._record import ScoreRecord
+from readout_audit.log._run import RunDirectory
+from readout_audit.log._summary import Interval, PairedScores, Summary
+from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
+from readout_audit.progress import progress_mode, reporter
+from readout_audit.ptrue._answers import (
     LIBRARY_SEED,
     AnswerMode,
     PromptMode,
@@ -20,23 +31,13 @@ from readout_audit.audit._ptrue_answers import (
     generate_answers,
     question_item,
 )
-from readout_audit.audit._ptrue_sections import ptrue_sections
-from readout_audit.audit._score import PreparedItem, prepare, score_item, scoring_config
-from readout_audit.data._item import Item
-from readout_audit.data._qa import Correctness, QAItem, is_correct
-from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
-from readout_audit.kind._kind import AuditKind
-from readout_audit.kind._registry import register_kind
-from readout_audit.kind._runner import Job, ScoreResult, run_kind
-from readout_audit.log._record import PTrueRecord, ScoreRecord
-from readout_audit.log._run import RunDirectory
-from readout_audit.log._summary import Interval, PairedScores, Summary
-from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
-from readout_audit.progress import progress_mode, reporter
+from readout_audit.ptrue._paired import ptrue_paired_metrics
+from readout_audit.ptrue._record import PTrueRecord
+from readout_audit.ptrue._sections import ptrue_sections
 from readout_audit.readout._classes import ptrue_token_class
 from readout_audit.readout._first_step import first_step_logprob
 from readout_audit.readout._position import DEFAULT_TOP_K, position_request
-from readout_audit.report._compare import ptrue_paired_metrics
+from readout_audit.scoring._audit import PreparedItem, prepare, score_item, scoring_config
 from readout_audit.stats import PredictionRejectionRatio
 from readout_audit.stats._bootstrap import Interval as BootstrapInterval
 from readout_audit.stats._bootstrap import paired_bootstrap

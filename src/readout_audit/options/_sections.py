@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from readout_audit.audit._downstream import READOUTS, Downstream
 from readout_audit.log._run import Run
 from readout_audit.log._summary import Interval
+from readout_audit.options._downstream import READOUTS, Downstream
 from readout_audit.report import _blocks as cell
 from readout_audit.report._blocks import Block, FigureBlock, Section, TableBlock, plot
 from readout_audit.report._common import browser, class_figure, forest, mass_figure
 
 if TYPE_CHECKING:
-    from readout_audit.audit._accuracy import RungAccuracy
-    from readout_audit.audit._options import OptionsSummary
+    from readout_audit.options._accuracy import RungAccuracy
+    from readout_audit.options._audit import OptionsSummary
 
 
 CONTINUATION_COLUMNS = {

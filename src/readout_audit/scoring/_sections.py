@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from readout_audit.audit._summary import ScoreSummary
 from readout_audit.log._record import ScoreRecord
 from readout_audit.log._run import Run
 from readout_audit.report._blocks import MISSING, Block, Section, TableBlock, clip, fmt
 from readout_audit.report._common import browser, class_figure, mass_figure
+from readout_audit.scoring._summary import ScoreSummary
 
 RECORD_ROWS = 50
 """Runs with at most this many records list every record."""

@@ -1,0 +1,41 @@
+"""``readout compare`` of two P(True) runs: AUROC on the same answers, paired."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from readout_audit.ptrue._record import PTrueRecord
+from readout_audit.report._compare import PairedDifference, Pairs, paired_difference
+from readout_audit.stats._bootstrap import paired_bootstrap
+from readout_audit.stats._resample import resampling_clusters
+
+
+def ptrue_paired_metrics(pairs: Pairs, n_boot: int, seed: int) -> list[PairedDifference]:
+    """AUROC in both runs when they judge the same answers' correctness."""
+    typed = [(a, b) for a, b in pairs if isinstance(a, PTrueRecord) and isinstance(b, PTrueRecord)]
+    if len(typed) != len(pairs) or not all(
+        a.correct == b.correct and a.confidence is not None and b.confidence is not None
+        for a, b in typed
+    ):
+        return []
+    y = np.array([a.correct for a, _ in typed])
+    if y.all() or not y.any():
+        return []
+    clusters = [a.cluster for a, _ in typed]
+    boot = paired_bootstrap(
+        {"A": [a.confidence for a, _ in typed], "B": [b.confidence for _, b in typed]},
+        y,
+        statistic="auc",
+        clusters=resampling_clusters(clusters),
+        n_boot=n_boot,
+        seed=seed,
+    )
+    first, second = boot.readouts["A"], boot.readouts["B"]
+    return [
+        paired_difference(
+            "AUROC",
+            (first.estimate, second.estimate),
+            second.replicates - first.replicates,
+            clusters,
+        )
+    ]
