@@ -41,10 +41,9 @@ def session_cli_model(request: pytest.FixtureRequest, monkeypatch: pytest.Monkey
     placement instead of loading it again (about 2 s each); their preflight still runs first,
     with the tokenizer, before the model is handed back. Other specs load as they would, and a
     test that never loads a model does not load the session's."""
-    from readout_audit._cli import _score
     from readout_audit.model import EMBEDDED_SPEC, _gate
 
-    real = _score.load_model
+    real = _gate.load_model
 
     def load(spec: str = EMBEDDED_SPEC, *, preflight=None, **options) -> ScoringModel:
         default = all(options.get(k, v[0]) in v for k, v in DEFAULT_PLACEMENT.items())
@@ -55,8 +54,7 @@ def session_cli_model(request: pytest.FixtureRequest, monkeypatch: pytest.Monkey
             preflight(model.codec)
         return model
 
-    for module in (_score, _gate):
-        monkeypatch.setattr(module, "load_model", load)
+    monkeypatch.setattr(_gate, "load_model", load)
 
 
 @pytest.fixture(scope="session")

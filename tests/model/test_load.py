@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from readout_audit import InputError, ModelNotAvailableError, load_model
-from readout_audit.model import ModelSpec, parse_model_spec
+from readout_audit.model import ModelSpec, ServedSettings, open_model, parse_model_spec
 
 
 @pytest.mark.parametrize(
@@ -54,3 +54,24 @@ def test_a_truncated_gguf_file_is_named(tmp_path, monkeypatch):
     cut.write_bytes(embedded_gguf_path().read_bytes()[:4_000_000])
     with pytest.raises(ModelNotAvailableError, match=r"cut.gguf is truncated or not a GGUF file"):
         load_model(f"gguf:{cut}")
+
+
+@pytest.mark.parametrize(
+    ("spec", "options", "field"),
+    [
+        ("smollm2-135m", {"conformance": "c.json"}, "conformance"),
+        ("smollm2-135m", {"served": ServedSettings()}, "served"),
+        ("smollm2-135m", {"allow_nonconforming": True}, "allow_nonconforming"),
+        ("openai:http://127.0.0.1:9/v1#m", {"device": "cpu"}, "device"),
+        ("openai:http://127.0.0.1:9/v1#m", {"trust_remote_code": True}, "trust_remote_code"),
+    ],
+)
+def test_open_model_refuses_what_the_other_kind_of_model_would_not_read(spec, options, field):
+    """Refused before anything loads or any request is sent (port 9 answers nothing)."""
+    with pytest.raises(InputError, match=f"field '{field}'"):
+        open_model(spec, **options)
+
+
+def test_open_model_opens_a_served_spec_through_its_gate():
+    with pytest.raises(InputError, match=r"field 'tokenizer'.*--conformance"):
+        open_model("openai:http://127.0.0.1:9/v1#m")  # no tokenizer nor verdict: nothing sent

@@ -24,11 +24,10 @@ from readout_audit.data._demo import demo_items
 from readout_audit.data._item import Item
 from readout_audit.data._jsonl import load_items
 from readout_audit.log._run import read_run
-from readout_audit.model import open_served
+from readout_audit.model import open_model
 from readout_audit.model._backend import ScoringModel
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._device import resolve_device
-from readout_audit.model._load import load_model
 from readout_audit.model._served_spec import is_served
 from readout_audit.report._report import print_report
 from readout_audit.scoring._audit import prepare, score
@@ -45,41 +44,35 @@ def quiet_loading() -> None:
 def load_cli_model(
     options: dict[str, Any], preflight: Callable[[TextCodec], None] | None = None
 ) -> ScoringModel:
-    """Load the model named by the common options, with one status line instead of bars."""
-    if is_served(options["model_spec"]):
-        return _load_served(options, preflight)
-    resolve_device(options["device"])  # a device this machine lacks fails before loading
+    """Open the model named by the common options (:func:`~readout_audit.model.open_model`).
+
+    A local one shows one status line instead of the loaders' bars; a served spec is not
+    printed (its URL may hold a password).
+    """
+    spec = options["model_spec"]
+    served = is_served(spec)
     quiet_loading()
+    opening = {
+        "served": served_settings(options) if served else None,
+        "tokenizer": (options["tokenizer"] or None) if served else None,
+        "conformance": options["conformance_path"] if served else None,
+        "allow_nonconforming": served and options["allow_nonconforming"],
+        "allow_download": options["allow_download"],
+        "dtype": options["dtype"],
+        "device": options["device"],
+        "device_map": options["device_map"],
+        "trust_remote_code": options["trust_remote_code"],
+        "preflight": preflight,
+    }
+    if served:
+        return open_model(spec, **opening)
+    resolve_device(options["device"])  # a device this machine lacks fails before loading
     console = Console(stderr=True)
-    loading = terminal_safe(f"loading {options['model_spec']}")
+    loading = terminal_safe(f"loading {spec}")
     if not console.is_terminal:
         click.echo(loading, err=True)
     with console.status(Text(loading)):
-        return load_model(
-            options["model_spec"],
-            allow_download=options["allow_download"],
-            dtype=options["dtype"],
-            device=options["device"],
-            device_map=options["device_map"],
-            trust_remote_code=options["trust_remote_code"],
-            preflight=preflight,
-        )
-
-
-def _load_served(
-    options: dict[str, Any], preflight: Callable[[TextCodec], None] | None
-) -> ScoringModel:
-    """A served model: its local tokenizer, the preflight, then the conformance gate."""
-    quiet_loading()
-    return open_served(
-        options["model_spec"],
-        settings=served_settings(options),
-        tokenizer=options["tokenizer"] or None,
-        conformance=options["conformance_path"],
-        allow_nonconforming=options["allow_nonconforming"],
-        allow_download=options["allow_download"],
-        preflight=preflight,
-    )
+        return open_model(spec, **opening)
 
 
 def finish(out: Path, plain: bool = False) -> None:

@@ -15,6 +15,7 @@ from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._embedded import EMBEDDED_SPEC, embedded_gguf_path
 from readout_audit.model._gate import (
     check_served,
+    open_model,
     open_served,
     read_conformance,
     write_conformance,
@@ -43,6 +44,7 @@ __all__ = [
     "embedded_gguf_path",
     "gguf_quantisation",
     "load_model",
+    "open_model",
     "open_served",
     "parse_model_spec",
     "read_conformance",

@@ -22,6 +22,7 @@ from readout_audit.data import read_json
 from readout_audit.model._backend import ScoringModel
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._conformance import CONFORMANCE_FILE, Conformance, check_conformance
+from readout_audit.model._embedded import EMBEDDED_SPEC
 from readout_audit.model._gguf import gguf_quantisation
 from readout_audit.model._load import load_model, locate_files, parse_model_spec
 from readout_audit.model._served import ServedModel, ServedSettings, load_served
@@ -114,6 +115,72 @@ def read_conformance(path: str | Path) -> Conformance:
         raise InputError(
             f"not a conformance file ({error})", source=str(path), field="conformance"
         ) from None
+
+
+def open_model(
+    spec: str = EMBEDDED_SPEC,
+    *,
+    served: ServedSettings | None = None,
+    tokenizer: str | None = None,
+    conformance: str | Path | None = None,
+    allow_nonconforming: bool = False,
+    allow_download: bool = False,
+    dtype: str = "auto",
+    device: str = "auto",
+    device_map: str | None = None,
+    trust_remote_code: bool = False,
+    preflight: Callable[[TextCodec], None] | None = None,
+) -> ScoringModel:
+    """Any model spec as a scoring model, as every command opens one.
+
+    A local spec is loaded (:func:`load_model`: placement, remote code, ``preflight`` before
+    the weights); a served one (``openai:URL#name``) is opened through its conformance gate
+    (:func:`open_served`, with ``served`` settings). An option the other kind of model would
+    not read is refused rather than ignored.
+    """
+    if is_served(spec):
+        placement = {
+            "dtype": dtype != "auto",
+            "device": device != "auto",
+            "device_map": device_map is not None,
+            "trust_remote_code": trust_remote_code,
+        }
+        given = [name for name, set_ in placement.items() if set_]
+        if given:
+            raise InputError(
+                f"a served model is placed by its server: {', '.join(given)} does not apply",
+                field=given[0],
+            )
+        return open_served(
+            spec,
+            settings=served or ServedSettings(),
+            tokenizer=tokenizer,
+            conformance=conformance,
+            allow_nonconforming=allow_nonconforming,
+            allow_download=allow_download,
+            preflight=preflight,
+        )
+    served_only = {
+        "served": served is not None,
+        "tokenizer": tokenizer is not None,
+        "conformance": conformance is not None,
+        "allow_nonconforming": allow_nonconforming,
+    }
+    given = [name for name, set_ in served_only.items() if set_]
+    if given:
+        raise InputError(
+            f"only a served model reads {', '.join(given)}; {spec!r} is a local model",
+            field=given[0],
+        )
+    return load_model(
+        spec,
+        allow_download=allow_download,
+        dtype=dtype,
+        device=device,
+        device_map=device_map,
+        trust_remote_code=trust_remote_code,
+        preflight=preflight,
+    )
 
 
 def open_served(
