@@ -60,9 +60,7 @@ from readout_audit.judge import (
 )
 from readout_audit.kind import (
     AuditKind,
-    Executor,
     Job,
-    LocalExecutor,
     ScoreResult,
     audit_kinds,
     get_kind,
@@ -99,7 +97,9 @@ from readout_audit.model import (
     EMBEDDED_SPEC,
     Capabilities,
     Conformance,
+    Executor,
     GenerationSettings,
+    LocalExecutor,
     PositionRequest,
     PositionScores,
     ScoringModel,

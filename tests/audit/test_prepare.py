@@ -42,7 +42,8 @@ def test_prepared_item_carries_encodings(small_window):
 
 
 def test_batches_keep_jobs_with_one_context_together(model):
-    from readout_audit.kind import Job, batches
+    from readout_audit.kind import Job
+    from readout_audit.model import batches
     from readout_audit.readout._position import position_request
 
     same = Item(id="a", prompt="Shared context", options=["x"])

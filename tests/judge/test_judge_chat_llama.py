@@ -248,31 +248,76 @@ def test_kill_9_mid_run_then_a_rerun_attempts_every_id_once(chat_server, tmp_pat
 
 
 def test_judge_run_drives_a_served_judge_through_the_run_ledger(chat_server, tmp_path):
-    served = parse_configuration(
-        f"s3=FINAL3@openai:{chat_server}#{SERVED_NAME}", PAPER_SEED, "json_object"
-    )
+    """Records are appended as requests settle: a kill -9 mid-run keeps them; reruns finish
+    the phase, withdraw the unknown request's record once it is released, send nothing twice."""
     bank = load_gsm8k_jsonl(FIXTURES / "gsm8k_test_head.jsonl")
-    built = build_inventory(
-        [bank], [served], seed=PAPER_SEED, per_dataset=1, preflight_per_dataset=1
-    )
-    write_inventory(tmp_path / "inventory", built)
     run = tmp_path / "run"
-    args = ["judge", "run", str(tmp_path / "inventory"), "--phase", "preflight", "--out", str(run)]
-    first = CliRunner().invoke(main, [*args, "--plain", "--no-progress"])
-    assert first.exit_code == 0, first.output
+    held: list[bytes] = []
+
+    def third(body: bytes) -> bool:
+        if body not in held:
+            held.append(body)
+        return held.index(body) == 2
+
+    with FaultProxy("127.0.0.1", _port(chat_server), hold=third) as proxy:
+        served = parse_configuration(
+            f"s3=FINAL3@openai:{proxy.url}#{SERVED_NAME}", PAPER_SEED, "json_object"
+        )
+        built = build_inventory(
+            [bank], [served], seed=PAPER_SEED, per_dataset=1, preflight_per_dataset=1
+        )
+        write_inventory(tmp_path / "inventory", built)
+        args = ["judge", "run", str(tmp_path / "inventory"), "--phase", "preflight"]
+        args += ["--out", str(run), "--no-progress", "--concurrency", "1"]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        child = subprocess.Popen(
+            [sys.executable, "-m", "readout_audit", *args],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        records_file = run / "records.jsonl"
+        deadline = time.monotonic() + 300
+        while not (proxy.holding.is_set() and _lines(records_file) >= 2):
+            assert child.poll() is None and time.monotonic() < deadline, "never mid-run"
+            time.sleep(0.05)
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        # the settled requests' records were on disk before the run ended
+        kept = read_run(run).records
+        assert len(kept) >= 2 and {r.outcome for r in kept} == {"completed"}
+
+        proxy.hold = None
+        resumed = CliRunner().invoke(main, [*args, "--plain"])
+        assert resumed.exit_code == 0, resumed.output
+        records = read_run(run).records
+        assert len(records) == 12 and {r.phase for r in records} == {"preflight"}
+        assert [r.model_dump() for r in records[: len(kept)]] == [r.model_dump() for r in kept]
+        unknown = [r for r in records if r.outcome == "unknown"]
+        assert len(unknown) == 1 and unknown[0].wire_sha256 not in proxy.forwarded
+
+        CliRunner().invoke(main, ["ledger", str(run), "--release-unknown"])
+        finished = CliRunner().invoke(main, [*args, "--plain"])
+        assert finished.exit_code == 0, finished.output
     records = read_run(run).records
-    assert len(records) == 12 and {r.phase for r in records} == {"preflight"}
-    assert all(r.verdict in LABELS for r in records if r.outcome == "completed")
+    assert len({r.item_id for r in records}) == 12 and {r.outcome for r in records} == {"completed"}
+    assert all(r.verdict in LABELS for r in records)
+    # the withdrawn record's request answered last; every request reached the server once
+    assert records[-1].item_id == unknown[0].item_id
+    assert Counter(proxy.forwarded) == Counter(r.wire_sha256 for r in records)
     with Ledger(run / LEDGER_FILE) as ledger:
         before = ledger.counts()
-    assert before.get("completed", 0) + before.get("unknown", 0) == 12
-    again = CliRunner().invoke(main, [*args, "--plain", "--no-progress"])
+    again = CliRunner().invoke(main, [*args, "--plain"])
     assert again.exit_code == 0, again.output
     with Ledger(run / LEDGER_FILE) as ledger:
         assert ledger.counts() == before  # nothing sent twice
     assert [r.model_dump() for r in read_run(run).records] == [r.model_dump() for r in records]
     manifest = read_run(run).manifest
     assert manifest.model["served"]["response_format"] == {"s3": "json_object"}
+
+
+def _lines(path) -> int:
+    return path.read_bytes().count(b"\n") if path.exists() else 0
 
 
 def test_a_cue_search_runs_its_stages_on_a_served_judge(chat_server, tmp_path):

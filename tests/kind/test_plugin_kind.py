@@ -37,7 +37,13 @@ from readout_audit import (
     run_kind,
     score_item,
 )
-from readout_audit.cli import model_options, run_with_model, user_errors
+from readout_audit.cli import (
+    RunSettings,
+    model_options,
+    register_commands,
+    run_with_model,
+    user_errors,
+)
 from readout_audit.data import load_items
 from readout_audit.readout import position_request
 from readout_audit.report import Section, TableBlock
@@ -121,7 +127,7 @@ def _toy_command() -> click.Command:
         """Run the toy kind."""
         items = load_items(items_path)
 
-        def run(model: Any, settings: dict[str, Any]) -> None:
+        def run(model: Any, settings: RunSettings) -> None:
             prepared = [prepare(item, model.codec, {}, 4) for item in items]
             jobs = [
                 Job(p.key, position_request(p.rendering, p.encodings, 4), ToyPayload(p))
@@ -134,8 +140,8 @@ def _toy_command() -> click.Command:
                 out,
                 config,
                 lambda _: jobs,
-                batch_size=settings["batch_size"],
-                progress=settings["progress"],
+                batch_size=settings.batch_size,
+                progress=settings.progress,
             )
 
         run_with_model("toy", out, options, run)
@@ -156,6 +162,20 @@ TOY: AuditKind[ToyRecord, ToySummary] = AuditKind(
     command=_toy_command,
 )
 register_kind(TOY)
+
+
+@register_commands
+def toy_commands(cli: click.Group) -> None:
+    """A top-level command of the plug-in's own, beside the kind's ``readout audit toy``."""
+
+    @cli.command("toy-share")
+    @click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+    def toy_share(run_dir: Path) -> None:
+        """Print a toy run's share of items whose argmax is an option."""
+        summary = read_run(run_dir).summary
+        assert isinstance(summary, ToySummary)
+        click.echo(f"{summary.option_at_argmax.estimate:.6f}")
+
 
 QUESTIONS = [
     ("Is fire hot?", "yes"),
@@ -279,6 +299,13 @@ def test_a_kind_defined_in_a_test_runs_resumes_reports_and_compares(tmp_path):
     ):
         assert text in report.stdout and text in html
     assert "finished" in report.stdout
+
+    # the plug-in's own top-level command, registered as the built-in modules register theirs
+    listed = readout("--help")
+    assert "toy-share" in listed.stdout and "audit" in listed.stdout
+    share = readout("toy-share", str(out))
+    assert share.returncode == 0, share.stderr
+    assert float(share.stdout) == pytest.approx(run.summary.option_at_argmax.estimate, abs=1e-6)
 
     compared = readout("compare", str(out), str(whole), "--json", str(tmp_path / "c.json"))
     assert compared.returncode == 0, compared.stderr

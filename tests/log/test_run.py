@@ -7,7 +7,8 @@ import json
 import pytest
 
 from readout_audit import Item, RunDirectoryError, read_run, score
-from readout_audit.log import RECORD_SCHEMA_VERSION
+from readout_audit.judge import JudgeRecord
+from readout_audit.log import RECORD_SCHEMA_VERSION, ScoreRecord
 
 ITEMS = [
     Item(
@@ -37,6 +38,10 @@ def test_manifest_records_and_summary(model, tmp_path):
     assert record.schema_version == RECORD_SCHEMA_VERSION and len(record.top) == 3
     assert len(record.greedy.token_ids) <= 4 and record.variant == "production"
     assert run.summary == result.summary and run.summary.n_records == 4
+    # typed by its record: the same run, checked rather than filtered
+    assert run.of(ScoreRecord) is run
+    with pytest.raises(RunDirectoryError, match="record 1 is a ScoreRecord, not a JudgeRecord"):
+        run.of(JudgeRecord)
 
 
 def test_rerun_resumes_and_never_duplicates(model, tmp_path):

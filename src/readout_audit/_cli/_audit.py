@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
 import click
 
-from readout_audit._cli._common import greedy_tokens, model_options, refuse_unused, user_errors
+from readout_audit._cli._common import (
+    RunSettings,
+    greedy_tokens,
+    model_options,
+    refuse_unused,
+    user_errors,
+)
+from readout_audit._cli._registry import register_commands
 from readout_audit._cli._score import Preflight, prepare_all, run_with_model
 from readout_audit._exceptions import InputError
 from readout_audit.data import (
@@ -18,7 +24,7 @@ from readout_audit.data import (
 )
 from readout_audit.data._polygraph import LIBRARY_SHOTS
 from readout_audit.data._qa import Correctness
-from readout_audit.kind import AuditKind, UnknownKindError, audit_kinds, get_kind
+from readout_audit.kind import UnknownKindError, audit_kinds, get_kind
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._served_spec import is_served
 from readout_audit.model._vision import VisionCodec
@@ -38,26 +44,24 @@ from readout_audit.yesno._audit import (
 
 
 class AuditGroup(click.Group):
-    """``readout audit NAME``: one subcommand per registered audit kind that has a command.
+    """``readout audit NAME``: one subcommand per kind that has a command.
 
-    The built-in kinds' commands are this package's (:data:`BUILT_IN_COMMANDS`); a plug-in
-    kind brings its own (``AuditKind.command``).
+    The built-in kinds' commands are added by their modules' hooks; a plug-in kind brings its
+    own (``AuditKind.command``).
     """
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return [kind.name for kind in audit_kinds() if _builder(kind) is not None]
+        plugged = [kind.name for kind in audit_kinds() if kind.command is not None]
+        return sorted({*super().list_commands(ctx), *plugged})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.commands:
+            return self.commands[cmd_name]
         try:
             kind = get_kind(cmd_name)
         except UnknownKindError:
             return None
-        build = _builder(kind)
-        return build() if build is not None else None
-
-
-def _builder(kind: AuditKind[Any, Any]) -> Callable[[], click.Command] | None:
-    return BUILT_IN_COMMANDS.get(kind.name, kind.command)
+        return kind.command() if kind.command is not None else None
 
 
 @click.group("audit", cls=AuditGroup)
@@ -156,7 +160,7 @@ def options_command(
             greedy_tokens=greedy_tokens(options),
             reader=reader,
             note_budget=note_budget,
-            **settings,
+            **settings.kwargs(),
         ),
         prepare_all(
             [item for item, _ in ladder_items(spec, items, chosen, extra)], greedy_tokens(options)
@@ -259,7 +263,7 @@ def ptrue_command(
             answers=cast(AnswerMode, answers),
             prompt_mode=mode,
             seed=seed,
-            **s,
+            **s.kwargs(),
         ),
         prepare_all(readouts, 1),
     )
@@ -422,7 +426,7 @@ def yesno_command(
             diagnostic_sample=diagnostic_sample,
             seed=seed,
             greedy_tokens=greedy_tokens(options, PARSE_TOKENS),
-            **settings,
+            **settings.kwargs(),
         ),
         _yesno_preflight(
             prepare_all(
@@ -440,7 +444,7 @@ def _yesno_preflight(prepared: Preflight, spec: str) -> Preflight:
     the tokenizer (a processor for a vision-language model) says so before the weights load.
     """
 
-    def check(codec: TextCodec, settings: dict[str, Any]) -> None:
+    def check(codec: TextCodec, settings: RunSettings) -> None:
         if not isinstance(codec, VisionCodec):
             refuse_unused(("images",), f"by {spec}, which reads text only")
         prepared(codec, settings)
@@ -448,16 +452,9 @@ def _yesno_preflight(prepared: Preflight, spec: str) -> Preflight:
     return check
 
 
-def _recover_command() -> click.Command:
-    from readout_audit._cli._recover import recover_command  # loaded when asked for
-
-    return recover_command
-
-
-BUILT_IN_COMMANDS: dict[str, Callable[[], click.Command]] = {
-    "options": lambda: options_command,
-    "ptrue": lambda: ptrue_command,
-    "yesno": lambda: yesno_command,
-    "recover": _recover_command,
-}
-"""``readout audit NAME`` for the built-in kinds that have one."""
+@register_commands
+def audit_commands(cli: click.Group) -> None:
+    """``readout audit`` with the built-in kinds' commands; plug-in kinds bring their own."""
+    for command in (options_command, ptrue_command, yesno_command):
+        audit_group.add_command(command)
+    cli.add_command(audit_group)

@@ -6,6 +6,7 @@ import functools
 import json
 import os
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,7 +22,7 @@ from readout_audit.log._run import MANIFEST, read_manifest
 from readout_audit.model._device import DTYPES
 from readout_audit.model._embedded import EMBEDDED_SPEC
 from readout_audit.model._served_spec import is_served
-from readout_audit.progress import progress_mode
+from readout_audit.progress import ProgressMode, progress_mode
 from readout_audit.readout._position import DEFAULT_GREEDY_TOKENS
 from readout_audit.serve import redact_url
 
@@ -205,14 +206,33 @@ def greedy_tokens(options: Mapping[str, Any], default: int = DEFAULT_GREEDY_TOKE
     return default if given is None else given
 
 
-def run_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """The keyword arguments every audit takes from the shared model options."""
-    return {
-        "top_k": options["top_k"],
-        "template_kwargs": parse_template_kwargs(options["template_kwarg"]),
-        "batch_size": options["batch_size"],
-        "progress": progress_mode(options["progress"]),
-    }
+@dataclass(frozen=True)
+class RunSettings:
+    """What every audit takes from the shared model options, parsed and typed."""
+
+    top_k: int
+    template_kwargs: dict[str, Any]
+    batch_size: int
+    progress: ProgressMode
+
+    def kwargs(self) -> dict[str, Any]:
+        """The audits' keyword arguments of the same names."""
+        return {
+            "top_k": self.top_k,
+            "template_kwargs": self.template_kwargs,
+            "batch_size": self.batch_size,
+            "progress": self.progress,
+        }
+
+
+def run_options(options: Mapping[str, Any]) -> RunSettings:
+    """The settings every audit takes from the shared model options."""
+    return RunSettings(
+        top_k=options["top_k"],
+        template_kwargs=parse_template_kwargs(options["template_kwarg"]),
+        batch_size=options["batch_size"],
+        progress=progress_mode(options["progress"]),
+    )
 
 
 def check_out(out: Path, kind: str | None = None) -> None:

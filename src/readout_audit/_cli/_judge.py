@@ -12,6 +12,7 @@ from readout_audit._cli._judge_options import load_banks, require_sources, sourc
 from readout_audit._cli._judge_propose import judge_propose_command
 from readout_audit._cli._judge_run import judge_analyze_command, judge_run_command
 from readout_audit._cli._judge_search import judge_search_command
+from readout_audit._cli._registry import register_commands
 from readout_audit._cli._report import report_command
 from readout_audit._exceptions import InputError
 from readout_audit.judge import (
@@ -155,3 +156,9 @@ judge_group.add_command(judge_analyze_command)
 judge_group.add_command(report_command)
 judge_group.add_command(judge_propose_command)
 judge_group.add_command(judge_search_command)
+
+
+@register_commands
+def judge_commands(cli: click.Group) -> None:
+    """``readout judge``."""
+    cli.add_command(judge_group)

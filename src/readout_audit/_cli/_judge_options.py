@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import click
 
 from readout_audit._cli._common import refuse_unused
-from readout_audit._cli._score import load_cli_model
+from readout_audit._cli._model import ModelChoice
 from readout_audit._cli._served import pool_options, with_options
 from readout_audit.judge import (
     SourceBank,
@@ -20,7 +20,7 @@ from readout_audit.judge import (
     load_gsm8k_jsonl,
 )
 from readout_audit.judge.run._run import run_local_judge, run_served_judge
-from readout_audit.kind import DEFAULT_BATCH_SIZE
+from readout_audit.model import DEFAULT_BATCH_SIZE
 from readout_audit.model._backend import ScoringModel
 from readout_audit.model._device import DTYPES
 from readout_audit.model._served import api_headers
@@ -186,14 +186,10 @@ def judge_runner(
         spend = options["max_spend_tokens"]
         cap = None if spend is None else CostCap(max_tokens=spend)
         return partial(run_served_judge, endpoints=endpoints, cap=cap), None
-    model = load_cli_model(
-        {
-            "model_spec": judge,
-            "device": options["device"],
-            "dtype": options["dtype"],
-            "allow_download": options["allow_download"],
-            "device_map": None,
-            "trust_remote_code": False,
-        }
-    )
+    model = ModelChoice(
+        judge,
+        device=options["device"],
+        dtype=options["dtype"],
+        allow_download=options["allow_download"],
+    ).open()
     return partial(run_local_judge, model, batch_size=options["batch_size"]), model

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
 from readout_audit._cli._common import force_option, user_errors
-from readout_audit._cli._score import load_cli_model
+from readout_audit._cli._model import ModelChoice
 from readout_audit.judge import BeamSettings, write_proposals
 from readout_audit.log import check_output_path
 from readout_audit.model._embedded import EMBEDDED_SPEC
@@ -36,15 +35,7 @@ def judge_propose_command(
 ) -> None:
     """Propose bridge strings with a local model (the seed's beam, archive and retention)."""
     check_output_path(out, option="out", force=force)
-    options: dict[str, Any] = {
-        "model_spec": model_spec,
-        "device": device,
-        "dtype": "auto",
-        "allow_download": False,
-        "device_map": None,
-        "trust_remote_code": False,
-    }
-    model = load_cli_model(options)
+    model = ModelChoice(model_spec, device=device).open()
     settings = BeamSettings(first_width=first_width, width=width, depth=depth)
     archive, kept = write_proposals(model, out, settings)
     click.echo(f"archived {len(archive)} strings, retained {len(kept)}; written to {out}")

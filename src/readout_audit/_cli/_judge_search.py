@@ -16,7 +16,7 @@ from readout_audit._cli._judge_options import (
     require_sources,
     source_options,
 )
-from readout_audit._cli._score import load_cli_model
+from readout_audit._cli._model import ModelChoice
 from readout_audit.judge.inventory._build import choose_sources
 from readout_audit.judge.inventory._file import read_planned
 from readout_audit.judge.inventory._inventory import PAPER_SEED, parse_configuration
@@ -168,9 +168,12 @@ def judge_search_command(
         if judge_model is not None and judge_model.info.spec == proposer:
             model = judge_model
         else:
-            model = load_cli_model(
-                {**options, "model_spec": proposer, "device_map": None, "trust_remote_code": False}
-            )
+            model = ModelChoice(
+                proposer,
+                device=options["device"],
+                dtype=options["dtype"],
+                allow_download=options["allow_download"],
+            ).open()
         pool = seed_pool(model.codec)
     setup = SearchSetup(
         programme=plan,

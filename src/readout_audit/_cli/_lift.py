@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from readout_audit._cli._common import force_option, user_errors
 from readout_audit._cli._lift_predict import predict_command
 from readout_audit._cli._lift_score import lift_score_command, lift_toy_command
+from readout_audit._cli._registry import register_commands
 from readout_audit._cli._report import report_command
 from readout_audit._util._text import terminal_safe
 from readout_audit.lift import CutSettings, cut_papers, cut_table, read_papers, write_cuts
@@ -67,3 +68,9 @@ lift_group.add_command(predict_command)
 lift_group.add_command(lift_score_command)
 lift_group.add_command(lift_toy_command)
 lift_group.add_command(report_command)
+
+
+@register_commands
+def lift_commands(cli: click.Group) -> None:
+    """``readout lift``."""
+    cli.add_command(lift_group)

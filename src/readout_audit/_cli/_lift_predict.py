@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 import click
 
 from readout_audit._cli._common import model_options, run_options, user_errors
-from readout_audit._cli._score import load_cli_model
+from readout_audit._cli._model import ModelChoice
 from readout_audit._util._text import terminal_safe
 from readout_audit.lift._cut import Cut
 from readout_audit.lift._cutfile import read_cuts
 from readout_audit.lift._predict import write_forecasts
 from readout_audit.log import check_output_path, check_unlocked, stage_manifest_path
-from readout_audit.model._served import ServedModel
 
 
 def run_predict(
@@ -32,20 +30,18 @@ def run_predict(
     """Load the model, write a forecast of every cut to ``out`` (resuming it), say where."""
     check_unlocked(out)  # a second writer stops here, before the model loads
     settings = run_options(options)
-    model = load_cli_model(options)
-    ledger = out.with_name(out.name + ".ledger.sqlite")
-    with model.ledger(ledger) if isinstance(model, ServedModel) else nullcontext():
-        forecasts = write_forecasts(
-            model,
-            cuts,
-            out,
-            setting=setting,
-            seed=seed,
-            chat=False if plain_prompt else None,
-            template_kwargs=settings["template_kwargs"],
-            max_new_tokens=max_new_tokens,
-            progress=settings["progress"],
-        )
+    model = ModelChoice.from_options(options).open()
+    forecasts = write_forecasts(
+        model,
+        cuts,
+        out,
+        setting=setting,
+        seed=seed,
+        chat=False if plain_prompt else None,
+        template_kwargs=settings.template_kwargs,
+        max_new_tokens=max_new_tokens,
+        progress=settings.progress,
+    )
     click.echo(
         terminal_safe(
             f"{len(forecasts)} forecasts ({forecasts[0].setting if forecasts else 'none'}) in "

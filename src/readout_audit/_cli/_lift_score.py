@@ -10,7 +10,8 @@ from typing import Any
 import click
 
 from readout_audit._cli._common import check_out, model_options, refuse_unused, user_errors
-from readout_audit._cli._score import finish, load_cli_model
+from readout_audit._cli._model import ModelChoice
+from readout_audit._cli._score import finish
 from readout_audit._exceptions import InputError
 from readout_audit.lift._conditions import LiftSetup
 from readout_audit.lift._cut import Cut
@@ -18,7 +19,6 @@ from readout_audit.lift._cutfile import read_cuts
 from readout_audit.lift._forecasts import Forecast, read_forecasts
 from readout_audit.lift._score import Forecasts, cut_jobs, score_lift
 from readout_audit.lift._toy import toy_check, toy_rows
-from readout_audit.model._served import ServedModel
 from readout_audit.model._served_spec import is_served
 from readout_audit.progress import progress_mode
 
@@ -107,7 +107,7 @@ def lift_score_command(
         for cut in cuts:
             cut_jobs(cut, forecasts.get(cut.id, {}), setup, codec)
 
-    model = load_cli_model(options, preflight)
+    model = ModelChoice.from_options(options).open(preflight)
     score_lift(
         model,
         cuts,
@@ -138,8 +138,8 @@ def lift_toy_command(ledger: Path | None, **options: Any) -> None:
         raise InputError(
             "a served scorer's requests are kept in a ledger: give --ledger FILE", field="ledger"
         )
-    model = load_cli_model(options, None)
-    with model.ledger(ledger) if isinstance(model, ServedModel) and ledger else nullcontext():
+    model = ModelChoice.from_options(options).open()
+    with model.bound_to(ledger) if ledger else nullcontext():
         rows = toy_rows(model)
     click.echo(f"{'case':<9} {'condition':<13} {'raw':>7} {'clipLL_2':>9} {'vs. empty':>10}")
     for r in rows:

@@ -8,7 +8,9 @@ from typing import Any
 
 import click
 
-from readout_audit._cli._common import greedy_tokens, model_options, user_errors
+from readout_audit._cli._audit import audit_group
+from readout_audit._cli._common import RunSettings, greedy_tokens, model_options, user_errors
+from readout_audit._cli._registry import register_commands
 from readout_audit._cli._score import run_with_model
 from readout_audit._cli._types import FiniteFloat
 from readout_audit._exceptions import InputError
@@ -189,15 +191,21 @@ def recover_command(
     )
     greedy = greedy_tokens(options, 0)
 
-    def preflight(codec: TextCodec, settings: dict[str, Any]) -> None:
-        plan_items(splits, setup, codec, settings["template_kwargs"], greedy)
+    def preflight(codec: TextCodec, settings: RunSettings) -> None:
+        plan_items(splits, setup, codec, settings.template_kwargs, greedy)
 
     run_with_model(
         "recover",
         out,
         options,
         lambda model, settings: audit_recover(
-            model, splits, out, setup=setup, greedy_tokens=greedy, **settings
+            model, splits, out, setup=setup, greedy_tokens=greedy, **settings.kwargs()
         ),
         preflight,
     )
+
+
+@register_commands
+def recover_commands(cli: click.Group) -> None:
+    """``readout audit recover``."""
+    audit_group.add_command(recover_command)

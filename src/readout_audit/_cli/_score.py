@@ -2,77 +2,31 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.text import Text
 
 from readout_audit._cli._common import (
+    RunSettings,
     check_out,
     greedy_tokens,
     model_options,
     run_options,
     user_errors,
 )
-from readout_audit._cli._served import served_settings
+from readout_audit._cli._model import ModelChoice
+from readout_audit._cli._registry import register_commands
 from readout_audit._util._text import terminal_safe
 from readout_audit.data._demo import demo_items
 from readout_audit.data._item import Item
 from readout_audit.data._jsonl import load_items
 from readout_audit.log._run import read_run
-from readout_audit.model import open_model
 from readout_audit.model._backend import ScoringModel
 from readout_audit.model._codec import TextCodec
-from readout_audit.model._device import resolve_device
-from readout_audit.model._served_spec import is_served
 from readout_audit.report._report import print_report
 from readout_audit.scoring._audit import prepare, score
-
-
-def quiet_loading() -> None:
-    """Silence the loaders' own progress bars; the CLI shows one status line instead."""
-    os.environ.setdefault("TQDM_DISABLE", "1")
-    from transformers.utils import logging as transformers_logging
-
-    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-
-
-def load_cli_model(
-    options: dict[str, Any], preflight: Callable[[TextCodec], None] | None = None
-) -> ScoringModel:
-    """Open the model named by the common options (:func:`~readout_audit.model.open_model`).
-
-    A local one shows one status line instead of the loaders' bars; a served spec is not
-    printed (its URL may hold a password).
-    """
-    spec = options["model_spec"]
-    served = is_served(spec)
-    quiet_loading()
-    opening = {
-        "served": served_settings(options) if served else None,
-        "tokenizer": (options["tokenizer"] or None) if served else None,
-        "conformance": options["conformance_path"] if served else None,
-        "allow_nonconforming": served and options["allow_nonconforming"],
-        "allow_download": options["allow_download"],
-        "dtype": options["dtype"],
-        "device": options["device"],
-        "device_map": options["device_map"],
-        "trust_remote_code": options["trust_remote_code"],
-        "preflight": preflight,
-    }
-    if served:
-        return open_model(spec, **opening)
-    resolve_device(options["device"])  # a device this machine lacks fails before loading
-    console = Console(stderr=True)
-    loading = terminal_safe(f"loading {spec}")
-    if not console.is_terminal:
-        click.echo(loading, err=True)
-    with console.status(Text(loading)):
-        return open_model(spec, **opening)
 
 
 def finish(out: Path, plain: bool = False) -> None:
@@ -81,7 +35,7 @@ def finish(out: Path, plain: bool = False) -> None:
     click.echo(terminal_safe(f"run written to {out}"))
 
 
-Preflight = Callable[[TextCodec, dict[str, Any]], None]
+Preflight = Callable[[TextCodec, RunSettings], None]
 """Checks with the tokenizer alone (codec, run settings), before the weights load."""
 
 
@@ -89,7 +43,7 @@ def run_with_model(
     kind: str,
     out: Path,
     options: dict[str, Any],
-    audit: Callable[[ScoringModel, dict[str, Any]], object],
+    audit: Callable[[ScoringModel, RunSettings], object],
     preflight: Preflight | None = None,
 ) -> None:
     """Check ``--out`` and the settings, load the model, run ``audit(model, settings)``, report.
@@ -100,16 +54,16 @@ def run_with_model(
     check_out(out, kind)
     settings = run_options(options)
     check = None if preflight is None else (lambda codec: preflight(codec, settings))
-    audit(load_cli_model(options, check), settings)
+    audit(ModelChoice.from_options(options).open(check), settings)
     finish(out, options["plain"])
 
 
 def prepare_all(items: Sequence[Item], greedy_tokens: int) -> Preflight:
     """A preflight that renders every item and checks it against the context window."""
 
-    def check(codec: TextCodec, settings: dict[str, Any]) -> None:
+    def check(codec: TextCodec, settings: RunSettings) -> None:
         for item in items:
-            prepare(item, codec, settings["template_kwargs"], greedy_tokens)
+            prepare(item, codec, settings.template_kwargs, greedy_tokens)
 
     return check
 
@@ -120,7 +74,7 @@ def _run(items: Sequence[Item], out: Path, options: dict[str, Any]) -> None:
         "score",
         out,
         options,
-        lambda m, s: score(m, items, out, greedy_tokens=greedy, **s),
+        lambda m, s: score(m, items, out, greedy_tokens=greedy, **s.kwargs()),
         prepare_all(items, greedy),
     )
 
@@ -159,3 +113,10 @@ def score_command(items_path: Path, out: Path, limit: int | None, **options: Any
 def demo_command(out: Path, **options: Any) -> None:
     """Score the built-in demo items, which show each readout failure, and print a summary."""
     _run(demo_items(), out, options)
+
+
+@register_commands
+def score_commands(cli: click.Group) -> None:
+    """``readout score`` and ``readout demo``."""
+    cli.add_command(score_command)
+    cli.add_command(demo_command)

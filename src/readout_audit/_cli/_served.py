@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -135,7 +135,7 @@ def gate_options(command: F) -> F:
     )(command)
 
 
-def served_settings(options: dict[str, Any]) -> ServedSettings:
+def served_settings(options: Mapping[str, Any]) -> ServedSettings:
     """The served-model settings from the CLI options."""
     cap = None
     if options["max_spend_tokens"] is not None or options["max_spend_usd"] is not None:

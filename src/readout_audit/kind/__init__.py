@@ -1,6 +1,5 @@
 """Audit kinds as plug-ins: the kind object, its registry, the run loop and executors."""
 
-from readout_audit.kind._executor import DEFAULT_BATCH_SIZE, Executor, LocalExecutor, batches
 from readout_audit.kind._kind import AuditKind, item_and_variant
 from readout_audit.kind._registry import (
     ENTRY_POINTS,
@@ -14,18 +13,14 @@ from readout_audit.kind._registry import (
 from readout_audit.kind._runner import Job, Planner, ScoreResult, run_kind
 
 __all__ = [
-    "DEFAULT_BATCH_SIZE",
     "ENTRY_POINTS",
     "PLUGINS_ENV",
     "AuditKind",
-    "Executor",
     "Job",
-    "LocalExecutor",
     "Planner",
     "ScoreResult",
     "UnknownKindError",
     "audit_kinds",
-    "batches",
     "get_kind",
     "item_and_variant",
     "load_plugins",

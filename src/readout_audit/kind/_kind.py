@@ -6,8 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from pydantic import BaseModel
-
+from readout_audit.log._record import RunRecord
 from readout_audit.log._run import Run
 from readout_audit.log._summary import Check, Summary
 
@@ -19,7 +18,7 @@ if TYPE_CHECKING:
     from readout_audit.report._blocks import Section
     from readout_audit.report._compare import PairedDifference
 
-RecordT = TypeVar("RecordT", bound=BaseModel)
+RecordT = TypeVar("RecordT", bound=RunRecord)
 SummaryT = TypeVar("SummaryT", bound=Summary)
 
 
@@ -57,9 +56,9 @@ class AuditKind(Generic[RecordT, SummaryT]):
     """What the report calls it, e.g. ``constrained-option audit``."""
     record_type: type[RecordT]
     summary_type: type[SummaryT]
-    summarise: Callable[[Run], SummaryT]
+    summarise: Callable[[Run[RecordT]], SummaryT]
     """The summary from a run's files alone (records, manifest configuration, artifacts)."""
-    sections: Callable[[Run, SummaryT], list[Section]]
+    sections: Callable[[Run[RecordT], SummaryT], list[Section]]
     """The report sections, as data; the terminal and HTML renderers draw the same ones."""
     make_record: Callable[[ScoringModel, Job[Any], PositionScores], RecordT] = bound_record
     """Turns one job's scored position into its record."""
@@ -78,10 +77,10 @@ class AuditKind(Generic[RecordT, SummaryT]):
     command: Callable[[], click.Command] | None = None
     """Builds the ``readout audit NAME`` command (imported lazily, so the CLI stays fast)."""
 
-    def summary(self, run: Run) -> SummaryT:
+    def summary(self, run: Run[Any]) -> SummaryT:
         """The kind's summary of a run's files, with its checks."""
-        summary = self.summarise(run)
+        typed = run.of(self.record_type)
+        summary = self.summarise(typed)
         if self.checks is not None:
-            typed = [r for r in run.records if isinstance(r, self.record_type)]
-            summary = summary.model_copy(update={"checks": self.checks(typed)})
+            summary = summary.model_copy(update={"checks": self.checks(typed.records)})
         return summary

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -13,12 +12,12 @@ from readout_audit._exceptions import InputError, ReadoutError
 from readout_audit.log._manifest import Manifest
 from readout_audit.log._run import RunDirectory, read_run
 from readout_audit.log._summary import Summary, Timing
-from readout_audit.model._backend import PositionRequest, ScoringModel
+from readout_audit.model._backend import DEFAULT_BATCH_SIZE, PositionRequest, ScoringModel
+from readout_audit.model._executor import Executor
 from readout_audit.progress import ProgressMode, progress_mode, reporter
 from readout_audit.serve import LEDGER_FILE
 
 if TYPE_CHECKING:
-    from readout_audit.kind._executor import Executor
     from readout_audit.kind._kind import AuditKind
 
 P = TypeVar("P")
@@ -62,56 +61,72 @@ def run_kind(
 ) -> ScoreResult:
     """Run a kind into ``out``: lock, check or write the manifest, plan, score, summarise.
 
-    ``executor`` answers the jobs (default: local batches of ``batch_size`` on ``model``). Jobs
-    whose key is already on disk are skipped; every record is flushed as it completes, so
-    on any interruption the finished records stay and a rerun of the same command resumes. The
-    summary is computed from the files on disk, exactly as ``readout report`` computes it.
+    ``executor`` answers the jobs (default: the model's own, :meth:`ScoringModel.executor`,
+    with ``batch_size``). Jobs whose key is already on disk are skipped; every record is
+    flushed as it completes, so on any interruption the finished records stay and a rerun of
+    the same command resumes. The summary is computed from the files on disk, exactly as
+    ``readout report`` computes it.
     ``progress``: True for a bar on a terminal and plain lines elsewhere (stderr), or a mode.
     """
-    from readout_audit.kind._executor import DEFAULT_BATCH_SIZE, LocalExecutor
-    from readout_audit.kind._served_executor import ServedExecutor
-    from readout_audit.model._served import ServedModel
-
     size = batch_size or DEFAULT_BATCH_SIZE
     manifest = Manifest.create(kind.name, model.info, config, seeds)  # checked before any write
-    with RunDirectory(out, kind) as run_dir, ExitStack() as bound:
+    with RunDirectory(out, kind) as run_dir:
         run_dir.start(manifest)
-        if isinstance(model, ServedModel) and model.runner is None:
-            # every request of the run, planning's included (answers, diagnostics, notes),
-            # goes through the run's ledger: kept, under its cost cap, never sent twice
-            bound.enter_context(model.ledger(Path(out) / LEDGER_FILE))
-        if executor is None:
-            executor = (
-                ServedExecutor(model, Path(out), size)
-                if isinstance(model, ServedModel)
-                else LocalExecutor(model, size)
+        # every request of the run, planning's included (answers, diagnostics, notes), goes
+        # through the run's ledger when the model keeps one: under its cost cap, never sent twice
+        with model.bound_to(Path(out) / LEDGER_FILE):
+            mode = (
+                progress
+                if isinstance(progress, str)
+                else progress_mode(None if progress else False)
             )
-        jobs = plan(run_dir)
-        planned = unique_keys(jobs)
-        todo = [job for job in jobs if job.key not in run_dir.done]
-        started, tokens = time.perf_counter(), 0
-        mode = progress if isinstance(progress, str) else progress_mode(None if progress else False)
-        status = getattr(executor, "status", None)  # a served run's requests and spend
-        with reporter(mode, len(todo), status=status) as report:
-            for job, scores in executor.run(todo):
-                record = kind.make_record(model, job, scores)
-                if kind.record_key(record) != job.key:
-                    raise ReadoutError(
-                        f"audit kind {kind.name!r} planned job {job.key} but its record has key "
-                        f"{kind.record_key(record)}; a resumed run could not skip it"
-                    )
-                run_dir.append(record)
-                tokens += kind.scored_tokens(record)
-                report.advance()
-        missing = planned - run_dir.done
-        if missing:
-            raise ReadoutError(
-                f"{len(missing)} of {len(planned)} planned records were not written (first: "
-                f"{min(missing)}); the run stays unfinished and a rerun scores them"
+            written = _write_records(
+                kind, model, run_dir, plan(run_dir), executor or model.executor(size), mode
             )
-        summary = timed_summary(kind, out, len(todo), time.perf_counter() - started, tokens)
-        run_dir.finish(summary, planned=len(planned))
-    return ScoreResult(directory=Path(out), summary=summary, n_new=len(todo))
+        summary = timed_summary(kind, out, written.n_new, written.seconds, written.tokens)
+        run_dir.finish(summary, planned=written.planned)
+    return ScoreResult(directory=Path(out), summary=summary, n_new=written.n_new)
+
+
+@dataclass(frozen=True)
+class _Written:
+    planned: int
+    n_new: int
+    tokens: int
+    seconds: float
+
+
+def _write_records(
+    kind: AuditKind[Any, Any],
+    model: ScoringModel,
+    run_dir: RunDirectory,
+    jobs: Sequence[Job[Any]],
+    executor: Executor,
+    mode: ProgressMode,
+) -> _Written:
+    """Answer the jobs not on disk and append each record as it completes."""
+    planned = unique_keys(jobs)
+    todo = [job for job in jobs if job.key not in run_dir.done]
+    started, tokens = time.perf_counter(), 0
+    status = getattr(executor, "status", None)  # a served run's requests and spend
+    with reporter(mode, len(todo), status=status) as report:
+        for job, scores in executor.run(todo):
+            record = kind.make_record(model, job, scores)
+            if kind.record_key(record) != job.key:
+                raise ReadoutError(
+                    f"audit kind {kind.name!r} planned job {job.key} but its record has key "
+                    f"{kind.record_key(record)}; a resumed run could not skip it"
+                )
+            run_dir.append(record)
+            tokens += kind.scored_tokens(record)
+            report.advance()
+    missing = planned - run_dir.done
+    if missing:
+        raise ReadoutError(
+            f"{len(missing)} of {len(planned)} planned records were not written (first: "
+            f"{min(missing)}); the run stays unfinished and a rerun scores them"
+        )
+    return _Written(len(planned), len(todo), tokens, time.perf_counter() - started)
 
 
 def unique_keys(jobs: Sequence[Job[Any]]) -> set[tuple[str, ...]]:

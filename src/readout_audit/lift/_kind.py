@@ -33,7 +33,7 @@ def lift_paired_metrics(
     ]
 
 
-def summarise_lift(run: Run) -> LiftSummary:
+def summarise_lift(run: Run[LiftRecord]) -> LiftSummary:
     """The run's summary with its checks."""
     summary = summarise_lift_run(run)
     return summary.model_copy(update={"checks": lift_checks(summary)})

@@ -192,6 +192,11 @@ def forecast_cut(
     )
 
 
+def forecast_ledger(out: Path) -> Path:
+    """Where a served forecaster's requests are kept: ``OUT.ledger.sqlite`` beside ``OUT``."""
+    return out.with_name(out.name + ".ledger.sqlite")
+
+
 def write_forecasts(
     model: ScoringModel,
     cuts: Sequence[Cut],
@@ -209,7 +214,8 @@ def write_forecasts(
     ``chat`` renders the prompt as a user turn through the chat template (default: when the
     tokenizer has one); ``max_new_tokens`` None gives each cut :func:`default_max_new_tokens`.
     A rerun skips cuts already written, after checking the sidecar manifest matches and each
-    such cut's prompt is unchanged. Returns the cuts' forecasts in the order of ``cuts``.
+    such cut's prompt is unchanged. A served forecaster's requests are kept in
+    :func:`forecast_ledger`. Returns the cuts' forecasts in the order of ``cuts``.
     """
     out = Path(out)
     setting = setting or default_setting(model.info.spec)
@@ -235,9 +241,12 @@ def write_forecasts(
         "max_new_tokens": max_new_tokens,
     }
     manifest = Manifest.create("lift-predict", model.info, config, seeds={"seed": seed})
-    with StageFile(
-        out, manifest, Forecast, forecast_key, key_field="cut_id", what="forecasts"
-    ) as file:
+    with (
+        StageFile(
+            out, manifest, Forecast, forecast_key, key_field="cut_id", what="forecasts"
+        ) as file,
+        model.bound_to(forecast_ledger(out)),
+    ):
         done = {cut_id: f for (cut_id, name), f in file.done.items() if name == setting}
         for cut in cuts:
             if cut.id in done and done[cut.id].prompt_sha256 != sha256_text(predictor_prompt(cut)):

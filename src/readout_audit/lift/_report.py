@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from readout_audit.lift._conditions import CONTEXT
 from readout_audit.lift._lift_stats import Contrast
+from readout_audit.lift._record import LiftRecord
 from readout_audit.lift._summary import LiftSummary
 from readout_audit.log._run import Run
 from readout_audit.report._blocks import MISSING, Block, FigureBlock, Section, TableBlock, plot
@@ -189,7 +190,7 @@ def _examples_section(summary: LiftSummary) -> Section:
     return Section("Examples (a seeded sample; lift of each forecast over recent context)", blocks)
 
 
-def lift_sections(run: Run, summary: LiftSummary) -> list[Section]:
+def lift_sections(run: Run[LiftRecord], summary: LiftSummary) -> list[Section]:
     """The lift report's sections, those with data."""
     sections = []
     if summary.toy:

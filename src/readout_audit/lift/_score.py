@@ -16,13 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
-from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
 from readout_audit.kind._runner import Job, ScoreResult, run_kind
 from readout_audit.lift._conditions import Condition, LiftSetup, conditions, target_text
 from readout_audit.lift._cut import Cut, sha256_text
 from readout_audit.lift._record import LiftRecord
 from readout_audit.log._run import RunDirectory
-from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
+from readout_audit.model._backend import (
+    DEFAULT_BATCH_SIZE,
+    PositionRequest,
+    PositionScores,
+    ScoringModel,
+)
 from readout_audit.model._codec import TextCodec
 from readout_audit.progress import ProgressMode
 

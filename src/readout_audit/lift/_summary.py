@@ -152,7 +152,10 @@ def _setting(
 
 
 def _examples(
-    run: Run, scores: Mapping[str, Mapping[str, float]], settings: Sequence[str], seed: int
+    run: Run[LiftRecord],
+    scores: Mapping[str, Mapping[str, float]],
+    settings: Sequence[str],
+    seed: int,
 ) -> list[ExampleCut]:
     cuts = {c["id"]: c for c in run.artifacts.get("cuts", [])}
     forecasts: Mapping[str, Mapping[str, str]] = run.artifacts.get("forecasts", {})
@@ -177,9 +180,9 @@ def _examples(
     return found
 
 
-def summarise_lift_run(run: Run) -> LiftSummary:
+def summarise_lift_run(run: Run[LiftRecord]) -> LiftSummary:
     """The lift summary from the run's records, cuts, forecasts and toy check."""
-    records = [r for r in run.records if isinstance(r, LiftRecord)]
+    records = run.records
     config: dict[str, Any] = run.manifest.config
     toy = [ToyRow.model_validate(row) for row in run.artifacts.get("toy", [])]
     base = LiftSummary(

@@ -15,6 +15,7 @@ from readout_audit.log._manifest import Invocation, Manifest, package_versions
 from readout_audit.log._outputs import check_output_path
 from readout_audit.log._record import (
     RECORD_SCHEMA_VERSION,
+    RunRecord,
     ScoreRecord,
 )
 from readout_audit.log._run import Run, RunDirectory, RunState, read_manifest, read_run
@@ -38,6 +39,7 @@ __all__ = [
     "ENTRY_POINTS",
     "PLUGINS_ENV",
     "RECORD_SCHEMA_VERSION",
+    "RunRecord",
     "SUMMARY_SCHEMA_VERSION",
     "Check",
     "Interval",

@@ -15,6 +15,7 @@ from importlib import metadata
 from typing import Any, Protocol
 
 from readout_audit._exceptions import ReadoutError
+from readout_audit.log._record import RunRecord
 from readout_audit.log._summary import Summary
 
 PLUGINS_ENV = "READOUT_AUDIT_PLUGINS"
@@ -38,7 +39,7 @@ class RunKind(Protocol):
     def name(self) -> str: ...
 
     @property
-    def record_type(self) -> type[Any]: ...
+    def record_type(self) -> type[RunRecord]: ...
 
     @property
     def summary_type(self) -> type[Summary]: ...

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ConfigDict, Field
 
@@ -12,6 +12,28 @@ from readout_audit.readout._position import PositionReadout
 RECORD_SCHEMA_VERSION = 2
 UPGRADABLE_VERSIONS = (1,)
 """Older record versions that ``read_run`` reads by upgrading each line to this version."""
+
+
+class RunRecord(Protocol):
+    """What every kind's record declares: one line of ``records.jsonl``, whatever else it holds.
+
+    A protocol rather than a base class, so each kind keeps its own field order on disk.
+    ``upgraded`` turns a line of an older schema version into this version's fields.
+    """
+
+    schema_version: int
+    item_id: str
+    variant: str
+    cluster: str
+    """Resampling cluster (the item id when the item names none)."""
+
+    @classmethod
+    def upgraded(cls, raw: dict[str, Any]) -> dict[str, Any]: ...
+
+    @classmethod
+    def model_validate(cls, obj: Any) -> Any: ...
+
+    def model_dump_json(self) -> str: ...
 
 
 class ScoreRecord(RenderedContext, PositionReadout):

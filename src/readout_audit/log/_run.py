@@ -13,10 +13,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -27,11 +28,12 @@ from readout_audit._util._jsonl import (
     loads_line,
     read_lines,
     write_json_atomic,
+    write_lines_atomic,
 )
 from readout_audit._util._lock import RunLock, lock_holder
 from readout_audit.log._kinds import RunKind, run_kind
 from readout_audit.log._manifest import Manifest, now
-from readout_audit.log._record import RECORD_SCHEMA_VERSION, UPGRADABLE_VERSIONS, ScoreRecord
+from readout_audit.log._record import RECORD_SCHEMA_VERSION, UPGRADABLE_VERSIONS, RunRecord
 from readout_audit.log._stage import load_manifest, read_json_file, resumed_manifest
 from readout_audit.log._summary import SUMMARY_SCHEMA_VERSION, Summary
 
@@ -54,7 +56,7 @@ def read_manifest(directory: Path) -> Manifest:
     return load_manifest(path, "it cannot be resumed or reported")
 
 
-def parse_records(kind: RunKind, lines: JsonLines) -> list[ScoreRecord]:
+def parse_records(kind: RunKind, lines: JsonLines) -> list[Any]:
     """Every complete record line as the kind's record type, with located errors."""
     records = []
     for number, line in lines.lines:
@@ -141,13 +143,21 @@ def _read_artifacts(directory: Path) -> dict[str, Any]:
     return found
 
 
+R = TypeVar("R", bound=RunRecord)
+T = TypeVar("T", bound=RunRecord)
+
+
 @dataclass(frozen=True)
-class Run:
-    """A run directory read back, without the model: manifest, records, artifacts, summary."""
+class Run(Generic[R]):
+    """A run directory read back, without the model: manifest, records, artifacts, summary.
+
+    ``read_run`` returns records of the manifest's kind; ``run.of(RecordType)`` is the same run
+    typed by its record, checked rather than filtered.
+    """
 
     directory: Path
     manifest: Manifest
-    records: list[ScoreRecord]
+    records: list[R]
     summary: Summary | None
     """The summary on disk (None when the run did not finish, or its summary is outdated)."""
     artifacts: dict[str, Any] = field(default_factory=dict)
@@ -157,6 +167,16 @@ class Run:
     """The process id writing the run when it was read (it holds the lock), if any."""
     summary_problem: str | None = None
     """Why ``summary.json`` was not used (it does not match its records or itself)."""
+
+    def of(self, record_type: type[T]) -> Run[T]:
+        """The run typed by its record, or an error naming the first record of another type."""
+        for number, record in enumerate(self.records, 1):
+            if not isinstance(record, record_type):
+                raise RunDirectoryError(
+                    f"{self.directory}: record {number} is a {type(record).__name__}, "
+                    f"not a {record_type.__name__}"
+                )
+        return cast("Run[T]", self)
 
     @property
     def planned(self) -> int | None:
@@ -184,7 +204,7 @@ class Run:
         return "finished"
 
 
-def read_run(directory: str | Path) -> Run:
+def read_run(directory: str | Path) -> Run[Any]:
     """Read a run directory back, without the model; any kind found in the registry."""
     directory = Path(directory)
     manifest = read_manifest(directory)
@@ -236,12 +256,20 @@ class RunDirectory:
     ) -> None:
         self.close()
 
-    def start(self, manifest: Manifest) -> None:
-        """Write the manifest, or check it against the one on disk, and load the done keys."""
+    def start(self, manifest: Manifest, retried: Callable[[Any], bool] | None = None) -> None:
+        """Write the manifest, or check it against the one on disk, and load the done keys.
+
+        ``retried``: records this invocation answers again (a served request that failed or
+        whose outcome was unknown); they are withdrawn from ``records.jsonl`` (rewritten
+        atomically) before any new record is appended, so their keys are not done.
+        """
         holds = f"{self.directory} holds a run"
         self.manifest = resumed_manifest(self.directory / MANIFEST, manifest, holds)
         records_path = self.directory / RECORDS
         existing = parse_records(self.kind, read_lines(records_path, append_only=True))
+        if retried is not None and any(retried(r) for r in existing):
+            existing = [r for r in existing if not retried(r)]
+            write_lines_atomic(records_path, [r.model_dump_json() for r in existing])
         self.done = {self.kind.record_key(r) for r in existing}
         self._appender = JsonlAppender(records_path)  # drops a cut last line
 

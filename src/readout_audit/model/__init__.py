@@ -1,6 +1,7 @@
 """Model backends: token log-probabilities, continuations, greedy text and hidden states."""
 
 from readout_audit.model._backend import (
+    DEFAULT_BATCH_SIZE,
     Capabilities,
     ModelFile,
     ModelInfo,
@@ -13,6 +14,13 @@ from readout_audit.model._codec import TextCodec
 from readout_audit.model._conformance import CONFORMANCE_FILE, Conformance
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._embedded import EMBEDDED_SPEC, embedded_gguf_path
+from readout_audit.model._executor import (
+    Executor,
+    GenerationRequest,
+    LocalExecutor,
+    Pending,
+    batches,
+)
 from readout_audit.model._gate import (
     check_served,
     open_model,
@@ -24,9 +32,18 @@ from readout_audit.model._generation import GenerationSettings
 from readout_audit.model._gguf import gguf_quantisation
 from readout_audit.model._load import ModelSpec, load_codec, load_model, parse_model_spec
 from readout_audit.model._served import ServedModel, ServedSettings, load_served
+from readout_audit.model._served_executor import ServedExecutor, UnsettledError
 
 __all__ = [
     "CONFORMANCE_FILE",
+    "DEFAULT_BATCH_SIZE",
+    "Executor",
+    "GenerationRequest",
+    "LocalExecutor",
+    "Pending",
+    "ServedExecutor",
+    "UnsettledError",
+    "batches",
     "Capabilities",
     "Conformance",
     "EMBEDDED_SPEC",

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -13,6 +15,16 @@ from readout_audit._exceptions import CapabilityError
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._generation import GENERATION_DEFAULTS, GenerationSettings
+
+if TYPE_CHECKING:
+    from readout_audit.model._executor import Executor
+
+DEFAULT_BATCH_SIZE = 32
+"""Scored positions sent to the model at once: one padded forward, one batched greedy decode.
+
+Greedy decoding reads every weight once per step whatever the batch, so larger batches make
+the continuation cheap per item; jobs are sorted by context length first, so padding is small.
+"""
 
 
 @dataclass(frozen=True)
@@ -194,3 +206,14 @@ class ScoringModel(ABC):
     def generate(self, context: Sequence[int], settings: GenerationSettings) -> list[int]:
         """Generate after the context with ``settings`` (sampled where they say so, seeded)."""
         raise CapabilityError(f"{self.info.spec} does not generate with sampling settings")
+
+    @contextmanager
+    def bound_to(self, ledger: Path) -> Iterator[None]:
+        """While the block runs, a model that sends requests keeps them in ``ledger``."""
+        yield
+
+    def executor(self, batch_size: int = DEFAULT_BATCH_SIZE) -> Executor:
+        """Who answers this model's requests in a run: local batches of ``batch_size``."""
+        from readout_audit.model._executor import LocalExecutor
+
+        return LocalExecutor(self, batch_size)

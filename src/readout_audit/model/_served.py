@@ -28,6 +28,7 @@ from readout_audit._exceptions import (
     ReadoutError,
 )
 from readout_audit.model._backend import (
+    DEFAULT_BATCH_SIZE,
     Capabilities,
     ModelFile,
     ModelInfo,
@@ -37,6 +38,7 @@ from readout_audit.model._backend import (
 )
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._distribution import TokenDistribution
+from readout_audit.model._executor import Executor
 from readout_audit.model._generation import GenerationSettings
 from readout_audit.model._load import load_codec
 from readout_audit.model._served_calls import (
@@ -244,6 +246,18 @@ class ServedModel(ScoringModel):
             finally:
                 self.runner = None
 
+    @contextmanager
+    def bound_to(self, ledger: Path) -> Iterator[None]:
+        """Every request while the block runs goes through the ledger file ``ledger``.
+
+        A model already bound (a caller's own ``ledger`` block) stays bound to that one.
+        """
+        if self.runner is not None:
+            yield
+            return
+        with self.ledger(ledger):
+            yield
+
     def run_calls(self, calls: Sequence[HttpCall]) -> list[CallResult]:
         """Send calls through the bound ledger; an unbound model sends nothing.
 
@@ -253,7 +267,7 @@ class ServedModel(ScoringModel):
         if self.runner is None:
             raise ReadoutError(
                 f"{self.info.spec}: requests to a served model go through a ledger: run it "
-                "with run_kind, or inside `with model.ledger(RUN / LEDGER_FILE):`"
+                "with run_kind, or inside `with model.bound_to(RUN / LEDGER_FILE):`"
             )
         return self.runner.run(calls)
 
@@ -296,7 +310,14 @@ class ServedModel(ScoringModel):
         return self.score_positions([request])[0].continuations
 
     def generate(self, context: Sequence[int], settings: GenerationSettings) -> list[int]:
-        """A seeded completion with these settings, as far as the server takes them.
+        """A seeded completion with these settings, as far as the server takes them."""
+        generated = self.generations([self.generation_call(context, settings)])[0]
+        if isinstance(generated, Unsettled):
+            raise CapabilityError(f"{self.info.spec}: {generated.reason}")
+        return generated
+
+    def generation_call(self, context: Sequence[int], settings: GenerationSettings) -> HttpCall:
+        """The completion request of one generation (sent through the ledger by the caller).
 
         ``min_new_tokens`` exists only on vLLM and SGLang (``min_tokens``); elsewhere it is
         refused rather than dropped. The server leaves a stop string out of the text.
@@ -318,12 +339,24 @@ class ServedModel(ScoringModel):
                     f"the answer step asks for {settings.min_new_tokens} (use --answers greedy)"
                 )
             body["min_tokens"] = settings.min_new_tokens
-        call = HttpCall("/completions", body, byte_bound(prompt), settings.max_new_tokens)
-        result = self.run_calls([call])[0]
-        choices = (result.response or {}).get("choices")
-        if result.state != "completed" or not isinstance(choices, list) or not choices:
-            raise CapabilityError(f"{self.info.spec}: generation {result.state}: {result.error}")
-        return self.codec.encode(str(choices[0].get("text", "")))
+        return HttpCall("/completions", body, byte_bound(prompt), settings.max_new_tokens)
+
+    def generations(self, calls: Sequence[HttpCall]) -> list[list[int] | Unsettled]:
+        """Send generations concurrently through the bound ledger; each one's tokens or reason."""
+        answers: list[list[int] | Unsettled] = []
+        for result in self.run_calls(calls):
+            choices = (result.response or {}).get("choices")
+            if result.state != "completed" or not isinstance(choices, list) or not choices:
+                answers.append(Unsettled(f"generation {result.state}: {result.error}"))
+            else:
+                answers.append(self.codec.encode(str(choices[0].get("text", ""))))
+        return answers
+
+    def executor(self, batch_size: int = DEFAULT_BATCH_SIZE) -> Executor:
+        """Concurrent calls through the bound ledger, settled in groups (see ServedExecutor)."""
+        from readout_audit.model._served_executor import ServedExecutor
+
+        return ServedExecutor(self, batch_size)
 
     def greedy(self, context: Sequence[int], max_new_tokens: int) -> list[int]:
         """The endpoint's temperature-0 continuation, re-encoded by the local tokenizer."""

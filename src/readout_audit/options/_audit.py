@@ -13,14 +13,18 @@ from pydantic import BaseModel, ConfigDict
 
 from readout_audit.data._item import Item
 from readout_audit.data._mc import MCItem
-from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
 from readout_audit.kind._kind import AuditKind
 from readout_audit.kind._registry import register_kind
 from readout_audit.kind._runner import Job, ScoreResult, run_kind
 from readout_audit.log._record import ScoreRecord
 from readout_audit.log._run import RunDirectory
 from readout_audit.log._summary import Summary
-from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
+from readout_audit.model._backend import (
+    DEFAULT_BATCH_SIZE,
+    PositionRequest,
+    PositionScores,
+    ScoringModel,
+)
 from readout_audit.model._codec import TextCodec
 from readout_audit.options._accuracy import RungAccuracy, rung_accuracy
 from readout_audit.options._checks import options_checks, variant_summary
@@ -186,9 +190,8 @@ class OptionsSummary(Summary):
     downstream: Downstream | None = None
 
 
-def by_rung(records: Sequence[ScoreRecord]) -> dict[str, list[OptionsRecord]]:
+def by_rung(typed: Sequence[OptionsRecord]) -> dict[str, list[OptionsRecord]]:
     """The audit's records per variant, in ladder order (a spec file's own rungs last)."""
-    typed = [r for r in records if isinstance(r, OptionsRecord)]
     order = [*LADDER, *FORECAST.variants]
     variants = sorted(
         {r.variant for r in typed},
@@ -197,7 +200,7 @@ def by_rung(records: Sequence[ScoreRecord]) -> dict[str, list[OptionsRecord]]:
     return {v: [r for r in typed if r.variant == v] for v in variants}
 
 
-def summarise_options(records: Sequence[ScoreRecord]) -> OptionsSummary:
+def summarise_options(records: Sequence[OptionsRecord]) -> OptionsSummary:
     """Per-variant summaries and the forecast's downstream, from the records alone.
 
     The checks are the kind's (:data:`OPTIONS` ``.summary`` adds them).

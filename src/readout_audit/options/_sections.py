@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from readout_audit.log._run import Run
 from readout_audit.log._summary import Interval
 from readout_audit.options._downstream import READOUTS, Downstream
+from readout_audit.options._record import OptionsRecord
 from readout_audit.report import _blocks as cell
 from readout_audit.report._blocks import Block, FigureBlock, Section, TableBlock, plot
 from readout_audit.report._common import browser, class_figure, forest, mass_figure
@@ -54,7 +55,7 @@ def continuation_table(summary: OptionsSummary) -> TableBlock:
     )
 
 
-def options_sections(run: Run, summary: OptionsSummary) -> list[Section]:
+def options_sections(run: Run[OptionsRecord], summary: OptionsSummary) -> list[Section]:
     """The ladder per rung, the forecast against the reader, and the item browser."""
     rows = [
         [

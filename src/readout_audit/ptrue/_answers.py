@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from readout_audit.data._item import Item, Message
 from readout_audit.data._qa import QAItem
-from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
-from readout_audit.model._backend import PositionRequest, ScoringModel
+from readout_audit.model._backend import DEFAULT_BATCH_SIZE, PositionRequest, ScoringModel
+from readout_audit.model._executor import GenerationRequest, Pending
 from readout_audit.model._generation import GenerationSettings
 from readout_audit.prompt._render import render
 
@@ -90,34 +90,69 @@ def generate_answers(
     seed: int = LIBRARY_SEED,
     batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> list[str]:
-    """The model's own answers to the quoted questions.
+    """The model's own answers to the quoted questions, in the items' order.
 
-    ``library``/``sample``: generated one item at a time with :func:`answer_settings`, cut at
-    the tokenizer's end-of-sequence token and decoded with special tokens kept, as lm-polygraph
-    prints them (e.g. ``B<|im_start|>``). ``greedy``: batched argmax up to the end-of-turn
-    token, special tokens removed, surrounding whitespace stripped.
+    ``library``/``sample``: generated with :func:`answer_settings`, each item seeded on its own,
+    cut at the tokenizer's end-of-sequence token and decoded with special tokens kept, as
+    lm-polygraph prints them (e.g. ``B<|im_start|>``). ``greedy``: batched argmax up to the
+    end-of-turn token, special tokens removed, surrounding whitespace stripped.
     """
-    contexts = [
-        render(question_item(i, i.quoted(), prompt_mode), model.codec, template_kwargs).token_ids
+    answers = dict(
+        iter_answers(
+            model,
+            items,
+            template_kwargs,
+            mode=mode,
+            prompt_mode=prompt_mode,
+            seed=seed,
+            batch_size=batch_size,
+        )
+    )
+    return [answers[item.id] for item in items]
+
+
+def iter_answers(
+    model: ScoringModel,
+    items: Sequence[QAItem],
+    template_kwargs: Mapping[str, Any],
+    *,
+    mode: AnswerMode,
+    prompt_mode: PromptMode,
+    seed: int,
+    batch_size: int,
+) -> Iterator[tuple[str, str]]:
+    """(item id, answer) as each answer arrives, through the model's own executor.
+
+    A served model's requests go through its bound ledger, concurrently; answers of a failed
+    request are missing and the executor raises once the others are yielded.
+    """
+    executor = model.executor(batch_size)
+    contexts = {
+        item.id: render(
+            question_item(item, item.quoted(), prompt_mode), model.codec, template_kwargs
+        ).token_ids
+        for item in items
+    }
+    if mode == "greedy":
+        positions = [
+            Pending((i.id,), PositionRequest(contexts[i.id], greedy_tokens=GREEDY_ANSWER_TOKENS))
+            for i in items
+        ]
+        for job, scores in executor.run(positions):
+            yield job.key[0], model.codec.decode(scores.greedy, skip_special_tokens=True).strip()
+        return
+    defaults = model.generation_defaults()
+    generations = [
+        Pending(
+            (i.id,),
+            GenerationRequest(
+                contexts[i.id],
+                answer_settings(defaults, mode, i.is_multiple_choice, item_seed(seed, i.id)),
+            ),
+        )
         for i in items
     ]
-    if mode == "greedy":
-        requests = [
-            PositionRequest(context=c, greedy_tokens=GREEDY_ANSWER_TOKENS) for c in contexts
-        ]
-        answers = []
-        for start in range(0, len(requests), batch_size):
-            for scores in model.score_positions(requests[start : start + batch_size]):
-                answers.append(model.codec.decode(scores.greedy, skip_special_tokens=True).strip())
-        return answers
-    defaults = model.generation_defaults()
     eos = model.codec.eos_token_id
-    answers = []
-    for item, context in zip(items, contexts, strict=True):
-        settings = answer_settings(
-            defaults, mode, item.is_multiple_choice, item_seed(seed, item.id)
-        )
-        tokens = model.generate(context, settings)
+    for generation, tokens in executor.generate(generations):
         cut = tokens.index(eos) if eos in tokens else len(tokens)
-        answers.append(model.codec.decode(tokens[:cut]))
-    return answers
+        yield generation.key[0], model.codec.decode(tokens[:cut])

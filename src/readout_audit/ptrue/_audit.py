@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -14,21 +15,24 @@ from pydantic import BaseModel, ConfigDict, Field
 from readout_audit._exceptions import InputError
 from readout_audit.data._item import Item
 from readout_audit.data._qa import Correctness, QAItem, is_correct
-from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
 from readout_audit.kind._kind import AuditKind
 from readout_audit.kind._registry import register_kind
 from readout_audit.kind._runner import Job, ScoreResult, run_kind
-from readout_audit.log._record import ScoreRecord
 from readout_audit.log._run import RunDirectory
 from readout_audit.log._summary import Interval, PairedScores, Summary
-from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
+from readout_audit.model._backend import (
+    DEFAULT_BATCH_SIZE,
+    PositionRequest,
+    PositionScores,
+    ScoringModel,
+)
 from readout_audit.progress import progress_mode, reporter
 from readout_audit.ptrue._answers import (
     LIBRARY_SEED,
     AnswerMode,
     PromptMode,
     answer_config,
-    generate_answers,
+    iter_answers,
     question_item,
 )
 from readout_audit.ptrue._paired import ptrue_paired_metrics
@@ -202,10 +206,9 @@ def _intervals(
 
 
 def summarise_ptrue(
-    records: Sequence[ScoreRecord], *, n_boot: int = N_BOOT, seed: int = 0
+    typed: Sequence[PTrueRecord], *, n_boot: int = N_BOOT, seed: int = 0
 ) -> PTrueSummary:
     """AUROC and PRR with paired bootstrap intervals and gains, mass and argmax classes."""
-    typed = [r for r in records if isinstance(r, PTrueRecord)]
     names = [n for n in READOUTS if any(r.readout == n for r in typed)]
     by = {n: {r.item_id: r for r in typed if r.readout == n} for n in names}
     # a readout with no confidence anywhere (its options never keep the boundary) is reported
@@ -274,6 +277,41 @@ def summarise_ptrue(
     )
 
 
+ANSWERS_SAVED_EVERY_S = 1.0
+"""How often arriving answers are written to ``artifacts/answers.json`` (and at the end)."""
+
+
+def keep_answers(
+    run_dir: RunDirectory,
+    items: Sequence[QAItem],
+    generated: dict[str, str],
+    arriving: Iterator[tuple[str, str]],
+    advance: Callable[[], None],
+) -> None:
+    """Add answers to ``generated`` as they arrive, saved at least every second and at the end.
+
+    Saved in the items' order whatever order they arrive in; an interrupted step keeps what
+    was saved, and a served model's requests are in the run's ledger, so none is sent twice.
+    """
+
+    def save() -> None:
+        ordered = {i.id: generated[i.id] for i in items if i.id in generated}
+        run_dir.write_artifact("answers", ordered)
+
+    saved, unsaved = time.monotonic(), 0
+    try:
+        for item_id, answer in arriving:
+            generated[item_id] = answer
+            unsaved += 1
+            advance()
+            if time.monotonic() - saved >= ANSWERS_SAVED_EVERY_S:
+                save()
+                saved, unsaved = time.monotonic(), 0
+    finally:
+        if unsaved:
+            save()
+
+
 def audit_ptrue(
     model: ScoringModel,
     items: Sequence[QAItem],
@@ -305,23 +343,17 @@ def audit_ptrue(
     def plan(run_dir: RunDirectory) -> list[Job[Any]]:
         generated: dict[str, str] = run_dir.artifact("answers") or {}
         missing = [i for i in items if i.answer is None and i.id not in generated]
+        arriving = iter_answers(
+            model,
+            missing,
+            kwargs,
+            mode=answers,
+            prompt_mode=prompt_mode,
+            seed=seed,
+            batch_size=batch_size,
+        )
         with reporter(stage_mode, len(missing), label="answers", unit="answers to generate") as r:
-            step = batch_size if answers == "greedy" else 1  # sampled answers go one by one
-            for start in range(0, len(missing), step):
-                chunk = missing[start : start + step]
-                new = generate_answers(
-                    model,
-                    chunk,
-                    kwargs,
-                    mode=answers,
-                    prompt_mode=prompt_mode,
-                    seed=seed,
-                    batch_size=batch_size,
-                )
-                generated.update(zip([i.id for i in chunk], new, strict=True))
-                run_dir.write_artifact("answers", generated)  # kept if interrupted
-                for _ in chunk:
-                    r.advance()
+            keep_answers(run_dir, items, generated, arriving, r.advance)
         jobs = []
         for source in items:
             answer = source.answer if source.answer is not None else generated[source.id]

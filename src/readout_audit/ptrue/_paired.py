@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from readout_audit.ptrue._record import PTrueRecord
-from readout_audit.report._compare import PairedDifference, Pairs, paired_difference
+from readout_audit.report._compare import PairedDifference, paired_difference
 from readout_audit.stats._bootstrap import paired_bootstrap
 from readout_audit.stats._resample import resampling_clusters
 
 
-def ptrue_paired_metrics(pairs: Pairs, n_boot: int, seed: int) -> list[PairedDifference]:
+def ptrue_paired_metrics(
+    typed: Sequence[tuple[PTrueRecord, PTrueRecord]], n_boot: int, seed: int
+) -> list[PairedDifference]:
     """AUROC in both runs when they judge the same answers' correctness."""
-    typed = [(a, b) for a, b in pairs if isinstance(a, PTrueRecord) and isinstance(b, PTrueRecord)]
-    if len(typed) != len(pairs) or not all(
+    if not all(
         a.correct == b.correct and a.confidence is not None and b.confidence is not None
         for a, b in typed
     ):

@@ -29,9 +29,9 @@ LOG_SCORED = ("library", "plain", "deleted")
 """Readouts whose confidence is log P(True) rather than a probability."""
 
 
-def ptrue_sections(run: Run, summary: PTrueSummary) -> list[Section]:
+def ptrue_sections(run: Run[PTrueRecord], summary: PTrueSummary) -> list[Section]:
     """Each readout's AUROC, PRR, declared-set mass and argmax classes, with curves."""
-    typed = [r for r in run.records if isinstance(r, PTrueRecord)]
+    typed = run.records
     rows = [
         [
             name,

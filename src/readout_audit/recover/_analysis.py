@@ -416,11 +416,11 @@ def recover_checks(
     return checks
 
 
-def summarise_recover_run(run: Run) -> RecoverSummary:
+def summarise_recover_run(run: Run[RecoverRecord]) -> RecoverSummary:
     """The recovery summary from the run's files (records, hidden states, manifest)."""
     config = run.manifest.config
     s = Settings.from_config(config)
-    records = [r for r in run.records if isinstance(r, RecoverRecord)]
+    records = run.records
     layout = HiddenLayout.from_config(config["hidden"]) if config.get("hidden") else None
     states = read_hidden(run.directory, layout) if layout is not None else None
     layers = list(layout.layers) if layout is not None else []

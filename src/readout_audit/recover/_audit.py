@@ -19,10 +19,9 @@ import numpy as np
 
 from readout_audit._exceptions import InputError
 from readout_audit.data._logic import LogicItem
-from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
 from readout_audit.kind._runner import Job, ScoreResult, run_kind
 from readout_audit.log._run import RunDirectory
-from readout_audit.model._backend import PositionScores, ScoringModel
+from readout_audit.model._backend import DEFAULT_BATCH_SIZE, PositionScores, ScoringModel
 from readout_audit.model._codec import TextCodec
 from readout_audit.prompt._render import render
 from readout_audit.readout._position import DEFAULT_TOP_K, position_request

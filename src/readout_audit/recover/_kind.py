@@ -8,7 +8,6 @@ import numpy as np
 
 from readout_audit.kind._kind import AuditKind
 from readout_audit.kind._registry import register_kind
-from readout_audit.log._record import ScoreRecord
 from readout_audit.recover._analysis import Table, summarise_recover_run
 from readout_audit.recover._offsets import corrected_predictions, fit_offsets
 from readout_audit.recover._record import RecoverRecord, split_key
@@ -18,16 +17,13 @@ from readout_audit.report._compare import PairedDifference, mean_difference
 
 
 def recover_paired_metrics(
-    pairs: Sequence[tuple[ScoreRecord, ScoreRecord]], n_boot: int, seed: int
+    typed: Sequence[tuple[RecoverRecord, RecoverRecord]], n_boot: int, seed: int
 ) -> list[PairedDifference]:
     """Raw and corrected held-out accuracy of two runs of one configuration, paired by item.
 
     Each run's offsets are refitted on its own fit-split records among the pairs (the default
     grid and a uniform prior), then frozen for its held-out records.
     """
-    typed = [
-        (a, b) for a, b in pairs if isinstance(a, RecoverRecord) and isinstance(b, RecoverRecord)
-    ]
     fits = [Table.of([p[side] for p in typed if p[side].role == "fit"]) for side in (0, 1)]
     if not all(len(t.records) for t in fits):
         return []

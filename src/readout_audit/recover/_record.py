@@ -36,7 +36,6 @@ class RecoverRecord(ScoreRecord):
     last hidden state and the output layer's rows (None where not exposed or not encoded)."""
 
 
-def split_key(record: ScoreRecord) -> tuple[str, ...]:
+def split_key(record: RecoverRecord) -> tuple[str, ...]:
     """A recovery record's identity: (split, item id, configuration)."""
-    assert isinstance(record, RecoverRecord)
     return (record.split, record.item_id, record.variant)

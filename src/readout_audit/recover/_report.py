@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from readout_audit.data._logic import LABELS
 from readout_audit.log._run import Run
+from readout_audit.recover._record import RecoverRecord
 from readout_audit.recover._summary import (
     BudgetResult,
     ConfigurationResult,
@@ -331,7 +332,7 @@ def _configurations_section(summary: RecoverSummary) -> Section:
     )
 
 
-def recover_sections(run: Run, summary: RecoverSummary) -> list[Section]:
+def recover_sections(run: Run[RecoverRecord], summary: RecoverSummary) -> list[Section]:
     """The main configuration's tables in full, then every configuration side by side."""
     sections: list[Section] = []
     for config in summary.configurations:

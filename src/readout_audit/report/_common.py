@@ -41,7 +41,7 @@ def served_rows(served: Mapping[str, Any] | None) -> list[list[str]]:
     return rows
 
 
-def manifest_section(run: Run) -> Section:
+def manifest_section(run: Run[Any]) -> Section:
     """Model, file hashes, versions, seeds and the commands that wrote the run."""
     m = run.manifest
     model_rows = [

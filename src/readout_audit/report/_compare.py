@@ -138,7 +138,7 @@ def _group_differences(
     return rows + (extra(pairs, n_boot, seed) if extra is not None else [])
 
 
-def _pair(a: Run, b: Run) -> list[tuple[ScoreRecord, ScoreRecord]]:
+def _pair(a: Run[Any], b: Run[Any]) -> list[tuple[ScoreRecord, ScoreRecord]]:
     """Pair records with the same key (the kind's).
 
     Failing that, when each run scored a single variant (two prompt specs, say), pair records
@@ -156,13 +156,13 @@ def _pair(a: Run, b: Run) -> list[tuple[ScoreRecord, ScoreRecord]]:
     return pairs
 
 
-def _ref(run: Run) -> RunRef:
+def _ref(run: Run[Any]) -> RunRef:
     return RunRef(
         directory=str(run.directory), model=run.manifest.model.get("spec"), n=len(run.records)
     )
 
 
-def compare_runs(a: Run, b: Run, *, n_boot: int = 20_000, seed: int = 0) -> Comparison:
+def compare_runs(a: Run[Any], b: Run[Any], *, n_boot: int = 20_000, seed: int = 0) -> Comparison:
     """Per-check verdict changes and paired differences (B − A) on the items both runs scored.
 
     Records are paired by the kind's record key, or by item id when each run holds a single
@@ -173,7 +173,7 @@ def compare_runs(a: Run, b: Run, *, n_boot: int = 20_000, seed: int = 0) -> Comp
             f"cannot compare a {a.manifest.kind!r} run with a {b.manifest.kind!r} run"
         )
     kind = get_kind(a.manifest.kind)
-    pairs = _pair(a, b)
+    pairs = _pair(a.of(kind.record_type), b.of(kind.record_type))
     checks_a = {c.name: c for c in run_summary(a).checks}
     checks_b = {c.name: c for c in run_summary(b).checks}
     checks = [

@@ -45,7 +45,7 @@ def _environment() -> jinja2.Environment:
     return environment
 
 
-def render_html(run: Run) -> str:
+def render_html(run: Run[Any]) -> str:
     """The report of a run as one HTML document."""
     sections = report_sections(run)
     context: dict[str, Any] = {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console
 
 from readout_audit.kind._registry import get_kind
@@ -29,12 +31,12 @@ STATES = {
 }
 
 
-def state_text(run: Run) -> str:
+def state_text(run: Run[Any]) -> str:
     """The run's state in words, naming the writing process or the records short of the plan."""
     return STATES[run.state].format(writer=run.writer, n=len(run.records), planned=run.planned)
 
 
-def run_summary(run: Run) -> Summary:
+def run_summary(run: Run[Any]) -> Summary:
     """The summary on disk, or (for an interrupted run) the one its kind computes from its files."""
     if run.summary is not None and run.state == "finished":
         return run.summary
@@ -42,7 +44,7 @@ def run_summary(run: Run) -> Summary:
     return summary
 
 
-def report_sections(run: Run) -> list[Section]:
+def report_sections(run: Run[Any]) -> list[Section]:
     """The decision first (checks, then the kind's sections), then the manifest to redo it."""
     kind = get_kind(run.manifest.kind)
     summary = run_summary(run)
@@ -51,7 +53,7 @@ def report_sections(run: Run) -> list[Section]:
     return [*sections, *kind.sections(run, summary), manifest_section(run)]
 
 
-def headline(run: Run) -> list[str]:
+def headline(run: Run[Any]) -> list[str]:
     """What the run is: kind, state, model and files, commands, the last invocation's speed."""
     m = run.manifest
     lines = [
@@ -72,7 +74,7 @@ def headline(run: Run) -> list[str]:
     return lines
 
 
-def print_report(run: Run, console: Console | None = None, *, plain: bool = False) -> None:
+def print_report(run: Run[Any], console: Console | None = None, *, plain: bool = False) -> None:
     """Print the headline and the report's sections (the same ones the HTML report draws).
 
     ``plain`` gives ASCII borders and no colour, for logs and pipes; verdicts are words either

@@ -13,12 +13,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from readout_audit.data._item import Item
-from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
 from readout_audit.kind._kind import AuditKind
 from readout_audit.kind._registry import register_kind
 from readout_audit.kind._runner import Job, ScoreResult, run_kind
 from readout_audit.log._record import ScoreRecord
-from readout_audit.model._backend import PositionScores, ScoringModel
+from readout_audit.model._backend import DEFAULT_BATCH_SIZE, PositionScores, ScoringModel
 from readout_audit.model._codec import TextCodec
 from readout_audit.prompt._render import Rendering, context_field, render
 from readout_audit.readout._options import OptionEncoding, encode_in_context

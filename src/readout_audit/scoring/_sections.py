@@ -50,7 +50,7 @@ def records_table(records: list[ScoreRecord]) -> TableBlock:
     )
 
 
-def score_sections(run: Run, summary: ScoreSummary) -> list[Section]:
+def score_sections(run: Run[ScoreRecord], summary: ScoreSummary) -> list[Section]:
     """Generic scoring: the records (short runs), per-variant mass, boundary, argmax, accuracy."""
     rows = []
     for name, v in summary.variants.items():

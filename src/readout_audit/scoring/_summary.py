@@ -105,6 +105,6 @@ def summarise(records: Sequence[ScoreRecord]) -> ScoreSummary:
     )
 
 
-def summarise_score_run(run: Run) -> ScoreSummary:
+def summarise_score_run(run: Run[ScoreRecord]) -> ScoreSummary:
     """The scoring run's summary from its records."""
     return summarise(run.records)

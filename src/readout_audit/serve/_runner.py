@@ -69,6 +69,8 @@ class RequestRunner:
         self._lock = threading.Lock()
         self._error: BaseException | None = None
         self._advance: Callable[[], None] = lambda: None
+        self._on_result: Callable[[CallResult], None] | None = None
+        self._delivering = threading.Lock()
         self._started = time.monotonic()
 
     def _redact(self, text: str) -> str:
@@ -93,11 +95,15 @@ class RequestRunner:
             return CallResult(entry.key, "unknown", None, entry.error, entry.endpoint, True)
         return None
 
-    def run(self, calls: Sequence[HttpCall]) -> list[CallResult]:
+    def run(
+        self, calls: Sequence[HttpCall], on_result: Callable[[CallResult], None] | None = None
+    ) -> list[CallResult]:
         """Settle every call (results in the order of ``calls``); blocks until done.
 
-        On Ctrl-C no new call starts and KeyboardInterrupt propagates at once; a call in
-        flight stays ``sent`` in the ledger and is reported unknown by the next run.
+        ``on_result`` receives each distinct call's final result as it settles (those read
+        back from the ledger first), one at a time, so a caller can keep it at once. On Ctrl-C
+        no new call starts and KeyboardInterrupt propagates at once; a call in flight stays
+        ``sent`` in the ledger and is reported unknown by the next run.
         """
         for n, call in enumerate(calls):
             if not isinstance(call, HttpCall):
@@ -109,12 +115,14 @@ class RequestRunner:
         self._results, self._error = {}, None
         self._counts = dict.fromkeys(self._counts, 0)
         todo = []
+        self._on_result = on_result
         for call in unique:
             known = self._from_ledger(entries[call.key])
             if known is None:
                 todo.append(Task(call))
             else:
                 self._results[call.key] = known
+                self._deliver(known)
         queue = WorkQueue(todo)
         with reporter(
             self.progress, len(todo), label=self.label, unit="requests to send", status=self.status
@@ -123,7 +131,7 @@ class RequestRunner:
             try:
                 self._drive(queue)
             finally:
-                self._advance = lambda: None
+                self._advance, self._on_result = (lambda: None), None
         spent = self.ledger.spend() - spend_before
         self._finish_stats(time.monotonic() - started, spent)
         return [self._results[call.key] for call in calls]
@@ -216,8 +224,15 @@ class RequestRunner:
             self._results[task.key] = result
             if result.state in self._counts:
                 self._counts[result.state] += 1
+        self._deliver(result)
         queue.settle(task)
         self._advance()
+
+    def _deliver(self, result: CallResult) -> None:
+        """Hand a final result to ``on_result``, one at a time (workers settle concurrently)."""
+        if self._on_result is not None:
+            with self._delivering:
+                self._on_result(result)
 
     def _count(self, name: str) -> None:
         with self._lock:

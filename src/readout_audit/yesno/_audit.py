@@ -13,12 +13,16 @@ import numpy as np
 from readout_audit._exceptions import InputError
 from readout_audit.data._item import Item, Message
 from readout_audit.data._yesno import YesNoItem
-from readout_audit.kind._executor import DEFAULT_BATCH_SIZE
 from readout_audit.kind._kind import AuditKind
 from readout_audit.kind._registry import register_kind
 from readout_audit.kind._runner import Job, ScoreResult, run_kind
 from readout_audit.log._run import Run, RunDirectory
-from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
+from readout_audit.model._backend import (
+    DEFAULT_BATCH_SIZE,
+    PositionRequest,
+    PositionScores,
+    ScoringModel,
+)
 from readout_audit.model._codec import TextCodec
 from readout_audit.readout._position import DEFAULT_TOP_K, position_request
 from readout_audit.readout._yesno import (
@@ -372,7 +376,7 @@ def audit_yesno(
     )
 
 
-def summarise_yesno_run(run: Run) -> YesNoSummary:
+def summarise_yesno_run(run: Run[YesNoRecord]) -> YesNoSummary:
     """The summary of a yes/no run from its files: the run's seed and its saved diagnostic."""
     return summarise_yesno(
         run.records,

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from readout_audit.report._compare import PairedDifference, Pairs, paired_difference
+from collections.abc import Sequence
+
+from readout_audit.report._compare import PairedDifference, paired_difference
 from readout_audit.stats._bootstrap import binary_scores_bootstrap
 from readout_audit.stats._resample import resampling_clusters
 from readout_audit.yesno._record import YesNoRecord
 
 
-def yesno_paired_metrics(pairs: Pairs, n_boot: int, seed: int) -> list[PairedDifference]:
+def yesno_paired_metrics(
+    typed: Sequence[tuple[YesNoRecord, YesNoRecord]], n_boot: int, seed: int
+) -> list[PairedDifference]:
     """Each readout's F1 in both runs from the same resamples (one seed), so B − A is paired."""
-    typed = [(a, b) for a, b in pairs if isinstance(a, YesNoRecord) and isinstance(b, YesNoRecord)]
-    if not typed or len(typed) != len(pairs):
+    if not typed:
         return []
     label = [a.label == "yes" for a, _ in typed]
     clusters = [a.cluster for a, _ in typed]

@@ -221,9 +221,9 @@ def _paired_section(summary: YesNoSummary) -> Section:
     )
 
 
-def yesno_sections(run: Run, summary: YesNoSummary) -> list[Section]:
+def yesno_sections(run: Run[YesNoRecord], summary: YesNoSummary) -> list[Section]:
     """The yes/no audit's sections, in the order a reader checks them."""
-    typed = [r for r in run.records if isinstance(r, YesNoRecord)]
+    typed = run.records
     comparison = [_comparison_section(summary.in_context)] if summary.in_context else []
     return [
         _tokens_section(summary),

@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from readout_audit.log._record import ScoreRecord
 from readout_audit.log._summary import Check, Interval, PairedScores, Summary
 from readout_audit.readout._yesno import Answer, yes_no_form
 from readout_audit.stats._bootstrap import BINARY_METRICS, binary_scores_bootstrap
@@ -457,7 +456,7 @@ def compare_readouts(
 
 
 def summarise_yesno(
-    records: Sequence[ScoreRecord],
+    typed: Sequence[YesNoRecord],
     *,
     n_boot: int = 20_000,
     seed: int = 0,
@@ -467,7 +466,6 @@ def summarise_yesno(
 
     The checks are the kind's (:data:`YESNO` ``.summary`` adds them).
     """
-    typed = [r for r in records if isinstance(r, YesNoRecord)]
     splits = sorted({r.split for r in typed})
     first = _first_tokens(typed)
     return YesNoSummary(

@@ -3,18 +3,31 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 import torch
 from click.testing import CliRunner
 from llama_state import clear_prefix_cache
 
-from readout_audit import InputError, ReadoutError, RunDirectoryError, ServedSettings
+from readout_audit import (
+    CapabilityError,
+    InputError,
+    ReadoutError,
+    RunDirectoryError,
+    ServedSettings,
+)
 from readout_audit._cli import main
 from readout_audit.lift import forecast_cut, predictor_prompt, write_forecasts
 from readout_audit.lift._cut import sha256_text
-from readout_audit.lift._predict import forecast_seed, generated_text, prompt_ids
-from readout_audit.model import load_served
+from readout_audit.lift._predict import (
+    forecast_seed,
+    generated_text,
+    prompt_ids,
+    sampling_settings,
+)
+from readout_audit.model import GenerationRequest, Pending, load_served
+from readout_audit.serve import Ledger
 
 pytestmark = pytest.mark.cost(30)
 
@@ -112,3 +125,44 @@ def test_a_served_model_samples_the_same_forecast_for_the_same_seed(
         forecast_cut(served, cut, setting="s", seed=0, max_new_tokens=16)
     first, again, other = (forecast(s, f"{i}.sqlite") for i, s in enumerate((0, 0, 1)))
     assert first.raw == again.raw and first.raw != other.raw
+
+
+def test_a_served_models_executor_generates_concurrently_through_the_ledger(
+    llama_server, served_spec, make_cut, tmp_path
+):
+    served = load_served(
+        served_spec, tokenizer="smollm2-135m", settings=ServedSettings(concurrency=2)
+    )
+    ids = prompt_ids(served.codec, predictor_prompt(make_cut()), chat=True)
+    pending = [
+        Pending((f"g{seed}",), GenerationRequest(ids, sampling_settings(seed, 8)))
+        for seed in range(3)
+    ]
+    ledger = tmp_path / "ledger.sqlite"
+    with served.bound_to(ledger):
+        first = {job.key: tokens for job, tokens in served.executor(4).generate(pending)}
+    assert sorted(first) == [("g0",), ("g1",), ("g2",)]
+    # 8 sampled tokens each, re-encoded by the local tokenizer (a partial character can
+    # re-encode as more tokens; an immediate end of sequence as none)
+    assert any(first.values()) and all(len(tokens) <= 24 for tokens in first.values())
+    with Ledger(ledger) as kept:
+        rows = kept.entries()
+    # one completion row per generation, each with its own seed, all completed
+    assert sorted(json.loads(e.body)["seed"] for e in rows) == [0, 1, 2]
+    assert {e.state for e in rows} == {"completed"}
+
+    # a rerun reads every reply back from the ledger: the same tokens, nothing new sent
+    with served.bound_to(ledger):
+        again = {job.key: tokens for job, tokens in served.executor(4).generate(pending)}
+    assert again == first
+    with Ledger(ledger) as kept:
+        assert [e.attempts for e in kept.entries()] == [e.attempts for e in rows]
+
+    # a setting the server cannot honour is refused before anything is sent
+    refused = Pending(
+        ("min",), GenerationRequest(ids, replace(sampling_settings(0, 8), min_new_tokens=2))
+    )
+    with served.bound_to(ledger), pytest.raises(CapabilityError, match="no minimum of new tokens"):
+        list(served.executor(4).generate([*pending, refused]))
+    with Ledger(ledger) as kept:
+        assert len(kept.entries()) == 3

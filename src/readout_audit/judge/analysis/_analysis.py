@@ -19,7 +19,7 @@ def analyse_judge(
     return summary.model_copy(update={"checks": judge_checks(summary)})
 
 
-def summarise_judge(run: Run) -> JudgeSummary:
+def summarise_judge(run: Run[JudgeRecord]) -> JudgeSummary:
     """The analysis of a run directory: its JudgeRecords and its manifest's analysis settings."""
-    records = [r for r in run.records if isinstance(r, JudgeRecord)]
+    records = run.records
     return analyse_judge(records, JudgeAnalysisSettings.from_config(run.manifest.config))

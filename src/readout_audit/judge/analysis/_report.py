@@ -325,7 +325,7 @@ def _scores_section(summary: JudgeSummary) -> Section:
     return Section("Displayed scores", blocks)
 
 
-def _mass_section(run: Run, summary: JudgeSummary) -> Section:
+def _mass_section(run: Run[JudgeRecord], summary: JudgeSummary) -> Section:
     rows = [
         [
             m.configuration,
@@ -339,7 +339,7 @@ def _mass_section(run: Run, summary: JudgeSummary) -> Section:
     ]
     masses: dict[str, list[float]] = {}
     for r in run.records:
-        if isinstance(r, JudgeRecord) and r.label_mass is not None:
+        if r.label_mass is not None:
             masses.setdefault(r.configuration, []).append(r.label_mass)
     floor = summary.label_mass[0].floor
     return Section(
@@ -355,7 +355,7 @@ def _mass_section(run: Run, summary: JudgeSummary) -> Section:
     )
 
 
-def judge_sections(run: Run, summary: JudgeSummary) -> list[Section]:
+def judge_sections(run: Run[JudgeRecord], summary: JudgeSummary) -> list[Section]:
     """The judge report's sections, those with data."""
     sections = [_gates_section(summary)] if summary.gates else []
     if summary.primary:

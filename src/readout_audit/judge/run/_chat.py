@@ -10,7 +10,7 @@ retries; a call sent with no known outcome is never sent again by itself.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from readout_audit._exceptions import InputError
 from readout_audit.judge.inventory._inventory import Configuration
@@ -100,13 +100,15 @@ def run_chat_judge(
     cap: CostCap | None = None,
     retry: RetryPolicy = RetryPolicy(),  # noqa: B008 (frozen, so one shared default is safe)
     progress: ProgressMode = "off",
+    on_record: Callable[[JudgeRecord], None] | None = None,
 ) -> list[JudgeRecord]:
     """Send the requests of one judge's configurations (each id once, as the ledger allows).
 
     The configurations' requests are mixed in one stream, in the order of ``requests`` (the
-    inventory's interleaved order), and their records come in that order. A rerun
-    over the same ledger reads completed replies back and sends only what never completed;
-    an unknown call stays unknown until ``readout ledger RUN --release-unknown``.
+    inventory's interleaved order), and their records are returned in that order;
+    ``on_record`` receives each one as its request settles (a run directory appends it). A
+    rerun over the same ledger reads completed replies back and sends only what never
+    completed; an unknown call stays unknown until ``readout ledger RUN --release-unknown``.
     """
     seen: set[str] = set()
     for request in requests:
@@ -127,5 +129,13 @@ def run_chat_judge(
         progress=progress,
         label="judge " + ",".join(by_name),
     )
-    results = runner.run(calls)
-    return [chat_record(r, result) for r, result in zip(requests, results, strict=True)]
+    planned = {call.key: request for call, request in zip(calls, requests, strict=True)}
+    records: dict[str, JudgeRecord] = {}
+
+    def settled(result: CallResult) -> None:
+        records[result.key] = chat_record(planned[result.key], result)
+        if on_record is not None:
+            on_record(records[result.key])
+
+    runner.run(calls, on_result=settled)
+    return [records[call.key] for call in calls]

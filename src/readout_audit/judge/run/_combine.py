@@ -19,14 +19,14 @@ from readout_audit.log._manifest import Invocation, now
 from readout_audit.log._run import Run, RunDirectory, read_run
 
 
-def _judge_run(directory: Path) -> Run:
+def _judge_run(directory: Path) -> Run[JudgeRecord]:
     run = read_run(directory)
     if run.manifest.kind != JUDGE.name:
         raise InputError(f"holds a {run.manifest.kind} run, not a judge run", source=str(directory))
-    return run
+    return run.of(JudgeRecord)
 
 
-def combined_config(runs: Sequence[Run]) -> dict[str, Any]:
+def combined_config(runs: Sequence[Run[JudgeRecord]]) -> dict[str, Any]:
     """The runs' configurations in order, refusing runs of different inventories or overlaps."""
     hashes = {run.manifest.config.get("inventory_sha256") for run in runs}
     if len(hashes) != 1:
@@ -55,7 +55,7 @@ def combined_config(runs: Sequence[Run]) -> dict[str, Any]:
     }
 
 
-def combine_runs(directories: Sequence[str | Path], out: str | Path) -> Run:
+def combine_runs(directories: Sequence[str | Path], out: str | Path) -> Run[JudgeRecord]:
     """Write the runs' records together into ``out`` with their summary; returns it read back."""
     if not directories:
         raise InputError("needs at least one judge run", field="runs")
@@ -72,7 +72,7 @@ def combine_runs(directories: Sequence[str | Path], out: str | Path) -> Run:
         run_dir.start(manifest)
         for run in runs:
             for record in run.records:
-                if isinstance(record, JudgeRecord) and JUDGE.record_key(record) not in run_dir.done:
+                if JUDGE.record_key(record) not in run_dir.done:
                     run_dir.append(record)
         run_dir.finish(JUDGE.summary(read_run(out)))
     return read_run(out)

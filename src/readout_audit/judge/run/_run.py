@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._jsonl import write_lines_atomic
 from readout_audit.judge.analysis._analysis import analyse_judge
 from readout_audit.judge.inventory._build import Inventory
 from readout_audit.judge.inventory._file import read_inventory
@@ -26,7 +25,7 @@ from readout_audit.judge.run._kind import JUDGE
 from readout_audit.judge.run._local import local_jobs
 from readout_audit.kind._runner import ScoreResult, run_kind, timed_summary
 from readout_audit.log._manifest import Manifest
-from readout_audit.log._run import RECORDS, RunDirectory, read_run
+from readout_audit.log._run import RunDirectory, read_run
 from readout_audit.model._backend import ModelInfo, ScoringModel
 from readout_audit.progress import ProgressMode
 from readout_audit.serve import LEDGER_FILE, CostCap, Endpoint, Ledger
@@ -65,8 +64,7 @@ def preflight_records(out: Path) -> list[JudgeRecord]:
     """The preflight records already in a run directory (none when it holds no run)."""
     if not (out / "manifest.json").exists():
         return []
-    records = read_run(out).records
-    return [r for r in records if isinstance(r, JudgeRecord) and r.phase == "preflight"]
+    return [r for r in read_run(out).of(JudgeRecord).records if r.phase == "preflight"]
 
 
 def plan_phase(
@@ -170,6 +168,10 @@ def served_info(
     )
 
 
+SETTLED = ("completed", "unparsed")
+"""Outcomes a rerun keeps; a failed or unknown request's record is withdrawn and retried."""
+
+
 def run_served_judge(
     inventory_dir: str | Path,
     out: str | Path,
@@ -183,8 +185,10 @@ def run_served_judge(
 ) -> tuple[ScoreResult, JudgePlan]:
     """Run one phase of an inventory on a served chat judge, through the run's request ledger.
 
-    The records are read from the ledger: a rerun sends only what never completed (a failed
-    call again, an unknown one once released) and rewrites those requests' records.
+    Each request's record is appended as it settles, so an interruption keeps every settled
+    one. A rerun withdraws the records of failed and unknown requests and sends only what never
+    completed (a failed call again, an unknown one once released); completed replies are read
+    back from the ledger.
     """
     inventory = read_inventory(inventory_dir)
     out = Path(out)
@@ -200,17 +204,18 @@ def run_served_judge(
             run_config(inventory, chosen),
             {"inventory": inventory.manifest.seed},
         )
-        run_dir.start(manifest)
-        before = [r for r in read_run(out).records if isinstance(r, JudgeRecord)]
-        settled = {r.item_id for r in before if r.outcome in ("completed", "unparsed")}
-        todo = [r for r in planned if r.request_id not in settled]
+        run_dir.start(manifest, retried=lambda r: r.outcome not in SETTLED)
+        todo = [r for r in planned if (r.request_id,) not in run_dir.done]
         with Ledger(out / LEDGER_FILE) as ledger:
             new = run_chat_judge(
-                todo, plan.configurations, endpoints, ledger, cap=cap, progress=progress
+                todo,
+                plan.configurations,
+                endpoints,
+                ledger,
+                cap=cap,
+                progress=progress,
+                on_record=run_dir.append,
             )
-        fresh = {r.item_id for r in new}
-        others = [r for r in before if r.item_id not in fresh]
-        write_lines_atomic(out / RECORDS, [r.model_dump_json() for r in [*others, *new]])
         summary = timed_summary(JUDGE, out, len(new), time.perf_counter() - started, None)
         run_dir.finish(summary)
     return ScoreResult(directory=out, summary=summary, n_new=len(new)), plan

@@ -177,9 +177,7 @@ class _Search:
         self._write_inventory(directory, inventory)
         run = self.out / f"{name}.run"
         self.judge(directory, run, phase)
-        records: list[JudgeRecord] = [
-            r for r in read_run(run).records if isinstance(r, JudgeRecord)
-        ]
+        records = read_run(run).of(JudgeRecord).records
         return records, StageHash(
             stage=name,
             inventory_sha256=inventory.manifest.inventory_sha256,

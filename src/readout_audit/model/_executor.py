@@ -1,0 +1,113 @@
+"""Executors: who answers a run's requests (scored positions and generations), in what batches.
+
+A model chooses its own (:meth:`ScoringModel.executor`): local batches on this machine, or
+concurrent calls through a served model's request ledger. The runner hands an executor every
+pending request at once and writes each answer as it arrives, in whatever order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
+
+from readout_audit._exceptions import InputError
+from readout_audit.model._backend import (
+    DEFAULT_BATCH_SIZE,
+    PositionRequest,
+    PositionScores,
+    ScoringModel,
+)
+from readout_audit.model._generation import GenerationSettings
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """A completion after a context, with these settings (sampled where they say, seeded)."""
+
+    context: Sequence[int]
+    settings: GenerationSettings
+
+
+class Keyed(Protocol):
+    """A pending scored position: its key (what an unsettled report names) and its request."""
+
+    @property
+    def key(self) -> tuple[str, ...]: ...
+
+    @property
+    def request(self) -> PositionRequest: ...
+
+
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Pending(Generic[R]):
+    """A request waiting for its answer, with the key an unsettled report names it by."""
+
+    key: tuple[str, ...]
+    request: R
+
+
+J = TypeVar("J", bound=Keyed)
+
+
+class Executor(Protocol):
+    """Answers requests in any order, yielding each with its answer as it completes."""
+
+    def run(self, jobs: Sequence[J]) -> Iterator[tuple[J, PositionScores]]:
+        """Answer every job's position request once."""
+        ...
+
+    def generate(
+        self, jobs: Sequence[Pending[GenerationRequest]]
+    ) -> Iterator[tuple[Pending[GenerationRequest], list[int]]]:
+        """Generate every job's completion once (the generated token ids)."""
+        ...
+
+
+def batches(jobs: Sequence[J], size: int) -> list[list[J]]:
+    """Split jobs into consecutive batches of ``size``, keeping equal contexts together.
+
+    A batch never ends between two jobs that share a context (P(True)'s library and
+    renormalised readouts), so the model encodes that context once.
+    """
+    if size < 1:
+        raise InputError(f"batch size must be at least 1, got {size}", field="batch_size")
+    grouped: list[list[J]] = []
+    for job in jobs:
+        current = grouped[-1] if grouped else None
+        if (
+            current is not None
+            and len(current) >= size
+            and job.request.context != current[-1].request.context
+        ):
+            current = None
+        if current is None:
+            grouped.append([job])
+        else:
+            current.append(job)
+    return grouped
+
+
+class LocalExecutor:
+    """Synchronous batches on a local model, shortest contexts first (similar lengths pad least)."""
+
+    def __init__(self, model: ScoringModel, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
+        self.model = model
+        self.batch_size = batch_size
+
+    def run(self, jobs: Sequence[J]) -> Iterator[tuple[J, PositionScores]]:
+        """Answer the jobs batch by batch (a stable sort keeps shared contexts adjacent)."""
+        ordered = sorted(jobs, key=lambda job: len(job.request.context))
+        for batch in batches(ordered, self.batch_size):
+            answers = self.model.score_positions([job.request for job in batch])
+            yield from zip(batch, answers, strict=True)
+
+    def generate(
+        self, jobs: Sequence[Pending[GenerationRequest]]
+    ) -> Iterator[tuple[Pending[GenerationRequest], list[int]]]:
+        """Generate one job at a time, in order (each is seeded on its own)."""
+        for job in jobs:
+            yield job, self.model.generate(job.request.context, job.request.settings)
