@@ -28,8 +28,8 @@ import torch
 
 from readout_audit import EMBEDDED_SPEC, load_model
 from readout_audit.data import load_logic_llm
-from readout_audit.kind._executor import batches
-from readout_audit.kind._runner import Job
+from readout_audit.kind import Job
+from readout_audit.model import batches
 from readout_audit.recover._audit import (
     RecoverSplits,
     hidden_layout,
