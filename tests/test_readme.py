@@ -34,7 +34,7 @@ SERVED = "openai:<base-url>"
 LIMIT = "1"
 """Items per command here: every command that takes ``--limit`` gets (or keeps at most) this."""
 SIZES = {"--n": "4", "--train-n": "8", "--n-perm": "100", "--n-boot": "100"}
-SIZES |= {"--max-new-tokens": "4", "--per-paper": "1", "--min-context": "1000"}
+SIZES |= {"--max-new-tokens": "4", "--per-paper": "1", "--min-context": "1000", "--min-cuts": "1"}
 """Size options the README sets or the commands default to, at their small values here."""
 DEFAULTED = {("audit", "recover"): ("--n-perm", "--n-boot"), ("lift", "cut"): ("--min-context",)}
 """Commands whose size options default to full size when the README leaves them out."""

@@ -296,21 +296,39 @@ def test_judge_run_drives_a_served_judge_through_the_run_ledger(chat_server, tmp
         unknown = [r for r in records if r.outcome == "unknown"]
         assert len(unknown) == 1 and unknown[0].wire_sha256 not in proxy.forwarded
 
-        CliRunner().invoke(main, ["ledger", str(run), "--release-unknown"])
+        # sending an unknown request again amends the frozen protocol: refused without a reason
+        release = ["ledger", str(run), "--release-unknown"]
+        refused = CliRunner().invoke(main, release)
+        assert refused.exit_code != 0 and "--amend-protocol" in refused.output
+        amended = CliRunner().invoke(main, [*release, "--amend-protocol", "the test killed it"])
+        assert amended.exit_code == 0 and "released 1 unknown calls" in amended.output
         finished = CliRunner().invoke(main, [*args, "--plain"])
         assert finished.exit_code == 0, finished.output
     records = read_run(run).records
     assert len({r.item_id for r in records}) == 12 and {r.outcome for r in records} == {"completed"}
     assert all(r.verdict in LABELS for r in records)
-    # the withdrawn record's request answered last; every request reached the server once
+    # the withdrawn record's request answered last, marked; every request reached the server once
     assert records[-1].item_id == unknown[0].item_id
+    assert records[-1].metadata["amendment"] == "the test killed it"
+    summary = read_run(run).summary
+    assert summary.amended == {unknown[0].item_id: "the test killed it"}
+    assert summary.outcomes == {"completed": 11, "unknown": 1}  # the replay is set apart
+    verdicts = {c.name: c.verdict for c in summary.checks}
+    assert verdicts["amendment"] == "warn" and verdicts["planned"] == "pass"
     assert Counter(proxy.forwarded) == Counter(r.wire_sha256 for r in records)
     with Ledger(run / LEDGER_FILE) as ledger:
         before = ledger.counts()
-    again = CliRunner().invoke(main, [*args, "--plain"])
+    money = ["--max-spend-usd", "5", "--usd-per-mtok-prompt", "0.1"]
+    again = CliRunner().invoke(main, [*args, "--plain", *money])
     assert again.exit_code == 0, again.output
     with Ledger(run / LEDGER_FILE) as ledger:
         assert ledger.counts() == before  # nothing sent twice
+    # each invocation's pools, retries and cap are in the manifest, the URL without secrets
+    invocations = read_run(run).manifest.invocations
+    assert invocations[-2].execution["endpoints"][0]["concurrency"] == 1
+    assert invocations[-2].execution["cap"] is None
+    assert invocations[-1].execution["cap"]["max_usd"] == 5.0
+    assert invocations[-1].execution["retry"]["max_attempts"] >= 1
     assert [r.model_dump() for r in read_run(run).records] == [r.model_dump() for r in records]
     manifest = read_run(run).manifest
     assert manifest.model["served"]["response_format"] == {"s3": "json_object"}

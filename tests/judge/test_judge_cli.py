@@ -35,8 +35,8 @@ def test_build_prints_counts_and_writes_a_checked_inventory(tmp_path):
     assert result.exit_code == 0, result.output
     assert result.output.splitlines() == [
         "gsm8k: 12 rows, 12 sources (skipped: none; excluded: none)",
-        "drop: 11 rows, 9 sources (skipped: no_numeric_reference 2; excluded: "
-        "mutation_matches_reference 1)",
+        "drop: 13 rows, 9 sources (skipped: date_reference 1, no_numeric_reference 2, "
+        "several_numeric_references 1; excluded: none)",
         "preflight: 2 sources x 12 calls x 2 configurations = 48 requests",
         "confirmation: 4 sources x 16 calls x 2 configurations = 128 requests",
         "per configuration: f3 88, f4 88",

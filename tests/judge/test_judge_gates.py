@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from judge_records import panel, source_records
 
 from readout_audit.judge import (
+    PAPER_BOOTSTRAP_SEED,
     JudgeAnalysisSettings,
     JudgePanel,
     analyse_judge,
@@ -82,6 +84,79 @@ def test_confirmation_189_of_200_fails_and_190_passes():
     assert not gate.passed
     # confirmation does not need every response parsed: the unknown only counts against
     assert _gate(panel("c", {"gsm8k": 200}, missing=missing), "confirmation", "sorted").passed
+
+
+def test_a_planned_request_without_a_record_counts_against_its_gate():
+    # 189 right of 200 planned, one record absent: 189/199 passed before the plan was kept
+    wrong = {f"gsm8k-{k:03d}": [("sorted", "wrong_final_only")] for k in range(10)}
+    planned = panel("c", {"gsm8k": 200})
+    records = [r for r in planned if r.source_id not in wrong]
+    for source, cells in wrong.items():
+        records += source_records("c", source, wrong=cells)
+    absent = "confirmation:c:gsm8k-199:wrong_final_only:sorted"
+    records = [r for r in records if r.item_id != absent]
+    settings = JudgeAnalysisSettings(n_boot=99)
+
+    def final_only(summary):
+        sorted_gates = [g for g in summary.gates if g.presentation == "sorted"]
+        gate = next(g for g in sorted_gates if g.phase == "confirmation")
+        return gate, gate.controls[2]
+
+    gate, control = final_only(analyse_judge(records, settings))
+    assert (control.right, control.planned, control.required) == (189, 199, 189) and gate.passed
+    summary = analyse_judge(records, settings, planned=planned)
+    gate, control = final_only(summary)
+    counts = (control.right, control.observed, control.planned, control.required)
+    assert counts == (189, 199, 200, 190) and not gate.passed
+    assert summary.outcomes["unknown"] == 1 and summary.n_records == len(records)
+    assert summary.coverage.missing == [absent]
+    check = next(c for c in summary.checks if c.name == "planned")
+    assert check.verdict == "fail" and absent in check.finding
+
+    def planned_check(records, planned):
+        summary = analyse_judge(records, settings, planned=planned)
+        return next(c for c in summary.checks if c.name == "planned").verdict, summary.coverage
+
+    whole = [*records, next(r for r in planned if r.item_id == absent)]
+    assert planned_check(whole, planned)[0] == "pass"
+    # a record the plan does not hold fails the same check
+    verdict, coverage = planned_check(whole, [r for r in planned if r.item_id != absent])
+    assert verdict == "fail" and coverage.n_unplanned == 1 and coverage.n_missing == 0
+
+
+def test_a_request_sent_again_under_an_amendment_is_reported_and_not_counted():
+    records = _preflight("c")
+    replayed = records[0].model_copy(update={"metadata": {"amendment": "server restarted"}})
+    summary = analyse_judge([replayed, *records[1:]], JudgeAnalysisSettings(n_boot=99))
+    assert summary.amended == {replayed.item_id: "server restarted"}
+    assert summary.outcomes == {"completed": len(records) - 1, "unknown": 1}
+    gate = next(g for g in summary.gates if g.presentation == replayed.presentation)
+    assert gate.n_unparsed == 1 and not gate.passed  # its right verdict does not count
+    check = next(c for c in summary.checks if c.name == "amendment")
+    assert check.verdict == "warn" and "server restarted" in check.finding
+
+
+def test_the_family_is_the_inventorys_and_a_configuration_without_records_keeps_p_one():
+    accepted = {f"gsm8k-{k:03d}": [("sorted", "random_colon")] for k in range(30)}
+    good = _preflight("good") + panel("good", {"gsm8k": 60}, accepted=accepted)
+    settings = JudgeAnalysisSettings.from_config(
+        {
+            "configurations": [{"name": "good"}],
+            "family": [{"name": "bad"}, {"name": "good"}, {"name": "other"}],
+            "analysis": {"n_boot": 999},
+        }
+    )
+    summary = analyse_judge(good, settings)
+    assert summary.family == ["bad", "good", "other"]
+    primary = {p.configuration: p for p in summary.primary}
+    assert primary["bad"].p_raw == primary["other"].p_raw == 1.0
+    assert primary["good"].p_raw == 1 / 1000
+    assert primary["good"].p_holm == pytest.approx(3 / 1000)  # Holm over three, not one
+    assert primary["good"].seed == PAPER_BOOTSTRAP_SEED + 1  # its place in the family
+    assert {g.configuration for g in summary.gates} == {"good"}  # gates only where records are
+    assert len(summary.secondary) == 6 and {
+        s.p_raw for s in summary.secondary if s.configuration != "good"
+    } == {1.0}
 
 
 def test_qualification_and_a_skipped_configuration_keeps_p_one():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 from pathlib import Path
@@ -21,6 +22,7 @@ from readout_audit.judge import (
     read_inventory,
     write_inventory,
 )
+from readout_audit.judge.run._kind import JUDGE
 from readout_audit.judge.run._local import VERDICT_STEM, judge_item, labels_of
 from readout_audit.judge.run._run import run_local_judge
 from readout_audit.log._run import read_run
@@ -126,6 +128,26 @@ def test_confirmation_waits_for_preflight_gates_and_a_rerun_resumes(
         model, inventory, out, phase="confirmation", configurations=["f3"], unqualified=True
     )
     assert again.n_new == 0
+
+
+def test_a_planned_request_without_a_record_counts_as_unknown(preflight, tmp_path):
+    """The run keeps its plan: a record lost from the file is analysed as unknown, the gate's
+    denominator stays the planned count, the planned check fails; the family is the inventory's."""
+    out = tmp_path / "run"
+    shutil.copytree(preflight[2], out)
+    whole = JUDGE.summary(read_run(out))
+    assert whole.coverage.n_planned == 24 and whole.coverage.n_missing == 0
+    assert whole.family == ["f3", "f4"]  # the inventory's, though this run holds f3 alone
+    assert [c.verdict for c in whole.checks if c.name == "planned"] == ["pass"]
+    lines = (out / "records.jsonl").read_text().splitlines(keepends=True)
+    (out / "records.jsonl").write_text("".join(lines[1:]))
+    lost = JUDGE.summary(read_run(out))  # from the files: records and the kept plan
+    gone = json.loads(lines[0])["item_id"]
+    assert lost.n_records == 23 and lost.coverage.missing == [gone]
+    assert lost.outcomes.get("unknown", 0) == whole.outcomes.get("unknown", 0) + 1
+    assert sum(g.n_planned for g in lost.gates) == sum(g.n_planned for g in whole.gates) == 24
+    check = next(c for c in lost.checks if c.name == "planned")
+    assert check.verdict == "fail" and gone in check.finding
 
 
 def test_a_run_names_a_configuration_it_does_not_know(model, inventory, tmp_path):

@@ -9,6 +9,7 @@ import pytest
 
 from readout_audit import InputError
 from readout_audit.judge import (
+    load_bank,
     load_drop_hf,
     load_drop_json,
     load_gsm8k_hf,
@@ -105,25 +106,52 @@ def test_gsm8k_bad_answers_are_located(tmp_path, answer, message):
     )
 
 
-def test_drop_rows_keep_numeric_spans_and_skip_the_rest():
+def test_drop_admits_one_finite_scalar_number_and_counts_the_rest_by_reason():
     bank = load_drop_json(DROP)
-    assert (bank.rows, len(bank.sources), bank.skipped) == (11, 9, {"no_numeric_reference": 2})
+    assert (bank.rows, len(bank.sources)) == (13, 9)
+    assert bank.skipped == {
+        "date_reference": 1,  # "1848", typed date
+        "no_numeric_reference": 2,  # "the battle", "Smith"
+        "several_numeric_references": 1,  # "2" and "3": a multi-span answer
+    }
     by_id = {s.id: s for s in bank.sources}
     assert {i: s.references for i, s in by_id.items()} == {
         "drop:q-nfl1-margin": (14.0,),
         "drop:q-nfl1-fg": (52.0,),
-        "drop:q-nfl2-count": (3.0,),  # "3" twice, kept once
+        "drop:q-nfl2-count": (3.0,),  # "3" twice: one distinct number
         "drop:q-hist3-growth": (1250.0,),  # "1,250"
-        "drop:q-hist3-year": (1848.0,),  # a year-only date
         "drop:q-census4-pct": (87.5,),
-        "drop:q-nfl5-yards": (2.0, 3.0),
         "drop:q-weather6-low": (-4.0,),
-        "drop:q-nfl8-margin": (14.0,),  # "14 points" is not a number
+        "drop:q-nfl8-margin": (14.0,),  # "14 points" states no number; "14" is typed number
+        "drop:q-nfl10-td": (3.0,),
+        "drop:q-census11-households": (3150.0,),
     }
     margin = by_id["drop:q-nfl1-margin"]
     assert (margin.dataset, margin.cluster) == ("drop", "nfl_1")
     assert margin.evidence.startswith("The Lions beat the Bears 24-10.")
     assert margin.normalised_question == by_id["drop:q-nfl8-margin"].normalised_question
+    # dates only behind the option; a number in a span of another type never
+    dated = load_drop_json(DROP, dates=True)
+    assert dated.skipped.get("date_reference") is None and len(dated.sources) == 10
+    assert {s.id: s.references for s in dated.sources}["drop:q-hist3-year"] == (1848.0,)
+    assert load_bank(DROP, "drop") == bank and load_bank(DROP, "drop", dates=True) == dated
+
+
+def test_a_number_typed_as_a_span_is_not_a_number_reference(tmp_path):
+    row = {
+        "section_id": "s",
+        "query_id": "q",
+        "passage": "p",
+        "question": "How many?",
+        "answers_spans": {"spans": ["7"], "types": ["span"]},
+    }
+    path = tmp_path / "drop.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    assert load_drop_json(path).skipped == {"not_a_number_type": 1}
+    row["answers_spans"]["types"] = ["number", "number"]
+    path.write_text(json.dumps(row) + "\n")
+    with pytest.raises(InputError, match="one type per span"):
+        load_drop_json(path)
 
 
 def test_drop_as_a_json_array_reads_the_same(tmp_path):
@@ -214,3 +242,14 @@ def test_hub_copies_give_the_same_sources_as_the_files(tmp_path):
     assert load_drop_hf(str(drop)) == load_drop_json(DROP)
     with pytest.raises(InputError, match="split 'validation'"):
         load_drop_hf(str(drop), split="validation")
+
+
+def test_a_local_folder_is_read_afresh_not_from_the_cache_of_a_namesake(tmp_path):
+    rows = [json.loads(line) for line in DROP.read_text().splitlines()]
+
+    def folder(parent: str, kept: list[dict]) -> str:
+        table = {key: [row[key] for row in kept] for key in kept[0]}
+        return str(_hub_folder(tmp_path / parent / "drop", "default", "train", table))
+
+    assert load_drop_hf(folder("a", rows[:4])).rows == 4
+    assert load_drop_hf(folder("b", rows)).rows == len(rows)  # same folder name, other rows

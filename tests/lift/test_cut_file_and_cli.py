@@ -28,20 +28,23 @@ def test_cut_writes_cuts_a_manifest_and_a_table(tmp_path):
     lines = result.output.splitlines()
     assert lines[0].split() == [
         "paper", "displays", "cuts", "context", "no_site", "target_short", "target_in_context",
-        "over_quota",
+        "too_few_cuts", "over_quota",
     ]  # fmt: skip
-    assert lines[1].split() == ["testmath", "131", "10", "24", "30", "24", "4", "39"]
-    assert lines[2].split() == ["aipsamp", "12", "1", "7", "2", "2", "0", "0"]
-    assert lines[3].split() == ["total", "143", "11", "31", "32", "26", "4", "39"]
+    assert lines[1].split() == ["testmath", "131", "10", "24", "30", "24", "4", "0", "39"]
+    # aipsamp offers one qualifying cut: the paper's rule (ten) leaves it out
+    assert lines[2].split() == ["aipsamp", "12", "0", "7", "2", "2", "0", "1", "0"]
+    assert lines[3].split() == ["total", "143", "10", "31", "32", "26", "4", "1", "39"]
+    assert lines[4] == "admitted 1 of 2 papers (each with at least 10 qualifying cuts)"
     cuts = read_cuts(out)
-    assert len(cuts) == 11 and {c.paper for c in cuts} == {"testmath", "aipsamp"}
+    assert len(cuts) == 10 and {c.paper for c in cuts} == {"testmath"}
     manifest = json.loads((tmp_path / "cuts.jsonl.manifest.json").read_text())
     assert manifest["settings"] == {
-        "kind": "equation", "seed": 0, "per_paper": 10, "min_context": 10000,
+        "kind": "equation", "seed": 0, "per_paper": 10, "min_cuts": 10, "min_context": 10000,
         "min_target": 50, "max_target": 400,
     }  # fmt: skip
+    assert [p["admitted"] for p in manifest["papers"]] == [True, False]
     assert [p["paper"] for p in manifest["papers"]] == ["testmath", "aipsamp"]
-    assert manifest["papers"][1]["paper_sha256"] == cuts[-1].paper_sha256
+    assert manifest["papers"][0]["paper_sha256"] == cuts[-1].paper_sha256
     assert not list(tmp_path.glob("*.tmp"))
 
 
@@ -52,9 +55,10 @@ def test_an_existing_out_is_kept_unless_forced(tmp_path):
     assert result.exit_code == 1
     assert f"{out}, field 'out': exists; pass --force to overwrite it" in result.output
     assert out.read_text() == "keep\n"
-    result = run(str(TEX / "aipsamp.tex"), "--out", str(out), "--force", "--kind", "prose")
+    prose = ["--force", "--kind", "prose", "--min-cuts", "1"]
+    result = run(str(TEX / "aipsamp.tex"), "--out", str(out), *prose)
     assert result.exit_code == 0, result.output
-    assert [c.kind for c in read_cuts(out)] == ["prose"] * 10
+    assert [c.kind for c in read_cuts(out)] == ["prose"] * 9  # non-overlapping targets
 
 
 def test_cut_never_overwrites_a_source_a_manifest_or_a_run_file(tmp_path):
@@ -92,7 +96,7 @@ def test_a_duplicate_paper_id_is_a_clean_error(tmp_path):
 
 def test_read_cuts_names_the_line_and_field_of_a_bad_cut(tmp_path):
     out = tmp_path / "cuts.jsonl"
-    assert run(str(TEX / "aipsamp.tex"), "--out", str(out)).exit_code == 0
+    assert run(str(TEX / "aipsamp.tex"), "--out", str(out), "--min-cuts", "1").exit_code == 0
     (cut,) = read_cuts(out)
     record = cut.model_dump()
     bad = tmp_path / "bad.jsonl"
@@ -115,7 +119,7 @@ def test_paper_ids_from_hostile_file_names_are_printed_inert(tmp_path):
     (tmp_path / "papers").mkdir()
     shutil.copy(TEX / "aipsamp.tex", tmp_path / "papers" / f"{name}.tex")
     out = tmp_path / "cuts.jsonl"
-    result = run(str(tmp_path / "papers"), "--out", str(out))
+    result = run(str(tmp_path / "papers"), "--out", str(out), "--min-cuts", "1")
     assert result.exit_code == 0, result.output
     assert not {"\x1b", "\x07", "\u202e"} & set(result.output)
     assert "pwned" not in result.output

@@ -27,7 +27,12 @@ def invoke(*args: str) -> str:
 def test_cut_score_and_report_from_the_command_line(tmp_path):
     cuts_path = tmp_path / "cuts.jsonl"
     sources = [str(TEX / "aipsamp.tex"), str(TEX / "testmath.tex")]
-    invoke("lift", "cut", *sources, "--out", str(cuts_path), "--per-paper", "2")
+    # aipsamp offers one qualifying cut: the paper's rule (ten) admits testmath alone
+    admitted = invoke("lift", "cut", *sources, "--out", str(cuts_path), "--per-paper", "2")
+    assert "admitted 1 of 2 papers (each with at least 10 qualifying cuts)" in admitted
+    assert len(read_cuts(cuts_path)) == 2
+    both = ["--per-paper", "2", "--min-cuts", "1", "--force"]
+    invoke("lift", "cut", *sources, "--out", str(cuts_path), *both)
     cuts = read_cuts(cuts_path)
     assert len(cuts) == 3
     # forecasts made elsewhere: the minimal layout, the setting named on the command line

@@ -6,8 +6,12 @@ import numpy as np
 import pytest
 from lift_cuts import equation_cut
 
+from readout_audit import InputError
 from readout_audit.lift import score_lift
+from readout_audit.lift._checks import lift_checks
 from readout_audit.lift._kind import LIFT
+from readout_audit.lift._score import forecast_settings, setting_contrasts
+from readout_audit.lift._summary import empty_forecasts
 from readout_audit.log._run import read_run
 from readout_audit.report import render_html
 
@@ -74,9 +78,11 @@ def test_the_lift_table_is_the_mean_of_per_cut_differences(run_dir):
     ]
     good = next(t for t in summary.settings if t.setting == "good")
     bad = next(t for t in summary.settings if t.setting == "bad")
+    # the settings keep the order their forecasts were given in (good, then bad), not a-z
+    assert run.manifest.config["forecast_settings"] == ["good", "bad"]
     adjacent = summary.adjacent[0]
-    assert (adjacent.a, adjacent.b) == ("forecast/bad", "forecast/good")
-    assert adjacent.contrast.mean == pytest.approx(bad.lift.mean - good.lift.mean, abs=1e-12)
+    assert (adjacent.a, adjacent.b) == ("forecast/good", "forecast/bad")
+    assert adjacent.contrast.mean == pytest.approx(good.lift.mean - bad.lift.mean, abs=1e-12)
     assert [w.window for w in good.windows] == [50, 100, 200, 400]
     # every target here is shorter than 50 tokens, so each window scores it whole
     assert all(w.lift.mean == pytest.approx(good.lift.mean) for w in good.windows)
@@ -130,3 +136,37 @@ def test_each_condition_over_each_control_and_compare_of_two_runs(run_dir, tmp_p
     oracle = same.differences["oracle"]
     assert [d.metric for d in oracle] == ["clip2 (mean over cuts)", "raw (mean over cuts)"]
     assert all(d.difference.estimate == 0 for d in oracle)
+
+
+def test_setting_contrasts_keep_the_given_order_or_the_given_pairs():
+    settings = forecast_settings(
+        {"c1": {"high": "z", "low": "z"}, "c2": {"medium": "z", "none": "z"}}
+    )
+    assert settings == ["high", "low", "medium", "none"]  # first given, not alphabetical
+    assert setting_contrasts(["high", "medium", "low", "none"], None) == [
+        ("high", "medium"),
+        ("medium", "low"),
+        ("low", "none"),
+    ]
+    families = [("qwen-high", "qwen-low"), ("kimi-high", "kimi-low")]
+    named = ["qwen-high", "qwen-low", "kimi-high", "kimi-low"]
+    assert setting_contrasts(named, families) == families
+    with pytest.raises(InputError, match="without forecasts"):
+        setting_contrasts(named, [("qwen-high", "gpt")])
+    with pytest.raises(InputError, match="to itself"):
+        setting_contrasts(named, [("kimi-low", "kimi-low")])
+
+
+def test_empty_forecasts_are_counted_per_setting_and_warned(run_dir):
+    records = read_run(run_dir).records
+    first = records[0].item_id
+    emptied = [
+        r.model_copy(update={"forecast_chars": 0})
+        if r.item_id == first and r.variant == "forecast/bad"
+        else r
+        for r in records
+    ]
+    assert empty_forecasts(records) == {} and empty_forecasts(emptied) == {"bad": 1}
+    summary = LIFT.summary(read_run(run_dir)).model_copy(update={"empty_forecasts": {"bad": 1}})
+    check = next(c for c in lift_checks(summary) if c.name == "empty_forecasts")
+    assert check.verdict == "warn" and "bad: 1" in check.finding

@@ -78,12 +78,46 @@ def test_two_labels_search_one_offset():
 
 
 def test_the_papers_worked_example():
-    # Qwen3.5-9B, lexical OOD, gold true: raw scores collapse to unknown; the paper's offsets
+    """Section 3's Qwen3.5-9B lexical-OOD row (gold true) collapses to unknown; offsets fitted on
+    unlabelled rows rescue it. The paper does not print its 1,000 fit rows, so these 30 are
+    built to pin the printed offsets as the default grid's unique optimum (a uniform prior):
+    false must beat unknown by more than 1.52 and less than 1.60 (on the 0.05 grid: 1.55 only),
+    true by more than 3.22 and less than 3.30 (3.25 only); the fit must find exactly them."""
+    fit_rows = (
+        [[-1.52, -10.0, 0.0]] * 10  # false once its offset passes 1.52
+        + [[-10.0, -3.22, 0.0]] * 10  # true once its offset passes 3.22
+        + [[-1.60, -3.30, 0.0]] * 10  # unknown while false < 1.60 and true < 3.30
+    )
+    fit = fit_offsets(np.array(fit_rows))
+    assert fit.grid == OffsetGrid() and fit.widened == 0 and not fit.pinned
+    assert fit.offsets.tolist() == pytest.approx([1.55, 3.25, 0.0], abs=1e-9)
+    assert fit.loss == 0.0 and fit.fractions.tolist() == pytest.approx([1 / 3] * 3)
     raw = np.array([[-6.18, -5.89, -3.49]])  # false, true, unknown
-    offsets = np.array([1.55, 3.25, 0.0])
-    assert corrected_predictions(raw, np.zeros(3))[0] == 2
-    assert (raw + offsets)[0] == pytest.approx([-4.63, -2.64, -3.49])
-    assert corrected_predictions(raw, offsets)[0] == 1
+    assert corrected_predictions(raw, np.zeros(3))[0] == 2  # raw: unknown
+    assert (raw + fit.offsets)[0] == pytest.approx([-4.63, -2.64, -3.49])  # the printed column
+    assert corrected_predictions(raw, fit.offsets)[0] == 1  # corrected: true, the gold label
+
+
+def test_an_optimum_on_the_grid_edge_widens_the_grid_and_is_recorded():
+    # false trails by about 14 nats: on the default ±10 grid it is never predicted
+    rng = np.random.default_rng(0)
+    scores = rng.normal(scale=0.3, size=(90, 3)) + np.array([-14.0, 0.0, 0.0])
+    scores[:, 1] += np.repeat([0.8, -0.8, 0.0], 30)
+    pinned = fit_offsets(scores, widen=False)
+    assert pinned.pinned and pinned.fractions[0] == 0.0  # no offset on ±10 makes it win
+    fit = fit_offsets(scores)
+    assert fit.widened == 1 and fit.grid == OffsetGrid(-20.0, 20.0, 0.05) and not fit.pinned
+    assert 10.0 < fit.offsets[0] < 20.0 and fit.loss < pinned.loss
+    # the same fit as a search on the ±20 grid from the start
+    wide = fit_offsets(scores, grid=OffsetGrid(-20.0, 20.0, 0.05), widen=False)
+    assert (fit.loss, fit.collapse, tuple(fit.offsets)) == (
+        wide.loss,
+        wide.collapse,
+        tuple(wide.offsets),
+    )
+    # with a prior of 0 for it, the label never predicted is the fit: nothing widens
+    zero = fit_offsets(scores, [0.0, 0.5, 0.5])
+    assert zero.widened == 0 and zero.grid == OffsetGrid() and not zero.pinned
 
 
 def test_grid_values_and_bad_input():

@@ -34,7 +34,7 @@ def enumerated_fit(table, target, reference, values):
 
 
 def assert_same_fit(table, prior, reference, grid):
-    fit = fit_offsets(table, prior, reference=reference, grid=grid)
+    fit = fit_offsets(table, prior, reference=reference, grid=grid, widen=False)
     k = table.shape[1]
     target = np.full(k, 1.0 / k) if prior is None else np.asarray(prior)
     ref = k - 1 if reference is None else reference

@@ -23,10 +23,11 @@ def gaussian_clusters(n: int, d: int, seed: int, spread: float) -> tuple[np.ndar
 
 
 def direct_pipeline(x, y, seed, max_rows, shuffle=False):
-    """The paper's probe written out with scikit-learn: seeded rows, scaler, L-BFGS, C = 1."""
+    """The paper's probe written out with scikit-learn: seeded rows (a seeded bootstrap
+    replicate when there are no more rows than it takes), scaler, L-BFGS, C = 1."""
     rng = np.random.default_rng(seed)
-    rows = np.sort(rng.choice(len(x), max_rows, replace=False)) if len(x) > max_rows else None
-    rows = np.arange(len(x)) if rows is None else rows
+    n = len(x)
+    rows = np.sort(rng.choice(n, max_rows if n > max_rows else n, replace=n <= max_rows))
     y_train = rng.permutation(y[rows]) if shuffle else y[rows]
     pipeline = make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=1000))
     return pipeline.fit(x[rows], y_train), rows
@@ -64,7 +65,13 @@ def test_subsample_is_seeded_and_refits_are_identical():
     assert np.array_equal(first.rows, again.rows)
     assert np.array_equal(first.predict(x), again.predict(x))
     assert not np.array_equal(first.rows, fit_probe(x, y, seed=456, max_rows=100).rows)
-    assert np.array_equal(fit_probe(x, y, seed=7, max_rows=500).rows, np.arange(500))
+    # no more rows than the probe takes: each seed its own bootstrap replicate of them
+    replicate = fit_probe(x, y, seed=7, max_rows=500).rows
+    assert replicate.size == 500 and np.unique(replicate).size < 500
+    assert not np.array_equal(replicate, fit_probe(x, y, seed=8, max_rows=500).rows)
+    assert np.array_equal(
+        fit_probe(x, y, seed=7, max_rows=500, replicate=False).rows, np.arange(500)
+    )
 
 
 def test_shuffled_labels_stay_near_chance_on_separable_data():
@@ -86,10 +93,11 @@ def test_probe_predictions_stack_one_row_per_seed():
     for i, seed in enumerate(PROBE_SEEDS):
         probe = fit_probe(x, y, seed=seed, max_rows=80)
         assert np.array_equal(out["ood"][i], probe.predict(splits["ood"]))
-    # no subsample (120 rows ≤ 2,000): one fit serves every seed, equal to each seed's own
+    # no subsample (120 rows ≤ 2,000): each seed fits its own replicate, so seeds differ
     whole = probe_predictions(x, y, splits)
     for i, seed in enumerate(PROBE_SEEDS):
         assert np.array_equal(whole["id"][i], fit_probe(x, y, seed=seed).predict(splits["id"]))
+    assert not all(np.array_equal(whole["ood"][0], row) for row in whole["ood"][1:])
 
 
 def test_bad_input_names_the_field():

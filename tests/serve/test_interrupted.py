@@ -44,7 +44,9 @@ def wait_until_in_flight(path, child, timeout_s=15.0):
             if counts["completed"] >= 3 and counts["sent"] >= 1:
                 return
         time.sleep(0.01)
-    raise AssertionError(f"the child never had calls in flight ({child.poll()=})")
+    ended = child.poll()
+    why = child.stderr.read().decode(errors="replace")[-2000:] if ended is not None else ""
+    raise AssertionError(f"the child never had calls in flight ({ended=}): {why}")
 
 
 def keys_in(path, state):

@@ -84,3 +84,15 @@ def test_a_tagged_call_is_listed_with_its_tag(tmp_path, make_calls):
         plain.key: "",
         tagged.key: "confirmation:j:gsm8k:3:random:sorted",
     }
+
+
+def test_an_amendment_needs_a_release_and_a_run_directory(tmp_path, make_calls):
+    (call,) = make_calls(1)
+    with Ledger(tmp_path / LEDGER_FILE) as ledger:
+        ledger.plan([call])
+    cli = CliRunner()
+    alone = cli.invoke(main, ["ledger", str(tmp_path), "--amend-protocol", "why"])
+    assert alone.exit_code == 1 and "give it with --release-unknown" in alone.output
+    outside = ["ledger", str(tmp_path), "--release-unknown", "--amend-protocol", "why"]
+    refused = cli.invoke(main, outside)
+    assert refused.exit_code == 1 and "an amendment is kept in a run's artifacts" in refused.output

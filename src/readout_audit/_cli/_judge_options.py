@@ -11,21 +11,15 @@ import click
 
 from readout_audit._cli._common import refuse_unused
 from readout_audit._cli._model import ModelChoice
-from readout_audit._cli._served import pool_options, with_options
-from readout_audit.judge import (
-    SourceBank,
-    load_drop_hf,
-    load_drop_json,
-    load_gsm8k_hf,
-    load_gsm8k_jsonl,
-)
+from readout_audit._cli._served import cap_options, cost_cap, pool_options, with_options
+from readout_audit.judge import SourceBank, load_bank
 from readout_audit.judge.run._run import run_local_judge, run_served_judge
 from readout_audit.model import DEFAULT_BATCH_SIZE
 from readout_audit.model._backend import ScoringModel
 from readout_audit.model._device import DTYPES
 from readout_audit.model._served import api_headers
 from readout_audit.model._served_spec import is_served, parse_served_spec
-from readout_audit.serve import CostCap, Endpoint
+from readout_audit.serve import Endpoint
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -61,6 +55,12 @@ def source_options(command: F) -> F:
                 )
             ),
             click.option(
+                "--drop-dates",
+                is_flag=True,
+                help="Admit a DROP number typed date (a year) as a reference (the paper's "
+                "workload is numbers only).",
+            ),
+            click.option(
                 "--allow-download", is_flag=True, help="Let hub ids download (else offline)."
             ),
             click.option(
@@ -74,15 +74,6 @@ def source_options(command: F) -> F:
     )
 
 
-def _bank(where: str, dataset: str, split: str, allow_download: bool) -> SourceBank:
-    """A file is read as JSON lines (DROP: or a JSON array); anything else as a hub dataset."""
-    if Path(where).is_file():
-        return load_gsm8k_jsonl(where) if dataset == "gsm8k" else load_drop_json(where)
-    if dataset == "gsm8k":
-        return load_gsm8k_hf(where, split=split, allow_download=allow_download)
-    return load_drop_hf(where, split=split, allow_download=allow_download)
-
-
 def require_sources(options: dict[str, Any]) -> None:
     """At least one of ``--gsm8k`` and ``--drop`` (checked before anything slow)."""
     if options["gsm8k"] is None and options["drop"] is None:
@@ -93,7 +84,13 @@ def load_banks(options: dict[str, Any]) -> list[SourceBank]:
     """The datasets ``source_options`` name, GSM8K first."""
     require_sources(options)
     return [
-        _bank(options[dataset], dataset, options[f"{dataset}_split"], options["allow_download"])
+        load_bank(
+            options[dataset],
+            dataset,
+            split=options[f"{dataset}_split"],
+            allow_download=options["allow_download"],
+            dates=dataset == "drop" and options["drop_dates"],
+        )
         for dataset in ("gsm8k", "drop")
         if options[dataset] is not None
     ]
@@ -128,11 +125,7 @@ def execution_options(command: F) -> F:
                 help="Send a served judge's requests here instead of the inventory's URLs (the "
                 "model name and the bodies stay as planned); repeatable, one pool each.",
             ),
-            click.option(
-                "--max-spend-tokens",
-                type=click.IntRange(1),
-                help="Cap on a served judge's prompt + completion tokens over the run's ledger.",
-            ),
+            *cap_options("A served judge (over the run's ledger)"),
         ],
     )
 
@@ -144,6 +137,9 @@ SERVED_JUDGE_ONLY = (
     "api_key_env",
     "endpoint",
     "max_spend_tokens",
+    "max_spend_usd",
+    "usd_per_mtok_prompt",
+    "usd_per_mtok_completion",
 )
 """The execution options only a served judge reads."""
 LOCAL_JUDGE_ONLY = ("device", "dtype", "batch_size")
@@ -183,9 +179,7 @@ def judge_runner(
             )
             for url in options["endpoint"] or parse_served_spec(judge).base_urls
         ]
-        spend = options["max_spend_tokens"]
-        cap = None if spend is None else CostCap(max_tokens=spend)
-        return partial(run_served_judge, endpoints=endpoints, cap=cap), None
+        return partial(run_served_judge, endpoints=endpoints, cap=cost_cap(options)), None
     model = ModelChoice(
         judge,
         device=options["device"],

@@ -12,6 +12,7 @@ from readout_audit._cli._common import user_errors
 from readout_audit._cli._registry import register_commands
 from readout_audit._exceptions import InputError
 from readout_audit._util._text import terminal_safe
+from readout_audit.kind import release_unknown as release
 from readout_audit.serve._ledger import LEDGER_FILE, Ledger, LedgerEntry
 
 KEY_PREFIX = 12
@@ -38,15 +39,26 @@ def _call(entry: LedgerEntry) -> dict[str, Any]:
     help="Let a rerun send again the calls sent once with no known outcome (the server may "
     "have processed them: each may then be processed twice).",
 )
+@click.option(
+    "--amend-protocol",
+    "amendment",
+    metavar="REASON",
+    help="With --release-unknown in a run of a frozen protocol (a judge run): why its unknown "
+    "calls may be sent again; kept in the run, and their new records are set apart.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the listing as JSON on stdout.")
 @user_errors
-def ledger_command(run_dir: Path, release_unknown: bool, as_json: bool) -> None:
+def ledger_command(
+    run_dir: Path, release_unknown: bool, amendment: str | None, as_json: bool
+) -> None:
     """Requests of a run to served endpoints: counts per state, spend, unknown and failed calls."""
     path = run_dir / LEDGER_FILE
     if not path.is_file():
         raise InputError(f"holds no {LEDGER_FILE}: the run sent no requests", source=str(run_dir))
+    if amendment is not None and not release_unknown:
+        raise InputError("amends a release: give it with --release-unknown", field="amend_protocol")
+    released = release(run_dir, amendment=amendment) if release_unknown else None
     with Ledger(path) as ledger:
-        released = ledger.release_unknown() if release_unknown else None
         counts, spend = ledger.counts(), ledger.spend()
         listed = ledger.entries("unknown", "failed")
         over = sum(entry.over_bound for entry in ledger.entries("completed"))

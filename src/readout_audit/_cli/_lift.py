@@ -38,7 +38,19 @@ def lift_group() -> None:
     help="Equation suffixes (section 4) or prose/TeX blocks (section 7).",
 )
 @click.option("--seed", default=0, show_default=True, help="Seeds the pick of a paper's cuts.")
-@click.option("--per-paper", default=10, show_default=True, type=click.IntRange(1))
+@click.option(
+    "--per-paper",
+    type=click.IntRange(1),
+    help="At most this many cuts per paper (default 10 equation cuts, 20 prose cuts).",
+)
+@click.option(
+    "--min-cuts",
+    default=10,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Admit a paper only when it offers at least this many qualifying cuts (the paper's "
+    "rule); a paper with fewer gives none.",
+)
 @click.option(
     "--min-context",
     default=10_000,

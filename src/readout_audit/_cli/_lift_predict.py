@@ -42,6 +42,13 @@ def run_predict(
         max_new_tokens=max_new_tokens,
         progress=settings.progress,
     )
+    empty = sum(not f.z for f in forecasts)
+    if empty:
+        click.echo(
+            f"warning: {empty} of {len(forecasts)} forecasts are empty (a reasoning model may "
+            "spend --max-new-tokens before it answers); they score as the bare scaffold",
+            err=True,
+        )
     click.echo(
         terminal_safe(
             f"{len(forecasts)} forecasts ({forecasts[0].setting if forecasts else 'none'}) in "

@@ -17,7 +17,13 @@ from readout_audit.lift._conditions import LiftSetup
 from readout_audit.lift._cut import Cut
 from readout_audit.lift._cutfile import read_cuts
 from readout_audit.lift._forecasts import Forecast, read_forecasts
-from readout_audit.lift._score import Forecasts, cut_jobs, score_lift
+from readout_audit.lift._score import (
+    Forecasts,
+    cut_jobs,
+    forecast_settings,
+    score_lift,
+    setting_contrasts,
+)
 from readout_audit.lift._toy import toy_check, toy_rows
 from readout_audit.model._served_spec import is_served
 from readout_audit.progress import progress_mode
@@ -36,6 +42,14 @@ def forecasts_by_cut(forecasts: Iterable[Forecast]) -> Forecasts:
             )
         per_cut[f.setting] = f.z
     return found
+
+
+def _pair(text: str) -> tuple[str, str]:
+    """``A,B`` as the pair (A, B)."""
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 2 or not all(parts):
+        raise InputError(f"{text!r} is not two settings A,B", field="contrast")
+    return parts[0], parts[1]
 
 
 @click.command("score")
@@ -70,6 +84,14 @@ def forecasts_by_cut(forecasts: Iterable[Forecast]) -> Forecasts:
 )
 @click.option("--no-toy", is_flag=True, help="Skip appendix A's toy check on the scorer.")
 @click.option("--seed", default=0, show_default=True, help="Seeds the report's example cuts.")
+@click.option(
+    "--contrast",
+    "contrasts",
+    multiple=True,
+    metavar="A,B",
+    help="A setting contrast A − B (repeatable), e.g. within each model family; default: each "
+    "setting against the next, in the order the forecasts were given.",
+)
 @model_options
 @user_errors
 def lift_score_command(
@@ -82,6 +104,7 @@ def lift_score_command(
     bos: bool,
     no_toy: bool,
     seed: int,
+    contrasts: tuple[str, ...],
     **options: Any,
 ) -> None:
     """Score each cut's true target under every condition, then report the lift.
@@ -101,6 +124,8 @@ def lift_score_command(
     cuts: list[Cut] = read_cuts(cuts_path)
     found = [f for p in forecast_paths for f in read_forecasts(p, setting=setting, cuts=cuts)]
     forecasts = forecasts_by_cut(found)
+    pairs = [_pair(text) for text in contrasts] if contrasts else None
+    setting_contrasts(forecast_settings(forecasts), pairs)  # checked before the model loads
     check_out(out, "lift")
 
     def preflight(codec: Any) -> None:
@@ -118,6 +143,7 @@ def lift_score_command(
         progress=progress_mode(options["progress"]),
         toy=not no_toy,
         seed=seed,
+        contrasts=pairs,
     )
     finish(out, options["plain"])
 

@@ -71,20 +71,39 @@ def served_options(command: F) -> F:
             "/completions); contexts with an answer stem or a raw prompt are not scored.",
         ),
         *pool_options("Served models"),
+        *cap_options("Served models"),
+    ]
+    return with_options(command, options)
+
+
+def cap_options(subject: str) -> list[Callable[[Any], Any]]:
+    """The cost cap's options: tokens, money and the prices money is counted at."""
+    return [
         click.option(
             "--max-spend-tokens",
             type=click.IntRange(1),
-            help="Served models: cap on prompt + completion tokens, reserved before sending.",
+            help=f"{subject}: cap on prompt + completion tokens, reserved before sending.",
         ),
         click.option(
             "--max-spend-usd",
             type=FiniteFloat(min=0, min_open=True),
-            help="Served models: cap on money (prices: --usd-per-mtok-prompt/-completion).",
+            help=f"{subject}: cap on money (prices: --usd-per-mtok-prompt/-completion).",
         ),
         click.option("--usd-per-mtok-prompt", default=0.0, type=FiniteFloat(min=0)),
         click.option("--usd-per-mtok-completion", default=0.0, type=FiniteFloat(min=0)),
     ]
-    return with_options(command, options)
+
+
+def cost_cap(options: Mapping[str, Any]) -> CostCap | None:
+    """The cost cap the options set (None when neither tokens nor money is capped)."""
+    if options["max_spend_tokens"] is None and options["max_spend_usd"] is None:
+        return None
+    return CostCap(
+        max_tokens=options["max_spend_tokens"],
+        max_usd=options["max_spend_usd"],
+        usd_per_mtok_prompt=options["usd_per_mtok_prompt"],
+        usd_per_mtok_completion=options["usd_per_mtok_completion"],
+    )
 
 
 def with_options(command: F, options: Sequence[Callable[[Any], Any]]) -> F:
@@ -137,14 +156,7 @@ def gate_options(command: F) -> F:
 
 def served_settings(options: Mapping[str, Any]) -> ServedSettings:
     """The served-model settings from the CLI options."""
-    cap = None
-    if options["max_spend_tokens"] is not None or options["max_spend_usd"] is not None:
-        cap = CostCap(
-            max_tokens=options["max_spend_tokens"],
-            max_usd=options["max_spend_usd"],
-            usd_per_mtok_prompt=options["usd_per_mtok_prompt"],
-            usd_per_mtok_completion=options["usd_per_mtok_completion"],
-        )
+    cap = cost_cap(options)
     return ServedSettings(
         concurrency=options["concurrency"],
         starts_per_s=options["starts_per_s"],

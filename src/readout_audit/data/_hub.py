@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import tempfile
+from contextlib import nullcontext
+from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
@@ -12,7 +15,9 @@ def hub_rows(
 ) -> list[dict[str, Any]]:
     """The rows of one split, read through ``datasets`` with the hub offline unless allowed.
 
-    ``subset`` None takes the dataset's only (or default) configuration.
+    ``subset`` None takes the dataset's only (or default) configuration. A local folder is read
+    through a cache of its own, removed afterwards: ``datasets`` keys its cache by the folder's
+    name, so a folder whose files changed would otherwise give the rows of an earlier read.
     """
     import datasets  # a heavy import, needed only here
     from datasets.utils import disable_progress_bars
@@ -21,10 +26,13 @@ def hub_rows(
     mode = datasets.DownloadMode.REUSE_DATASET_IF_EXISTS
     previous = datasets.config.HF_HUB_OFFLINE
     datasets.config.HF_HUB_OFFLINE = not allow_download
+    local = Path(dataset).is_dir()
     try:
-        loaded = datasets.load_dataset(
-            dataset, subset, split=split, revision=revision, download_mode=mode
-        )
+        with tempfile.TemporaryDirectory() if local else nullcontext(None) as cache:
+            loaded = datasets.load_dataset(
+                dataset, subset, split=split, revision=revision, download_mode=mode, cache_dir=cache
+            )
+            return [dict(row) for row in loaded]
     except Exception as error:  # datasets raises many types for a missing or offline dataset
         hint = "" if allow_download else " (offline: pass allow_download to fetch it)"
         config = "" if subset is None else f" subset {subset!r}"
@@ -34,4 +42,3 @@ def hub_rows(
         ) from None
     finally:
         datasets.config.HF_HUB_OFFLINE = previous
-    return [dict(row) for row in loaded]

@@ -76,6 +76,9 @@ class AuditKind(Generic[RecordT, SummaryT]):
     """Kind-specific paired differences for ``readout compare`` (pairs, n_boot, seed)."""
     command: Callable[[], click.Command] | None = None
     """Builds the ``readout audit NAME`` command (imported lazily, so the CLI stays fast)."""
+    frozen_requests: bool = False
+    """The run's requests are a frozen protocol: releasing a served call of unknown outcome
+    amends it (:func:`release_unknown` asks why and keeps the reason)."""
 
     def summary(self, run: Run[Any]) -> SummaryT:
         """The kind's summary of a run's files, with its checks."""

@@ -72,6 +72,8 @@ def run_kind(
     manifest = Manifest.create(kind.name, model.info, config, seeds)  # checked before any write
     with RunDirectory(out, kind) as run_dir:
         run_dir.start(manifest)
+        if (execution := model.execution()) is not None:
+            run_dir.record_execution(execution)
         # every request of the run, planning's included (answers, diagnostics, notes), goes
         # through the run's ledger when the model keeps one: under its cost cap, never sent twice
         with model.bound_to(Path(out) / LEDGER_FILE):

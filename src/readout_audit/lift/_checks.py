@@ -93,6 +93,18 @@ def lift_checks(summary: LiftSummary) -> list[Check]:
                 repair="rerun the same command to finish the run",
             )
         )
+    if summary.empty_forecasts:
+        counts = ", ".join(f"{s}: {n}" for s, n in summary.empty_forecasts.items())
+        found.append(
+            Check(
+                "empty_forecasts",
+                "warn",
+                f"empty forecasts ({counts}): those cuts score the bare scaffold as the forecast",
+                {"empty": summary.empty_forecasts},
+                repair="a reasoning model may spend the token limit before it answers: raise "
+                "--max-new-tokens for `lift predict`, or read these settings' lift as a floor",
+            )
+        )
     if EMPTY not in summary.conditions and summary.n_records:
         found.append(Check("complete", "warn", "no empty-scaffold records: no control ladder"))
     return found

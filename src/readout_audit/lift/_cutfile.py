@@ -104,4 +104,9 @@ def cut_table(manifest: CutManifest) -> str:
         for row in [header, *rows]
     ]
     notes = [terminal_safe(f"{p.paper}: {note}") for p in manifest.papers for note in p.notes]
-    return "\n".join([*lines, *notes])
+    admitted = sum(p.admitted for p in manifest.papers)
+    rule = (
+        f"admitted {admitted} of {len(manifest.papers)} papers "
+        f"(each with at least {manifest.settings.min_cuts} qualifying cuts)"
+    )
+    return "\n".join([*lines, rule, *notes])

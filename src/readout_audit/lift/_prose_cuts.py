@@ -1,10 +1,13 @@
 r"""Prose/TeX cuts (section 7): split a paper between balanced TeX blocks.
 
 A block is a paragraph: text between blank lines that lie outside every environment, brace
-group and ``\[..\]``/``$$..$$`` display (a display or a list is inside one block). A cut is the
-start of a block; the target is the following whole blocks while they fit ``max_target``
-characters. When the first block alone is longer, the target is its first ``max_target``
-characters, so the target's end may fall inside an environment; the cut point never does.
+group and ``\[..\]``/``$$..$$`` display (a display or a list is inside one block). Layout
+environments that only wrap the text (``spacing``, ``doublespace``, ...) are transparent: a body
+set inside one still has its paragraphs. A cut is the start of a block; the target is the
+following whole blocks while they fit ``max_target`` characters. When the first block alone is
+longer, the target is its first ``max_target`` characters, so the target's end may fall inside
+an environment; the cut point never does. Targets never overlap: a block inside the target of
+the cut before it starts no cut.
 """
 
 from __future__ import annotations
@@ -16,6 +19,26 @@ from readout_audit.lift._cut import Cut
 from readout_audit.lift._displays import find_displays, tokens
 from readout_audit.lift._select import CutSettings, PaperStats, context_before, finish, new_cut
 from readout_audit.lift._sources import TexPaper
+
+LAYOUT_ENVIRONMENTS = frozenset(
+    {
+        "spacing",
+        "doublespace",
+        "doublespacing",
+        "onehalfspace",
+        "onehalfspacing",
+        "singlespace",
+        "singlespacing",
+        "linenumbers",
+        "sloppypar",
+        "raggedright",
+        "flushleft",
+        "flushright",
+        "multicols",
+        "multicols*",
+    }
+)
+"""Environments that only set how the text inside is laid out: not blocks of their own."""
 
 
 def groups(text: str) -> list[tuple[int, int]]:
@@ -29,6 +52,8 @@ def groups(text: str) -> list[tuple[int, int]]:
     envs: list[tuple[str, int]] = []
     braces: list[int] = []
     for token in tokens(text):
+        if token.kind in ("begin", "end") and token.name in LAYOUT_ENVIRONMENTS:
+            continue  # a wrapper: its paragraphs are blocks
         if token.kind == "begin":
             envs.append((token.name, token.start))
         elif token.kind == "end":
@@ -85,7 +110,7 @@ def cut_prose(paper: TexPaper, settings: CutSettings | None = None) -> tuple[lis
     settings = settings or CutSettings(kind="prose")
     spans = blocks(paper.text)
     rejected: Counter[str] = Counter()
-    cuts = []
+    cuts: list[Cut] = []
     for index, (start, _) in enumerate(spans):
         if start < settings.min_context:
             rejected["context"] += 1
@@ -93,6 +118,9 @@ def cut_prose(paper: TexPaper, settings: CutSettings | None = None) -> tuple[lis
         target = paper.text[start : target_end(spans, index, settings.max_target)]
         if len(target) < settings.min_target:
             rejected["target_short"] += 1
+            continue
+        if cuts and start < cuts[-1].target_end:
+            rejected["target_overlap"] += 1
             continue
         cuts.append(
             new_cut(

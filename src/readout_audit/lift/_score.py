@@ -9,6 +9,7 @@ its key-value cache. The unscaffolded controls are scored alone.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from collections.abc import Mapping, Sequence
 from functools import partial
@@ -143,6 +144,30 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True).encode("utf-8")).hexdigest()
 
 
+def forecast_settings(forecasts: Forecasts) -> list[str]:
+    """The settings of the forecasts, in the order they were first given."""
+    return list(dict.fromkeys(s for per_cut in forecasts.values() for s in per_cut))
+
+
+def setting_contrasts(
+    settings: Sequence[str], contrasts: Sequence[tuple[str, str]] | None
+) -> list[tuple[str, str]]:
+    """The setting contrasts a − b: the given pairs (checked), or each setting and the next."""
+    if contrasts is None:
+        return list(itertools.pairwise(settings))
+    for a, b in contrasts:
+        unknown = [name for name in (a, b) if name not in settings]
+        if unknown:
+            raise InputError(
+                f"contrast {a} − {b} names setting(s) {unknown} without forecasts "
+                f"(settings: {', '.join(settings)})",
+                field="contrasts",
+            )
+        if a == b:
+            raise InputError(f"contrast {a} − {b} compares a setting to itself", field="contrasts")
+    return [(a, b) for a, b in contrasts]
+
+
 def score_lift(
     model: ScoringModel,
     cuts: Sequence[Cut],
@@ -154,12 +179,15 @@ def score_lift(
     progress: bool | ProgressMode = False,
     toy: bool = True,
     seed: int = 0,
+    contrasts: Sequence[tuple[str, str]] | None = None,
 ) -> ScoreResult:
     """Score every cut under every condition into ``out`` (resumable; the summary follows).
 
     Every prompt is built and checked against the scorer's window before any is scored. The
     cuts and forecasts are kept in the run directory, with appendix A's toy check on the same
-    scorer (``toy``); ``seed`` draws the report's example cuts.
+    scorer (``toy``); ``seed`` draws the report's example cuts. The settings keep the order
+    their forecasts were given in; the setting contrasts (Table 6) are each setting against
+    the next, or the ``contrasts`` pairs (a, b) given, e.g. within each model family.
     """
     from readout_audit.lift._kind import LIFT
     from readout_audit.lift._toy import toy_rows
@@ -175,13 +203,15 @@ def score_lift(
         if cut_id not in known:
             raise InputError("a forecast names no cut of this run", item_id=cut_id, field="cut_id")
     jobs = [j for c in cuts for j in cut_jobs(c, forecasts.get(c.id, {}), setup, model.codec)]
-    settings = sorted({s for per_cut in forecasts.values() for s in per_cut})
+    settings = forecast_settings(forecasts)
+    pairs = setting_contrasts(settings, contrasts)
     config: dict[str, Any] = {
         **setup.as_config(),
         "n_cuts": len(cuts),
         "cut_kinds": sorted({c.kind for c in cuts}),
         "cuts_sha256": _digest([c.model_dump() for c in cuts]),
         "forecast_settings": settings,
+        "contrasts": [list(pair) for pair in pairs],
         "forecasts_sha256": _digest({k: dict(v) for k, v in forecasts.items()}),
         "toy": toy,
         "seed": seed,

@@ -18,16 +18,23 @@ REASONS = (
     "no_site",
     "target_short",
     "target_long",
+    "target_overlap",
     "target_in_context",
+    "too_few_cuts",
     "over_quota",
 )
 """Why a display or block gave no cut, in the order the rules are applied: fewer characters
 before it than ``min_context``, graphics markup, no site in the body's middle third, a target
-shorter than ``min_target`` or longer than ``max_target``, a target found verbatim in what the
-predictor reads, and the per-paper quota."""
+shorter than ``min_target`` or longer than ``max_target``, a prose target overlapping the one
+before, a target found verbatim in what the predictor reads, a paper with fewer qualifying
+cuts than ``min_cuts`` (none of its cuts is kept), and the per-paper quota."""
 
 TARGET_BOUNDS: dict[str, tuple[int, int]] = {"equation": (50, 400), "prose": (200, 2000)}
 """Default (min, max) target characters: 50-400 for equations (section 4), 200-2,000 for prose."""
+PER_PAPER: dict[str, int] = {"equation": 10, "prose": 20}
+"""Default cuts per paper: 10 equation cuts, 20 prose cuts (the paper's counts per paper)."""
+MIN_CUTS = 10
+"""The paper's admission rule: a paper enters only with at least ten qualifying cuts."""
 
 
 class CutSettings(BaseModel):
@@ -38,8 +45,11 @@ class CutSettings(BaseModel):
     kind: CutKind = "equation"
     seed: int = 0
     """Seeds the pick among a paper's qualifying cuts (with the paper's id)."""
-    per_paper: int = Field(default=10, ge=1)
-    """At most this many cuts per paper."""
+    per_paper: int = Field(default=0, ge=1)
+    """At most this many cuts per paper (default 10 equation cuts, 20 prose cuts)."""
+    min_cuts: int = Field(default=MIN_CUTS, ge=1)
+    """Fewest qualifying cuts a paper must offer to be admitted; a paper with fewer gives none
+    (the paper's authors required ten equation-rich cuts per paper)."""
     min_context: int = Field(default=10_000, ge=0)
     """Cleaned characters required before a display (a prose cut), and the context's length."""
     min_target: int = Field(default=0, ge=1)
@@ -51,10 +61,12 @@ class CutSettings(BaseModel):
     @classmethod
     def _kind_defaults(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            low, high = TARGET_BOUNDS.get(data.get("kind", "equation"), (1, 1))
+            kind = data.get("kind", "equation")
+            low, high = TARGET_BOUNDS.get(kind, (1, 1))
             data = {**data}
             data["min_target"] = data.get("min_target") or low
             data["max_target"] = data.get("max_target") or high
+            data["per_paper"] = data.get("per_paper") or PER_PAPER.get(kind, 1)
         return data
 
     @model_validator(mode="after")
@@ -80,6 +92,8 @@ class PaperStats(BaseModel):
     found: int
     """Displays (equation cuts) or blocks (prose cuts) found."""
     cuts: int
+    admitted: bool = True
+    """Whether the paper offered ``min_cuts`` qualifying cuts (else it gave none)."""
     rejected: dict[str, int]
     """Displays or blocks that gave no cut, by reason (every reason of :data:`REASONS`)."""
     notes: list[str] = Field(default_factory=list)
@@ -137,6 +151,10 @@ def finish(
         cut for cut in cuts if cut.target not in cut.context and cut.target not in cut.prefix
     ]
     rejected["target_in_context"] += len(cuts) - len(visible)
+    admitted = len(visible) >= settings.min_cuts
+    if not admitted:
+        rejected["too_few_cuts"] += len(visible)
+        visible = []
     kept = pick(visible, settings)
     rejected["over_quota"] += len(visible) - len(kept)
     stats = PaperStats(
@@ -147,6 +165,7 @@ def finish(
         chars=len(paper.text),
         found=found,
         cuts=len(kept),
+        admitted=admitted,
         rejected={reason: rejected[reason] for reason in REASONS},
         notes=list(paper.notes),
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -97,8 +98,21 @@ class LiftSummary(Summary):
     oracle_near_maximum: NearMaximum | None = None
     incomplete: dict[str, int] = Field(default_factory=dict)
     """Per condition, cuts of the run it was not scored on (an interrupted run)."""
+    empty_forecasts: dict[str, int] = Field(default_factory=dict)
+    """Per forecast setting, cuts whose forecast was empty (a reasoning model that spent its
+    token limit before answering, say): scored as the bare scaffold."""
     toy: list[ToyRow] = Field(default_factory=list)
     examples: list[ExampleCut] = Field(default_factory=list)
+
+
+def empty_forecasts(records: Sequence[LiftRecord]) -> dict[str, int]:
+    """Per forecast setting, how many of its records scored an empty forecast."""
+    found = Counter(
+        r.variant.removeprefix(FORECAST)
+        for r in records
+        if r.variant.startswith(FORECAST) and r.forecast_chars == 0
+    )
+    return dict(sorted(found.items()))
 
 
 def condition_rank(name: str) -> tuple[int, str]:
@@ -201,9 +215,11 @@ def summarise_lift_run(run: Run[LiftRecord]) -> LiftSummary:
     settings = [s for s in config.get("forecast_settings", []) if f"{FORECAST}{s}" in tokens]
     ladder = condition_ladder(scores, papers, EMPTY, names) if EMPTY in tokens else []
     tables = [_setting(s, tokens, scores, papers) for s in settings] if CONTEXT in tokens else []
+    pairs = config.get("contrasts", list(itertools.pairwise(settings)))  # older runs: none
     adjacent = [
         _contrast(scores, papers, f"{FORECAST}{a}", f"{FORECAST}{b}")
-        for a, b in itertools.pairwise(settings)
+        for a, b in pairs
+        if a in settings and b in settings
     ]
     controls = [c for c in names if c == EMPTY or c.startswith(CONTEXT)]
     over_controls = [  # each condition over each control before it in the ladder
@@ -228,6 +244,7 @@ def summarise_lift_run(run: Run[LiftRecord]) -> LiftSummary:
             "incomplete": {
                 c: len(every - tokens[c].keys()) for c in names if every - tokens[c].keys()
             },
+            "empty_forecasts": empty_forecasts(records),
             "examples": _examples(run, scores, settings, int(config.get("seed", 0))),
         }
     )

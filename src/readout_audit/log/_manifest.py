@@ -66,6 +66,9 @@ class Invocation(BaseModel):
     planned: int | None = None
     """Records the run's plan holds (set when the invocation finishes); a run is finished only
     while its records number this many. None: not counted (an older run or a hand-made one)."""
+    execution: dict[str, Any] | None = None
+    """How this invocation sent its requests to a served model (endpoints without credentials,
+    concurrency, start rate, timeout, retry policy, cost cap); None for a local model."""
 
 
 class Manifest(BaseModel):

@@ -273,6 +273,12 @@ class RunDirectory:
         self.done = {self.kind.record_key(r) for r in existing}
         self._appender = JsonlAppender(records_path)  # drops a cut last line
 
+    def record_execution(self, execution: dict[str, Any] | None) -> None:
+        """Keep how this invocation sends its requests in the manifest, before it sends any."""
+        assert self.manifest is not None
+        self.manifest.invocations[-1].execution = execution
+        self._write_manifest()
+
     def _write_manifest(self) -> None:
         assert self.manifest is not None
         write_json_atomic(self.directory / MANIFEST, self.manifest.model_dump(mode="json"))

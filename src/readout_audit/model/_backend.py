@@ -207,6 +207,10 @@ class ScoringModel(ABC):
         """Generate after the context with ``settings`` (sampled where they say so, seeded)."""
         raise CapabilityError(f"{self.info.spec} does not generate with sampling settings")
 
+    def execution(self) -> dict[str, Any] | None:
+        """How this model sends requests, for a run's manifest (None: a local model)."""
+        return None
+
     @contextmanager
     def bound_to(self, ledger: Path) -> Iterator[None]:
         """While the block runs, a model that sends requests keeps them in ``ledger``."""

@@ -54,6 +54,8 @@ from readout_audit.serve import (
     HttpCall,
     Ledger,
     RequestRunner,
+    RetryPolicy,
+    execution_record,
     redact_url,
 )
 
@@ -245,6 +247,10 @@ class ServedModel(ScoringModel):
                 yield self.runner
             finally:
                 self.runner = None
+
+    def execution(self) -> dict[str, Any]:
+        """Its endpoints (without credentials), pools, pacing, timeout, retries and cost cap."""
+        return execution_record(self.endpoints, RetryPolicy(), self.settings.cap)
 
     @contextmanager
     def bound_to(self, ledger: Path) -> Iterator[None]:

@@ -7,7 +7,7 @@ be re-analysed (other seeds, another grid) without the model.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -210,6 +210,7 @@ def _split(
                 accuracy=float(values.mean()),
                 sd=float(np.std(per_seed, ddof=1)) if len(per_seed) > 1 else None,
                 n=len(labels),
+                seeds_agree=bool(np.all(values == values[0])) if len(per_seed) > 1 else None,
             )
         )
         correct[readout] = values.mean(axis=0)
@@ -330,6 +331,8 @@ def _configuration(
         offsets_mean=fitted_mean.offsets.tolist(),
         fit_loss=fitted.loss,
         fit_collapse=fitted.collapse,
+        offset_grid=(fitted.grid.low, fitted.grid.high),
+        offsets_pinned=fitted.pinned,
         raw_collapse=float(raw_fit.max() / raw_fit.sum()),
         raw_fit_histogram=raw_fit.tolist(),
         collapsed=bool(raw_fit.max() / raw_fit.sum() >= s.collapse_threshold),
@@ -342,9 +345,15 @@ def _configuration(
 
 
 def recover_checks(
-    records: Sequence[RecoverRecord], names: Sequence[str], threshold: float
+    records: Sequence[RecoverRecord],
+    names: Sequence[str],
+    threshold: float,
+    train_overlap: Mapping[str, int] | None = None,
 ) -> list[Check]:
-    """Label-free checks: encodable candidates, their mass at the slot, string-score collapse."""
+    """Label-free checks: clean candidates, their mass at the slot, string-score collapse.
+
+    With ``train_overlap``, a warning names the held-out items the probes were trained on.
+    """
     broken = [r for r in records if not r.boundary_preserved or r.distinct_first_tokens is False]
     checks = [
         Check(
@@ -399,6 +408,17 @@ def recover_checks(
                 else None,
             )
         )
+    if train_overlap:
+        checks.append(
+            Check(
+                "probe_overlap",
+                "warn",
+                "held-out items the probes were trained on: "
+                + ", ".join(f"{name} {n}" for name, n in train_overlap.items()),
+                dict(train_overlap),
+                "Probe accuracy on those splits is not held out: train on a disjoint split.",
+            )
+        )
     if len(shares) > 1:
         collapsed = [n for n, (share, _, _) in shares.items() if share >= threshold]
         checks.append(
@@ -416,6 +436,55 @@ def recover_checks(
     return checks
 
 
+def grid_checks(results: Sequence[ConfigurationResult], asked: OffsetGrid) -> list[Check]:
+    """Offset fits the grid bound (an edge, a label never predicted): widened, or still bound."""
+    wider = [r for r in results if r.offset_grid != (asked.low, asked.high)]
+    edge = [r for r in results if r.offsets_pinned]
+    if not wider and not edge:
+        return []
+    where = "; ".join(
+        f"{r.configuration}: [{r.offset_grid[0]:g}, {r.offset_grid[1]:g}]"
+        + (" (still bound by it)" if r.offsets_pinned else "")
+        for r in [*wider, *(r for r in edge if r not in wider)]
+    )
+    return [
+        Check(
+            "offset_grid",
+            "warn",
+            f"the offset grid [{asked.low:g}, {asked.high:g}] bound a fit (an offset on its edge, "
+            f"or a label never predicted); searched: {where}",
+            {r.configuration: list(r.offset_grid) for r in [*wider, *edge]},
+            "A label trails by more than the grid reaches: the fit searched a wider grid where "
+            "that fitted better; a fit still bound means no wider grid helped.",
+        )
+    ]
+
+
+def seed_checks(results: Sequence[ConfigurationResult]) -> list[Check]:
+    """Probes whose seeds all got the same examples right: their spread is not a spread."""
+    agree = sorted(
+        {
+            f"{split.split}: {r.readout}"
+            for c in results
+            for split in c.splits
+            for r in split.readouts
+            if r.seeds_agree
+        }
+    )
+    if not agree:
+        return []
+    return [
+        Check(
+            "probe_seeds",
+            "warn",
+            f"every probe seed got the same examples right on {len(agree)} split/readout(s) "
+            f"({'; '.join(agree[:3])}): their sd of 0 measures nothing about seeds",
+            {"agree": agree},
+            "Give more training rows than the probe takes, or more distinct seeds.",
+        )
+    ]
+
+
 def summarise_recover_run(run: Run[RecoverRecord]) -> RecoverSummary:
     """The recovery summary from the run's files (records, hidden states, manifest)."""
     config = run.manifest.config
@@ -431,11 +500,12 @@ def summarise_recover_run(run: Run[RecoverRecord]) -> RecoverSummary:
         if any(r.variant == name for r in records)
     ]
     results = [c for c in found if c is not None]
+    checks = recover_checks(records, names, s.collapse_threshold, config.get("train_overlap"))
     return RecoverSummary(
         kind=run.manifest.kind,
         n_records=len(records),
         n_items=len({(r.split, r.item_id) for r in records}),
-        checks=recover_checks(records, names, s.collapse_threshold),
+        checks=[*checks, *grid_checks(results, s.grid), *seed_checks(results)],
         labels=list(LABELS),
         layers=layers,
         collapse_threshold=s.collapse_threshold,

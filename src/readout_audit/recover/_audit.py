@@ -33,6 +33,20 @@ from readout_audit.scoring._audit import PreparedItem, items_sha256, prepare, sc
 RESERVED = ("train", "fit")
 
 
+def _text_key(item: LogicItem) -> str:
+    """An item's text, case and spacing folded: the same statement in the same context."""
+    return " ".join(f"{item.context}\n{item.statement}".lower().split())
+
+
+def shared_items(a: Sequence[LogicItem], b: Sequence[LogicItem]) -> list[str]:
+    """Ids of ``b``'s items that ``a`` holds too: the same context and statement.
+
+    Case and spacing are folded; ids alone do not tell (generated splits restart their ids).
+    """
+    texts = {_text_key(i) for i in a}
+    return [i.id for i in b if _text_key(i) in texts]
+
+
 @dataclass(frozen=True)
 class RecoverSplits:
     """The items of a recovery run by role: probe training, offset fit, held-out evaluation."""
@@ -58,6 +72,20 @@ class RecoverSplits:
             for item in items:
                 if item.label is None:
                     raise item.error(f"split {role!r} needs a label on every item", "label")
+        for name, items in self.evals.items():
+            shared = shared_items(self.fit, items)
+            if shared:
+                raise InputError(
+                    f"held-out split {name!r} shares {len(shared)} item(s) with the offset-fit "
+                    f"split (the same text: {', '.join(shared[:3])}): the offsets would be "
+                    "fitted on what they are scored on",
+                    field="eval",
+                )
+
+    def train_overlap(self) -> dict[str, int]:
+        """Held-out items per split that the probe training split also holds (by their text)."""
+        found = {name: len(shared_items(self.train, items)) for name, items in self.evals.items()}
+        return {name: n for name, n in found.items() if n}
 
     def roles(self) -> list[tuple[str, Role, list[LogicItem]]]:
         """(split name, role, items) in scoring order; the fit split's labels removed."""
@@ -230,6 +258,7 @@ def audit_recover(
             for name, role, items in splits.roles()
         },
         "hidden": layout.as_config() if layout is not None else None,
+        **({"train_overlap": overlap} if (overlap := splits.train_overlap()) else {}),
         "top_k": top_k,
         "greedy_tokens": greedy_tokens,
         "template_kwargs": kwargs,

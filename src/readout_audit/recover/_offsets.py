@@ -65,6 +65,14 @@ class OffsetFit:
     prior: np.ndarray
     n_fit: int
     grid: OffsetGrid
+    """The grid searched: the one asked for, or a wider one (see ``widened``)."""
+    widened: int = 0
+    """How many times the grid's span was doubled about its centre because the fit was pinned
+    by it and the wider grid fitted better (0: the grid asked for)."""
+    pinned: bool = False
+    """The grid may still bind: an offset on its edge, or a label with a positive prior never
+    predicted (it trails by more than the grid reaches); no wider grid fitted better, or the
+    next would exceed ``MAX_CANDIDATES``."""
 
 
 def corrected_predictions(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -94,11 +102,16 @@ def fit_offsets(
     *,
     reference: int | None = None,
     grid: OffsetGrid | None = None,
+    widen: bool = True,
 ) -> OffsetFit:
     """Offsets minimising the prior gap on an unlabelled score table (no target is read).
 
     ``reference``: the label whose offset stays 0 (default the last, ``unknown`` in the paper's
-    label order); ``prior``: uniform by default.
+    label order); ``prior``: uniform by default. The grid can bind: an optimum on its edge, or
+    a label with a positive prior never predicted because it trails by more than the grid
+    reaches. With ``widen``, the grid's span is doubled while it binds and the wider grid fits
+    better; the fit records the grid searched, how often it was widened, and whether it still
+    binds.
     """
     table, target = _check(scores, prior)
     n, k = table.shape
@@ -106,15 +119,23 @@ def fit_offsets(
     if not 0 <= ref < k:
         raise InputError(f"reference label {ref} is not one of {k} labels", field="reference")
     grid = grid or OffsetGrid()
-    values = grid.values()
     free = [label for label in range(k) if label != ref]
-    if values.size ** len(free) > MAX_CANDIDATES:
+    if grid.values().size ** len(free) > MAX_CANDIDATES:
         raise InputError(
-            f"{values.size}^{len(free)} offset vectors exceed {MAX_CANDIDATES:,}: "
+            f"{grid.values().size}^{len(free)} offset vectors exceed {MAX_CANDIDATES:,}: "
             "use a coarser grid",
             field="grid",
         )
-    best = _search(table, target, values, free)
+    best, widened = _search(table, target, grid.values(), free), 0
+    while widen and _pinned(table, target, best[3], grid, free):
+        span = grid.high - grid.low
+        wider = OffsetGrid(grid.low - span / 2, grid.high + span / 2, grid.step)
+        if wider.values().size ** len(free) > MAX_CANDIDATES or span == 0:
+            break
+        found = _search(table, target, wider.values(), free)
+        if not found[0] < best[0]:
+            break  # no better fit beyond the edge: keep the grid asked for
+        best, grid, widened = found, wider, widened + 1
     offsets = np.asarray(best[3])
     fractions = np.bincount(corrected_predictions(table, offsets), minlength=k) / n
     return OffsetFit(
@@ -126,6 +147,8 @@ def fit_offsets(
         prior=target,
         n_fit=n,
         grid=grid,
+        widened=widened,
+        pinned=_pinned(table, target, best[3], grid, free),
     )
 
 
@@ -226,3 +249,29 @@ def _first_best(candidates: np.ndarray, counts: np.ndarray, n: int, target: np.n
     for column in candidates.T:
         rows = rows[column[rows] == column[rows].min()]
     return float(loss.min()), float(collapse.min()), float(norm.min()), tuple(candidates[rows[0]])
+
+
+def _pinned(
+    table: np.ndarray,
+    target: np.ndarray,
+    offsets: tuple[float, ...],
+    grid: OffsetGrid,
+    free: list[int],
+) -> bool:
+    """Whether the grid may bind the fit: an offset on its edge, or a wanted label never won.
+
+    A label counts only when no offsets of the grid could make it win a single row (its own at
+    the grid's top, every other free one at its bottom): a label merely unmatched by a small fit
+    set is no sign that the grid is too narrow.
+    """
+    values = grid.values()
+    if any(offsets[label] in (values[0], values[-1]) for label in free):
+        return True
+    counts = np.bincount(corrected_predictions(table, np.asarray(offsets)), minlength=len(target))
+    for label in np.flatnonzero((counts == 0) & (target > 0)):
+        best = np.array([values[0] if y in free else 0.0 for y in range(len(target))])
+        best[label] = values[-1] if label in free else 0.0
+        shifted = table + best
+        if not np.any(shifted[:, label] >= np.delete(shifted, label, axis=1).max(axis=1)):
+            return True
+    return False

@@ -2,7 +2,9 @@
 
 A probe is a multinomial logistic regression on standardised features, fitted on at most 2,000
 in-domain rows per seed (seeds 42, 123, 456) and judged on disjoint held-out splits; with
-shuffled training labels it is the randomized-label control of Table 14.
+shuffled training labels it is the randomized-label control of Table 14. With no more rows than
+that, each seed fits its own bootstrap replicate of them: the same rows would give every seed
+the same probe (L-BFGS is deterministic) and a spread of 0 that says nothing.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ class Probe:
     classes: np.ndarray
     """The label indices seen in training, in increasing order."""
     rows: np.ndarray = field(repr=False)
-    """Indices of the training rows used, in increasing order."""
+    """Indices of the training rows used, in increasing order (repeated in a replicate)."""
     converged: bool
     """False when L-BFGS stopped at its iteration cap."""
 
@@ -56,12 +58,15 @@ def fit_probe(
     max_rows: int = PROBE_ROWS,
     k: int = 3,
     shuffle_labels: bool = False,
+    replicate: bool = True,
 ) -> Probe:
     """Fit one probe: a StandardScaler, then a multinomial L-BFGS logistic regression (C = 1).
 
     With more than ``max_rows`` rows, ``np.random.default_rng(seed)`` picks ``max_rows`` of them
-    without replacement; ``shuffle_labels`` then permutes their labels with the same generator
-    (the randomized-label control). The scaler sees the training rows only.
+    without replacement; with fewer, it draws a bootstrap replicate of them (as many rows, with
+    replacement), or takes them all when ``replicate`` is False. ``shuffle_labels`` then
+    permutes their labels with the same generator (the randomized-label control). The scaler
+    sees the training rows only.
     """
     x = feature_matrix(features, "features")
     y = class_labels(labels, x.shape[0], k, "labels")
@@ -69,7 +74,10 @@ def fit_probe(
         raise InputError(f"expected an integer >= 2, got {max_rows!r}", field="max_rows")
     rng = np.random.default_rng(seed)
     n = x.shape[0]
-    rows = np.sort(rng.choice(n, size=max_rows, replace=False)) if n > max_rows else np.arange(n)
+    if n > max_rows:
+        rows = np.sort(rng.choice(n, size=max_rows, replace=False))
+    else:
+        rows = np.sort(rng.choice(n, size=n, replace=True)) if replicate else np.arange(n)
     train_y = rng.permutation(y[rows]) if shuffle_labels else y[rows]
     two_classes(train_y, "labels")
     from sklearn.preprocessing import StandardScaler
@@ -109,12 +117,9 @@ def probe_predictions(
     tables = {
         name: feature_matrix(e, f"evals[{name!r}]", width=x.shape[1]) for name, e in evals.items()
     }
-    # without subsampling or shuffling every seed trains on the same rows and labels, and
-    # L-BFGS is deterministic: one fit serves them all
-    same = not shuffle_labels and x.shape[0] <= max_rows
     fitted = {
         s: fit_probe(x, y, seed=s, max_rows=max_rows, k=k, shuffle_labels=shuffle_labels)
-        for s in (seeds[:1] if same else dict.fromkeys(seeds))
+        for s in dict.fromkeys(seeds)
     }
-    probes = [fitted[seeds[0] if same else s] for s in seeds]
+    probes = [fitted[s] for s in seeds]
     return {name: np.stack([p.predict(e) for p in probes]) for name, e in tables.items()}

@@ -18,6 +18,8 @@ class ReadoutAccuracy(_Row):
     accuracy: float
     sd: float | None = None
     n: int
+    seeds_agree: bool | None = None
+    """Every seed's probe got the same examples right: its spread says nothing about seeds."""
 
 
 class ReadoutGap(_Row):
@@ -129,6 +131,11 @@ class ConfigurationResult(_Row):
     fit_loss: float
     fit_collapse: float
     """Largest prediction fraction left on the fit split by the offsets."""
+    offset_grid: tuple[float, float] = (-10.0, 10.0)
+    """The grid the string-score offsets were searched on (wider than asked when widened)."""
+    offsets_pinned: bool = False
+    """The grid may still bind the fit (an offset on its edge, or a label never predicted);
+    no wider grid fitted better."""
     raw_collapse: float
     """Largest raw prediction fraction of the string scores on the (unlabelled) fit split."""
     raw_fit_histogram: list[int]

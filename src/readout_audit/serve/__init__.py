@@ -10,6 +10,7 @@ from readout_audit.serve._call import (
     redact_url,
 )
 from readout_audit.serve._cost import Spend
+from readout_audit.serve._execution import execution_record
 from readout_audit.serve._http import CONTINUE_WAIT_S
 from readout_audit.serve._ledger import LEDGER_FILE, STATES, Ledger, LedgerEntry
 from readout_audit.serve._llama_server import llama_server
@@ -30,6 +31,7 @@ __all__ = [
     "RetryPolicy",
     "RunnerStats",
     "Spend",
+    "execution_record",
     "llama_server",
     "redact_url",
 ]

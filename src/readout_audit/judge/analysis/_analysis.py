@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from readout_audit.judge.analysis._checks import judge_checks
+from readout_audit.judge.analysis._chronology import CHRONOLOGY, Chronology
+from readout_audit.judge.analysis._coverage import PLANNED, cover, set_apart
 from readout_audit.judge.analysis._settings import JudgeAnalysisSettings
 from readout_audit.judge.analysis._summary import JudgeSummary, judge_tables
 from readout_audit.judge.protocol._record import JudgeRecord
@@ -12,14 +14,41 @@ from readout_audit.log._run import Run
 
 
 def analyse_judge(
-    records: Sequence[JudgeRecord], settings: JudgeAnalysisSettings | None = None
+    records: Sequence[JudgeRecord],
+    settings: JudgeAnalysisSettings | None = None,
+    planned: Sequence[JudgeRecord] | None = None,
+    chronology: Chronology | None = None,
 ) -> JudgeSummary:
-    """Gates, both test families and every descriptive table, with the checks first."""
+    """Gates, both test families and every descriptive table, with the checks first.
+
+    ``planned``: the run's planned requests (as records of unknown outcome); each one without a
+    record is analysed as unknown, so every denominator is the planned count, and a check
+    compares the planned and recorded sets. None: the records are taken as the plan. A record
+    sent again under a protocol amendment is analysed as unknown too, and reported.
+    ``chronology``: a served stream's balance over its send-time quartiles, checked.
+    """
+    n_records = len(records)
+    records, amended = set_apart(records)
+    coverage = None
+    if planned is not None:
+        records, coverage = cover(records, planned)
     summary = judge_tables(records, settings or JudgeAnalysisSettings())
+    # the records on disk, not the unknown ones standing in for the missing
+    update = {
+        "coverage": coverage,
+        "amended": amended,
+        "n_records": n_records,
+        "chronology": chronology,
+    }
+    summary = summary.model_copy(update=update)
     return summary.model_copy(update={"checks": judge_checks(summary)})
 
 
 def summarise_judge(run: Run[JudgeRecord]) -> JudgeSummary:
-    """The analysis of a run directory: its JudgeRecords and its manifest's analysis settings."""
-    records = run.records
-    return analyse_judge(records, JudgeAnalysisSettings.from_config(run.manifest.config))
+    """The analysis of a run directory: its records against its plan, its manifest's settings."""
+    kept = run.artifacts.get(PLANNED)
+    planned = None if kept is None else [JudgeRecord.model_validate(r) for r in kept]
+    settings = JudgeAnalysisSettings.from_config(run.manifest.config)
+    balance = run.artifacts.get(CHRONOLOGY)
+    chronology = None if balance is None else Chronology.model_validate(balance)
+    return analyse_judge(run.records, settings, planned, chronology)

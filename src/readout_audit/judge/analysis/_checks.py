@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from readout_audit.judge.analysis._chronology import Chronology
+from readout_audit.judge.analysis._coverage import Coverage
 from readout_audit.judge.analysis._descriptives import LabelMass
 from readout_audit.judge.analysis._gates import Gate
 from readout_audit.judge.analysis._summary import JudgeSummary
@@ -77,9 +79,83 @@ def mass_check(mass: LabelMass) -> Check:
     )
 
 
+def coverage_check(coverage: Coverage) -> Check:
+    """The records against the plan: any planned request without a record, or the reverse."""
+    evidence = coverage.model_dump()
+    if not coverage.n_missing and not coverage.n_unplanned:
+        return Check(
+            "planned",
+            "pass",
+            f"every one of {coverage.n_planned} planned requests has a record",
+            evidence,
+        )
+    parts = []
+    if coverage.n_missing:
+        parts.append(
+            f"{coverage.n_missing} of {coverage.n_planned} planned requests have no record "
+            f"(e.g. {', '.join(coverage.missing[:3])}): each counts as unknown in every "
+            "denominator"
+        )
+    if coverage.n_unplanned:
+        parts.append(
+            f"{coverage.n_unplanned} records of requests the run never planned "
+            f"(e.g. {', '.join(coverage.unplanned[:3])})"
+        )
+    return Check(
+        "planned",
+        "fail",
+        "; ".join(parts),
+        evidence,
+        repair="rerun the phase to record the missing requests; a record the plan does not "
+        "hold means the run directory was altered",
+    )
+
+
+def amendment_check(amended: dict[str, str]) -> Check:
+    """Requests sent again under a protocol amendment: reported, never counted."""
+    reasons = sorted(set(amended.values()))
+    return Check(
+        "amendment",
+        "warn",
+        f"{len(amended)} requests were sent again under a protocol amendment "
+        f"({'; '.join(reasons)}): their records are reported, and analysed as unknown in the "
+        "gates and both families",
+        {"amended": amended},
+        repair="a call of unknown outcome may have been processed twice; the frozen tests read "
+        "first attempts only",
+    )
+
+
+def chronology_check(balance: Chronology) -> Check:
+    """Every primary cell in every equal-call quartile of the stream's send order."""
+    evidence = {"n_sent": balance.n_sent, "counts": balance.counts, "missing": balance.missing}
+    if balance.balanced:
+        return Check(
+            "chronology",
+            "pass",
+            f"every primary cue/presentation cell occurs in each of the 4 equal-call quartiles "
+            f"of the {balance.n_sent} confirmation requests' send order",
+            evidence,
+        )
+    return Check(
+        "chronology",
+        "warn",
+        f"{len(balance.missing)} quartile cells hold no request of a primary cell "
+        f"({', '.join(balance.missing[:3])}): a drift of the service over the run could fall "
+        "on one condition",
+        evidence,
+        repair="send the inventory's interleaved order in one stream (one judge run)",
+    )
+
+
 def judge_checks(summary: JudgeSummary) -> list[Check]:
-    """Every gate, then the missing outcomes, then each measured label mass."""
-    found = [gate_check(g) for g in summary.gates]
+    """The plan's coverage, amendments, the stream's balance, gates, outcomes, label mass."""
+    found = [coverage_check(summary.coverage)] if summary.coverage is not None else []
+    if summary.amended:
+        found.append(amendment_check(summary.amended))
+    if summary.chronology is not None:
+        found.append(chronology_check(summary.chronology))
+    found += [gate_check(g) for g in summary.gates]
     if summary.outcomes:
         found.append(outcome_check(summary))
     found += [mass_check(m) for m in summary.label_mass if m.n_measured]

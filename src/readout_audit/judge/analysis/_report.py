@@ -130,7 +130,8 @@ def _primary_section(summary: JudgeSummary) -> Section:
         f"bootstrap ({summary.settings.n_boot} draws within datasets, per-configuration seeds "
         f"{ {r.configuration: r.seed for r in summary.primary} }), or the Hoeffding fallback "
         f"when every dataset's sample is constant; Holm over the {len(summary.primary)} "
-        "configurations (p = 1 for a skipped one); success = Holm p < "
+        "configurations of the inventory (p = 1 for a skipped one and for one this run holds "
+        "no records of); success = Holm p < "
         f"{summary.settings.alpha} and competent. Bounds: the full planned panel with every "
         "unresolved indicator at 0 and at 1.",
     )

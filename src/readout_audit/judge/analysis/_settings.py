@@ -50,12 +50,13 @@ class JudgeAnalysisSettings(BaseModel):
     def from_config(cls, config: Mapping[str, Any]) -> JudgeAnalysisSettings:
         """Settings from a manifest's config.
 
-        Reads ``configurations`` (a list of objects with ``name`` and ``bootstrap_seed``; their
-        order is the family's), ``dataset_weights``, and ``analysis`` (any field of this model,
-        overriding the others).
+        Reads ``family`` (the inventory's configurations: objects with ``name`` and
+        ``bootstrap_seed``, in the family's order; a run made before it was kept names its own
+        ``configurations`` instead), ``dataset_weights``, and ``analysis`` (any field of this
+        model, overriding the others).
         """
         found: dict[str, Any] = {}
-        listed = config.get("configurations")
+        listed = config.get("family", config.get("configurations"))
         if listed is not None:
             found["configurations"] = [c["name"] for c in listed]
             found["seeds"] = {

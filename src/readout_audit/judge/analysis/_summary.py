@@ -7,6 +7,8 @@ from collections.abc import Sequence
 
 from pydantic import Field
 
+from readout_audit.judge.analysis._chronology import Chronology
+from readout_audit.judge.analysis._coverage import Coverage
 from readout_audit.judge.analysis._descriptives import (
     AcceptanceRow,
     DuplicateRow,
@@ -37,6 +39,15 @@ class JudgeSummary(Summary):
 
     settings: JudgeAnalysisSettings = Field(default_factory=JudgeAnalysisSettings)
     family: list[str] = Field(default_factory=list)
+    """The primary and secondary families' configurations: the inventory's, whether or not
+    this run holds their records (one without records keeps p = 1)."""
+    coverage: Coverage | None = None
+    """The planned requests against the records (None: the run kept no plan)."""
+    chronology: Chronology | None = None
+    """The confirmation stream's primary cells per send-time quartile (a served judge)."""
+    amended: dict[str, str] = Field(default_factory=dict)
+    """Request id → the protocol amendment its call was sent again under: analysed as unknown
+    (left out of the gates and both families), reported in the checks."""
     outcomes: dict[str, int] = Field(default_factory=dict)
     """Planned requests by outcome (completed, failed, unknown, unparsed)."""
     gates: list[Gate] = Field(default_factory=list)
@@ -55,6 +66,7 @@ def judge_tables(records: Sequence[JudgeRecord], settings: JudgeAnalysisSettings
     """Every table of the summary (without its checks), from the records and settings."""
     panel = JudgePanel(records)
     family = settings.family(panel.configurations)
+    present = [c for c in family if c in panel.configurations]  # the family's, with records
     described = JudgeSummary(
         kind="judge",
         n_records=len(records),
@@ -62,25 +74,25 @@ def judge_tables(records: Sequence[JudgeRecord], settings: JudgeAnalysisSettings
         settings=settings,
         family=family,
         outcomes=dict(sorted(Counter(r.outcome for r in records).items())),
-        acceptance=acceptance_table(panel, family),
-        label_mass=label_mass_table(records, family),
+        acceptance=acceptance_table(panel, present),
+        label_mass=label_mass_table(records, present),
     )
     if settings.search_stage is not None:
         return described
-    gates = control_gates(panel, family)
+    gates = control_gates(panel, present)
     qualification = qualify(gates, family)
-    weights = {c: planned_weights(panel, settings, c) for c in family}
+    weights = {c: planned_weights(panel, settings, c) for c in present}
     return described.model_copy(
         update=dict(
             gates=gates,
             qualification=qualification,
             primary=primary_family(panel, settings, family, qualification),
             secondary=secondary_family(panel, family, qualification),
-            duplicates=duplicate_table(panel, family),
-            score_interactions=[score_interaction(panel, c, weights[c]) for c in family],
+            duplicates=duplicate_table(panel, present),
+            score_interactions=[score_interaction(panel, c, weights[c]) for c in present],
             paired_changes=[
-                row for c in family for row in paired_score_changes(panel, c, weights[c])
+                row for c in present for row in paired_score_changes(panel, c, weights[c])
             ],
-            crossings=[row for c in family for row in score_crossings(panel, c, weights[c])],
+            crossings=[row for c in present for row in score_crossings(panel, c, weights[c])],
         )
     )

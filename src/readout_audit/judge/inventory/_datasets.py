@@ -2,12 +2,16 @@
 
 GSM8K rows hold ``question`` and ``answer`` (a worked solution ending in ``#### N``); DROP rows
 hold ``section_id`` (the passage: the cluster), ``query_id``, ``passage``, ``question`` and
-``answers_spans`` ``{spans, types}``, whose spans that read as finite numbers are the references.
+``answers_spans`` ``{spans, types}``. The paper's workload is a finite scalar numeric reference:
+a DROP row is admitted only when its answer spans state exactly one distinct finite number and
+every span stating it is typed ``number`` (``date`` too, when dates are admitted); the others are
+counted by reason.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +29,17 @@ from readout_audit.judge.inventory._sources import (
 GSM8K_HUB_ID = "openai/gsm8k"
 DROP_HUB_ID = "ucinlp/drop"
 NO_NUMERIC_REFERENCE = "no_numeric_reference"
+SEVERAL_NUMERIC_REFERENCES = "several_numeric_references"
+"""A DROP row whose spans state two or more distinct numbers (a multi-span answer)."""
+DATE_REFERENCE = "date_reference"
+"""A DROP row whose number is typed ``date`` (a year), when dates are not admitted."""
+NOT_A_NUMBER_TYPE = "not_a_number_type"
+"""A DROP row whose number sits in a span of another answer type."""
 
 Where = tuple[str, int | None]
 """Where a row was read: its source text and line number (None for a hub row or array entry)."""
-RowReader = Callable[[dict[str, Any], int, Where], Source | None]
+RowReader = Callable[[dict[str, Any], int, Where], Source | str]
+"""A row's source, or the reason it is left out."""
 
 
 def _error(
@@ -66,26 +77,40 @@ def gsm8k_source(raw: dict[str, Any], index: int, where: Where) -> Source:
     )
 
 
-def _spans(raw: dict[str, Any], where: Where, item_id: str) -> list[str]:
+def _spans(raw: dict[str, Any], where: Where, item_id: str) -> list[tuple[str, str | None]]:
+    """(span, its answer type) pairs; the type is None where the row gives no types."""
     answers = raw.get("answers_spans")
     spans = answers.get("spans") if isinstance(answers, dict) else None
     if not isinstance(spans, list) or not all(isinstance(span, str) for span in spans):
         raise _error("must be a list of texts", where, item_id, "answers_spans.spans")
-    return spans
+    types = answers.get("types") if isinstance(answers, dict) else None
+    if types is None:
+        return [(span, None) for span in spans]
+    if not isinstance(types, list) or len(types) != len(spans):
+        raise _error("must be a list with one type per span", where, item_id, "answers_spans.types")
+    return [(span, str(kind)) for span, kind in zip(spans, types, strict=True)]
 
 
-def drop_source(raw: dict[str, Any], index: int, where: Where) -> Source | None:
-    """One DROP row as a source; None when no answer span is a finite number."""
+def drop_source(
+    raw: dict[str, Any], index: int, where: Where, *, dates: bool = False
+) -> Source | str:
+    """One DROP row as a source with one finite scalar reference, or why it is left out."""
     del index  # a DROP row carries its own id
     query_id = _text(raw, "query_id", where, None)
     source_id = f"drop:{query_id}"
-    references: list[float] = []
-    for span in _spans(raw, where, source_id):
-        value = parse_number(span)
-        if value is not None and value not in references:
-            references.append(value)
-    if not references:
-        return None
+    spans = _spans(raw, where, source_id)
+    numeric = [(v, kind) for span, kind in spans if (v := parse_number(span)) is not None]
+    values = sorted({v for v, _ in numeric})
+    if not values:
+        return NO_NUMERIC_REFERENCE
+    if len(values) > 1:
+        return SEVERAL_NUMERIC_REFERENCES
+    kinds = {kind for _, kind in numeric}
+    if "date" in kinds and not dates:
+        return DATE_REFERENCE
+    if not kinds <= {"number", "date", None}:
+        return NOT_A_NUMBER_TYPE
+    references = values
     question = _text(raw, "question", where, source_id)
     return Source(
         id=source_id,
@@ -103,20 +128,23 @@ def _bank(
 ) -> SourceBank:
     sources: list[Source] = []
     seen: set[str] = set()
+    skipped: dict[str, int] = {}
     count = 0
     for index, (raw, where) in enumerate(rows):
         count += 1
         if not isinstance(raw, dict):
             raise _error(f"expected a JSON object, got {type(raw).__name__}", where)
         source = read(raw, index, where)
-        if source is None:
+        if isinstance(source, str):
+            skipped[source] = skipped.get(source, 0) + 1
             continue
         if source.id in seen:
             raise _error("appears twice", where, source.id, "id")
         seen.add(source.id)
         sources.append(source)
-    skipped = {NO_NUMERIC_REFERENCE: count - len(sources)} if count > len(sources) else {}
-    return SourceBank(dataset=dataset, sources=sources, rows=count, skipped=skipped)
+    return SourceBank(
+        dataset=dataset, sources=sources, rows=count, skipped=dict(sorted(skipped.items()))
+    )
 
 
 def _file_rows(path: str | Path) -> Iterator[tuple[dict[str, Any], Where]]:
@@ -157,9 +185,12 @@ def load_gsm8k_hf(
     return _bank("gsm8k", _hub(dataset, subset, split, revision, allow_download), gsm8k_source)
 
 
-def load_drop_json(path: str | Path) -> SourceBank:
-    """DROP rows in the hub's layout, as JSON lines or one JSON array."""
-    return _bank("drop", _file_rows(path), drop_source)
+def load_drop_json(path: str | Path, *, dates: bool = False) -> SourceBank:
+    """DROP rows in the hub's layout, as JSON lines or one JSON array.
+
+    ``dates``: admit a number typed ``date`` (a year) as a reference.
+    """
+    return _bank("drop", _file_rows(path), partial(drop_source, dates=dates))
 
 
 def load_drop_hf(
@@ -168,6 +199,35 @@ def load_drop_hf(
     split: str = "train",
     revision: str | None = None,
     allow_download: bool = False,
+    dates: bool = False,
 ) -> SourceBank:
     """DROP from a hub dataset id (or local copy); the paper draws from the training split."""
-    return _bank("drop", _hub(dataset, None, split, revision, allow_download), drop_source)
+    rows = _hub(dataset, None, split, revision, allow_download)
+    return _bank("drop", rows, partial(drop_source, dates=dates))
+
+
+def load_bank(
+    where: str | Path,
+    dataset: str,
+    *,
+    split: str | None = None,
+    allow_download: bool = False,
+    dates: bool = False,
+) -> SourceBank:
+    """``gsm8k`` or ``drop`` sources from a file, or else from a hub dataset id or local copy.
+
+    A file is JSON lines (DROP: or one JSON array); ``split`` is the dataset's default when None.
+    """
+    if dataset not in ("gsm8k", "drop"):
+        raise InputError(f"{dataset!r} is not gsm8k or drop", field="dataset")
+    if dates and dataset != "drop":
+        raise InputError("dates are admitted only as DROP references", field="dates")
+    if Path(where).is_file():
+        if dataset == "gsm8k":
+            return load_gsm8k_jsonl(where)
+        return load_drop_json(where, dates=dates)
+    if dataset == "gsm8k":
+        return load_gsm8k_hf(str(where), split=split or "test", allow_download=allow_download)
+    return load_drop_hf(
+        str(where), split=split or "train", allow_download=allow_download, dates=dates
+    )

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
+from readout_audit.judge.analysis._coverage import PLANNED
 from readout_audit.judge.protocol._record import JudgeRecord
 from readout_audit.judge.run._kind import JUDGE
 from readout_audit.log._manifest import Invocation, now
@@ -68,8 +69,11 @@ def combine_runs(directories: Sequence[str | Path], out: str | Path) -> Run[Judg
             "invocations": [Invocation(command=list(sys.argv), started=now())],
         }
     )
+    plans = [run.artifacts.get(PLANNED) for run in runs]
     with RunDirectory(out, JUDGE) as run_dir:
         run_dir.start(manifest)
+        if all(plan is not None for plan in plans):  # the joint plan, when every run kept one
+            run_dir.write_artifact(PLANNED, [r for plan in plans for r in plan or []])
         for run in runs:
             for record in run.records:
                 if JUDGE.record_key(record) not in run_dir.done:

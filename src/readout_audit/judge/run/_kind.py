@@ -29,5 +29,6 @@ JUDGE: AuditKind[JudgeRecord, JudgeSummary] = AuditKind(
     sections=judge_sections,
     record_key=request_key,
     scored_tokens=prompt_tokens,
+    frozen_requests=True,
 )
 register_kind(JUDGE)

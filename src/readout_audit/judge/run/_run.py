@@ -15,20 +15,32 @@ from typing import Any
 
 from readout_audit._exceptions import InputError
 from readout_audit.judge.analysis._analysis import analyse_judge
+from readout_audit.judge.analysis._chronology import CHRONOLOGY, chronology
+from readout_audit.judge.analysis._coverage import AMENDMENT, NO_RECORD, PLANNED
+from readout_audit.judge.analysis._summary import JudgeSummary
 from readout_audit.judge.inventory._build import Inventory
 from readout_audit.judge.inventory._file import read_inventory
 from readout_audit.judge.inventory._inventory import Configuration
 from readout_audit.judge.protocol._cells import Phase
-from readout_audit.judge.protocol._record import JudgeRecord
+from readout_audit.judge.protocol._planned import PlannedRequest
+from readout_audit.judge.protocol._record import JudgeRecord, planned_record
 from readout_audit.judge.run._chat import CHAT_PATH, run_chat_judge
 from readout_audit.judge.run._kind import JUDGE
 from readout_audit.judge.run._local import local_jobs
+from readout_audit.kind._release import amended_tags
 from readout_audit.kind._runner import ScoreResult, run_kind, timed_summary
 from readout_audit.log._manifest import Manifest
 from readout_audit.log._run import RunDirectory, read_run
 from readout_audit.model._backend import ModelInfo, ScoringModel
 from readout_audit.progress import ProgressMode
-from readout_audit.serve import LEDGER_FILE, CostCap, Endpoint, Ledger
+from readout_audit.serve import (
+    LEDGER_FILE,
+    CostCap,
+    Endpoint,
+    Ledger,
+    RetryPolicy,
+    execution_record,
+)
 
 
 @dataclass(frozen=True)
@@ -60,11 +72,44 @@ def chosen_configurations(inventory: Inventory, names: Sequence[str]) -> list[Co
     return chosen
 
 
-def preflight_records(out: Path) -> list[JudgeRecord]:
-    """The preflight records already in a run directory (none when it holds no run)."""
+def keep_planned(run_dir: RunDirectory, requests: Sequence[PlannedRequest]) -> None:
+    """Add requests to the run's plan (``artifacts/planned.json``) before any is answered.
+
+    Each is kept as the record of unknown outcome it is analysed as until its own arrives.
+    """
+    kept = {r["item_id"]: r for r in run_dir.artifact(PLANNED) or []}
+    new = [r for r in requests if r.request_id not in kept]
+    for request in new:
+        unknown = planned_record(request, "unknown", error=NO_RECORD)
+        kept[request.request_id] = unknown.model_dump(mode="json")
+    if new:
+        run_dir.write_artifact(PLANNED, list(kept.values()))
+
+
+def keep_chronology(
+    run_dir: RunDirectory, ledger: Ledger, requests: Sequence[PlannedRequest]
+) -> None:
+    """The confirmation stream's balance over its send-time quartiles, kept as an artifact."""
+    cells = {
+        r.request_id: f"{r.cell}/{r.presentation}" for r in requests if r.phase == "confirmation"
+    }
+    sent = [(e.sent_at, e.tag) for e in ledger.entries() if e.tag in cells and e.sent_at]
+    found = chronology(sent, cells)
+    if found is not None:
+        run_dir.write_artifact(CHRONOLOGY, found.model_dump(mode="json"))
+
+
+def preflight_summary(out: Path) -> JudgeSummary | None:
+    """The analysis of the preflight already in a run directory, against its plan (or None)."""
     if not (out / "manifest.json").exists():
-        return []
-    return [r for r in read_run(out).of(JudgeRecord).records if r.phase == "preflight"]
+        return None
+    run = read_run(out).of(JudgeRecord)
+    done = [r for r in run.records if r.phase == "preflight"]
+    kept = run.artifacts.get(PLANNED)
+    planned = None
+    if kept is not None:
+        planned = [JudgeRecord.model_validate(r) for r in kept if r["phase"] == "preflight"]
+    return analyse_judge(done, planned=planned) if done or planned else None
 
 
 def plan_phase(
@@ -74,8 +119,7 @@ def plan_phase(
     chosen = chosen_configurations(inventory, names)
     if phase == "preflight" or unqualified:
         return JudgePlan(chosen, [])
-    done = preflight_records(out)
-    summary = analyse_judge(done) if done else None
+    summary = preflight_summary(out)
     passed = {q.configuration: q.preflight for q in summary.qualification} if summary else {}
     missing = [c.name for c in chosen if passed.get(c.name) is None]
     if missing:
@@ -90,14 +134,16 @@ def plan_phase(
 
 
 def run_config(inventory: Inventory, configurations: Sequence[Configuration]) -> dict[str, Any]:
-    """The run's identity: the inventory's hash and the configurations (the analysis family).
+    """The run's identity: the inventory's hash, its configurations and the analysis family.
 
-    A cue search stage's run also names its stage (``InventoryManifest.search``).
+    The family is every configuration of the inventory, whichever judge runs it. A cue search
+    stage's run also names its stage (``InventoryManifest.search``).
     """
     config: dict[str, Any] = {
         "inventory_sha256": inventory.manifest.inventory_sha256,
         "inventory_seed": inventory.manifest.seed,
         "configurations": [c.model_dump(mode="json") for c in configurations],
+        "family": [c.model_dump(mode="json") for c in inventory.manifest.configurations],
     }
     if inventory.manifest.search is not None:
         config["search"] = inventory.manifest.search
@@ -132,6 +178,7 @@ def run_local_judge(
     model_name = chosen[0].model
 
     def plan_jobs(run_dir: RunDirectory) -> list[Any]:
+        keep_planned(run_dir, todo)
         return local_jobs(todo, model_name, model.codec)
 
     result = run_kind(
@@ -205,7 +252,18 @@ def run_served_judge(
             {"inventory": inventory.manifest.seed},
         )
         run_dir.start(manifest, retried=lambda r: r.outcome not in SETTLED)
+        run_dir.record_execution(execution_record(endpoints, RetryPolicy(), cap))
+        keep_planned(run_dir, planned)
         todo = [r for r in planned if (r.request_id,) not in run_dir.done]
+        amended = amended_tags(run_dir)
+
+        def keep(record: JudgeRecord) -> None:
+            """Append a record, marked when an amendment released its request's call."""
+            if record.item_id in amended:
+                marked = {**record.metadata, AMENDMENT: amended[record.item_id]}
+                record = record.model_copy(update={"metadata": marked})
+            run_dir.append(record)
+
         with Ledger(out / LEDGER_FILE) as ledger:
             new = run_chat_judge(
                 todo,
@@ -214,8 +272,10 @@ def run_served_judge(
                 ledger,
                 cap=cap,
                 progress=progress,
-                on_record=run_dir.append,
+                on_record=keep,
             )
+            if phase == "confirmation":
+                keep_chronology(run_dir, ledger, inventory.requests)
         summary = timed_summary(JUDGE, out, len(new), time.perf_counter() - started, None)
         run_dir.finish(summary)
     return ScoreResult(directory=out, summary=summary, n_new=len(new)), plan

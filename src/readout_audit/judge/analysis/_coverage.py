@@ -1,0 +1,86 @@
+"""The run's planned requests against its records: a planned request without one is unknown.
+
+A run keeps the requests it planned (``artifacts/planned.json``, as records of unknown outcome)
+before it sends any, so every denominator is the planned count even when a record is absent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from readout_audit.judge.protocol._record import JudgeRecord
+
+PLANNED = "planned"
+"""The run directory's artifact holding its planned requests."""
+AMENDMENT = "amendment"
+"""A record's metadata key naming the protocol amendment its request was sent again under."""
+AMENDED = "sent again under a protocol amendment: left out of the frozen tests"
+"""The error of the ``unknown`` record an amended record is analysed as."""
+NO_RECORD = "planned, and the run holds no record of it"
+"""The error of the ``unknown`` record a planned request without a record is analysed as."""
+SHOWN = 10
+"""Request ids listed in the summary per kind of difference."""
+
+
+class Coverage(BaseModel):
+    """How the records cover the run's plan."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    n_planned: int
+    n_recorded: int
+    n_missing: int
+    """Planned requests without a record: analysed as unknown outcomes."""
+    n_unplanned: int
+    """Records of requests the run never planned."""
+
+    missing: list[str]
+    """The first missing request ids."""
+    unplanned: list[str]
+    """The first unplanned record ids."""
+
+
+def cover(
+    records: Sequence[JudgeRecord], planned: Sequence[JudgeRecord]
+) -> tuple[list[JudgeRecord], Coverage]:
+    """The records plus an ``unknown`` record for every planned request without one.
+
+    ``planned``: the run's planned requests as records of unknown outcome (their planned
+    fields: phase, configuration, source, cell, ...). Records that were not planned are kept
+    (never dropped silently) and counted.
+    """
+    recorded = {r.item_id for r in records}
+    planned_ids = {r.item_id for r in planned}
+    missing = [
+        r.model_copy(update={"outcome": "unknown", "verdict": None, "error": NO_RECORD})
+        for r in planned
+        if r.item_id not in recorded
+    ]
+    unplanned = [r.item_id for r in records if r.item_id not in planned_ids]
+    coverage = Coverage(
+        n_planned=len(planned_ids),
+        n_recorded=len(recorded),
+        n_missing=len(missing),
+        n_unplanned=len(unplanned),
+        missing=[r.item_id for r in missing[:SHOWN]],
+        unplanned=unplanned[:SHOWN],
+    )
+    return [*records, *missing], coverage
+
+
+def set_apart(records: Sequence[JudgeRecord]) -> tuple[list[JudgeRecord], dict[str, str]]:
+    """Records sent again under a protocol amendment, analysed as unknown; id → amendment.
+
+    The frozen tests read only first attempts: a replayed request may have been processed
+    twice, so its verdict is reported, never counted.
+    """
+    amended = {r.item_id: str(r.metadata[AMENDMENT]) for r in records if AMENDMENT in r.metadata}
+    analysed = [
+        r.model_copy(update={"outcome": "unknown", "verdict": None, "error": AMENDED})
+        if r.item_id in amended
+        else r
+        for r in records
+    ]
+    return analysed, amended
