@@ -268,10 +268,10 @@ def test_judge_run_drives_a_served_judge_through_the_run_ledger(chat_server, tmp
         )
         write_inventory(tmp_path / "inventory", built)
         args = ["judge", "run", str(tmp_path / "inventory"), "--phase", "preflight"]
-        args += ["--out", str(run), "--no-progress", "--concurrency", "1"]
+        args += ["--out", str(run), "--no-progress"]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
         child = subprocess.Popen(
-            [sys.executable, "-m", "readout_audit", *args],
+            [sys.executable, "-m", "readout_audit", *args, "--concurrency", "1"],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -325,7 +325,8 @@ def test_judge_run_drives_a_served_judge_through_the_run_ledger(chat_server, tmp
         assert ledger.counts() == before  # nothing sent twice
     # each invocation's pools, retries and cap are in the manifest, the URL without secrets
     invocations = read_run(run).manifest.invocations
-    assert invocations[-2].execution["endpoints"][0]["concurrency"] == 1
+    assert invocations[0].execution["endpoints"][0]["concurrency"] == 1  # the killed run's
+    assert invocations[-2].execution["endpoints"][0]["concurrency"] == 4
     assert invocations[-2].execution["cap"] is None
     assert invocations[-1].execution["cap"]["max_usd"] == 5.0
     assert invocations[-1].execution["retry"]["max_attempts"] >= 1
