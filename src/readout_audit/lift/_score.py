@@ -159,12 +159,14 @@ def setting_contrasts(
         unknown = [name for name in (a, b) if name not in settings]
         if unknown:
             raise InputError(
-                f"contrast {a} − {b} names setting(s) {unknown} without forecasts "
+                f"contrast {a!r} − {b!r} names setting(s) {unknown} without forecasts "
                 f"(settings: {', '.join(settings)})",
                 field="contrasts",
             )
         if a == b:
-            raise InputError(f"contrast {a} − {b} compares a setting to itself", field="contrasts")
+            raise InputError(
+                f"contrast {a!r} − {b!r} compares a setting to itself", field="contrasts"
+            )
     return [(a, b) for a, b in contrasts]
 
 
