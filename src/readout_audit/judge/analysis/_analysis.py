@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from readout_audit.judge.analysis._checks import judge_checks
 from readout_audit.judge.analysis._chronology import CHRONOLOGY, Chronology
-from readout_audit.judge.analysis._coverage import PLANNED, cover, set_apart
+from readout_audit.judge.analysis._coverage import cover, kept_plan, set_apart
 from readout_audit.judge.analysis._settings import JudgeAnalysisSettings
 from readout_audit.judge.analysis._summary import JudgeSummary, judge_tables
 from readout_audit.judge.protocol._record import JudgeRecord
@@ -46,8 +46,7 @@ def analyse_judge(
 
 def summarise_judge(run: Run[JudgeRecord]) -> JudgeSummary:
     """The analysis of a run directory: its records against its plan, its manifest's settings."""
-    kept = run.artifacts.get(PLANNED)
-    planned = None if kept is None else [JudgeRecord.model_validate(r) for r in kept]
+    planned = kept_plan(run.artifacts)
     settings = JudgeAnalysisSettings.from_config(run.manifest.config)
     balance = run.artifacts.get(CHRONOLOGY)
     chronology = None if balance is None else Chronology.model_validate(balance)

@@ -7,6 +7,7 @@ before it sends any, so every denominator is the planned count even when a recor
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -84,3 +85,11 @@ def set_apart(records: Sequence[JudgeRecord]) -> tuple[list[JudgeRecord], dict[s
         for r in records
     ]
     return analysed, amended
+
+
+def kept_plan(artifacts: dict[str, Any], phase: str | None = None) -> list[JudgeRecord] | None:
+    """A run's kept plan (of one phase, when given) as records of unknown outcome, or None."""
+    kept = artifacts.get(PLANNED)
+    if kept is None:
+        return None
+    return [JudgeRecord.model_validate(r) for r in kept if phase is None or r["phase"] == phase]

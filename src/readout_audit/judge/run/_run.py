@@ -16,7 +16,7 @@ from typing import Any
 from readout_audit._exceptions import InputError
 from readout_audit.judge.analysis._analysis import analyse_judge
 from readout_audit.judge.analysis._chronology import CHRONOLOGY, chronology
-from readout_audit.judge.analysis._coverage import AMENDMENT, NO_RECORD, PLANNED
+from readout_audit.judge.analysis._coverage import AMENDMENT, NO_RECORD, PLANNED, kept_plan
 from readout_audit.judge.analysis._summary import JudgeSummary
 from readout_audit.judge.inventory._build import Inventory
 from readout_audit.judge.inventory._file import read_inventory
@@ -105,10 +105,7 @@ def preflight_summary(out: Path) -> JudgeSummary | None:
         return None
     run = read_run(out).of(JudgeRecord)
     done = [r for r in run.records if r.phase == "preflight"]
-    kept = run.artifacts.get(PLANNED)
-    planned = None
-    if kept is not None:
-        planned = [JudgeRecord.model_validate(r) for r in kept if r["phase"] == "preflight"]
+    planned = kept_plan(run.artifacts, "preflight")
     return analyse_judge(done, planned=planned) if done or planned else None
 
 
