@@ -1,8 +1,9 @@
 """Every ``readout`` command in the README runs as written (those that need no hub or GPU).
 
-The commands run in this process on the session's model, at small sizes (:func:`small`), and
-``make demo``'s command once as a real subprocess: each command's own code path is what is
-checked here; the documented full-size runs are in docs/ and benchmarks/.
+The commands run in this process on the session's model, at small sizes (:func:`small`), after
+``make demo``'s command has run once as a real subprocess (its run is the README's
+``runs/demo``): each command's own code path is what is checked here; the documented full-size
+runs are in docs/ and benchmarks/.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ DEFAULTED = {("audit", "recover"): ("--n-perm", "--n-boot"), ("lift", "cut"): ("
 PER_SPLIT = 2
 """Examples of each split and label kept from ``examples/logic.jsonl``."""
 MAKE_DEMO = "readout demo --out runs/demo"
-"""What ``make demo`` runs: in process with the README's commands, and once as a subprocess."""
+"""What ``make demo`` runs: once, as a subprocess, before the README's commands."""
 SMALL_TEX = "aipsamp.tex"
 """The one TeX source kept in ``examples/tex`` (the smaller of the two)."""
 
@@ -128,13 +129,33 @@ def test_small_sizes_reach_every_command_that_has_them():
     assert small(argv) == [*argv[:4], "1", *argv[5:], "--min-context", "1000"]
 
 
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``make demo``'s command run as a real subprocess: the folder holding its ``runs/demo``."""
+    folder = tmp_path_factory.mktemp("make-demo")
+    readout = Path(sys.executable).parent / "readout"
+    prefix = [str(readout)] if readout.exists() else [sys.executable, "-m", "readout_audit"]
+    done = subprocess.run(
+        prefix + MAKE_DEMO.split()[1:], cwd=folder, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return folder
+
+
 @pytest.mark.model
-def test_every_runnable_readme_command_runs_as_written(tmp_path, monkeypatch):
+def test_make_demo_runs_as_a_real_command(demo_run):
+    assert MAKE_DEMO in (ROOT / "Makefile").read_text()
+    assert (demo_run / "runs" / "demo" / "summary.json").is_file()
+
+
+@pytest.mark.model
+def test_every_runnable_readme_command_runs_as_written(demo_run, tmp_path, monkeypatch):
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     small_examples(tmp_path / "examples")
+    shutil.copytree(demo_run / "runs", tmp_path / "runs")
     monkeypatch.chdir(tmp_path)
     failures = []
-    for command in [f".venv/bin/{MAKE_DEMO}", *filter(runnable, readme_commands())]:
+    for command in filter(runnable, readme_commands()):
         argv = shlex.split(command, comments=True)
         assert argv[0] == ".venv/bin/readout"
         result = CliRunner().invoke(main, small(argv[1:]))
@@ -142,15 +163,3 @@ def test_every_runnable_readme_command_runs_as_written(tmp_path, monkeypatch):
             failures.append(f"{command}\n{result.output[-2000:]}{result.exception!r}")
     assert not failures, "\n\n".join(failures)
     assert (tmp_path / "runs" / "yesno.html").is_file()
-
-
-@pytest.mark.model
-def test_make_demo_runs_as_a_real_command(tmp_path):
-    readout = Path(sys.executable).parent / "readout"
-    prefix = [str(readout)] if readout.exists() else [sys.executable, "-m", "readout_audit"]
-    assert MAKE_DEMO in (ROOT / "Makefile").read_text()
-    done = subprocess.run(
-        prefix + MAKE_DEMO.split()[1:], cwd=tmp_path, capture_output=True, text=True, timeout=600
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert (tmp_path / "runs" / "demo" / "summary.json").is_file()
