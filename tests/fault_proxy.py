@@ -16,6 +16,7 @@ Faults:
     drop_after  forward, swallow the answer, close
     truncated   forward, relay the answer's head (full Content-Length) and half its body, close
     bad_json    forward, answer a complete 200 whose body is not JSON
+    deep_json   answer a complete 200 whose body is JSON nested 100,000 deep (never forwarded)
 
 ``hold``, a predicate on a request body, keeps every matching request unforwarded and
 unanswered until the proxy stops (``holding`` is set once one is held): a request in flight
@@ -43,6 +44,7 @@ FAULTS = frozenset(
         "drop_after",
         "truncated",
         "bad_json",
+        "deep_json",
     }
 )
 
@@ -91,6 +93,10 @@ def _response(status: int, reason: str, body: bytes, extra: str = "") -> bytes:
         f"Content-Length: {len(body)}\r\nConnection: close\r\n{extra}\r\n"
     )
     return head.encode() + body
+
+
+DEEP = 100_000
+"""How deep ``deep_json`` nests its answer."""
 
 
 class FaultProxy:
@@ -169,6 +175,12 @@ class FaultProxy:
             return
         length = int(_header(head, b"content-length") or b"0")
         expect = (_header(head, b"expect") or b"").lower() == b"100-continue"
+        if fault == "deep_json":
+            if expect:
+                client.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+            incoming.exactly(length)
+            client.sendall(_response(200, "OK", b'{"data": ' + b"[" * DEEP + b"]" * DEEP + b"}"))
+            return
         if fault in ("http500", "http429"):
             if expect:
                 client.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")

@@ -206,7 +206,7 @@ def test_a_repeated_query_id_and_a_missing_file_are_errors(tmp_path):
     with pytest.raises(InputError, match="appears twice") as caught:
         load_drop_json(path)
     assert (caught.value.line, caught.value.item_id) == (2, "drop:q-nfl1-margin")
-    with pytest.raises(InputError, match="no such file"):
+    with pytest.raises(InputError, match="file not found"):
         load_gsm8k_jsonl(tmp_path / "absent.jsonl")
 
 

@@ -140,3 +140,17 @@ def test_one_body_under_two_tags_is_sent_once_each_and_a_rerun_sends_neither(
     again = runner(upstream.url, ledger)
     assert [r.from_ledger for r in again.run(tagged)] == [True, True]
     assert again.stats.sent == 0 and upstream.counts == {sha(call.body_bytes): 2}
+
+
+def test_an_answer_nested_too_deeply_or_too_large_is_unknown_and_named(
+    upstream, proxy, ledger, make_calls, monkeypatch
+):
+    deep, large = make_calls(2)
+    proxy.schedule(["deep_json"])
+    (nested,) = runner(proxy.url, ledger).run([deep])
+    assert nested.state == "unknown" and "nested deeper than 100 levels" in nested.error
+    # the bound on an answer's size, lowered below the echo server's answer
+    monkeypatch.setattr("readout_audit.serve._http.MAX_REPLY_BYTES", 64)
+    (big,) = runner(proxy.url, ledger).run([large])
+    assert big.state == "unknown" and "an answer of more than 64 bytes: not read" in big.error
+    assert sha(large.body_bytes) in proxy.forwarded and sha(deep.body_bytes) not in proxy.forwarded

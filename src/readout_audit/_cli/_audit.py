@@ -16,6 +16,7 @@ from readout_audit._cli._common import (
 )
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._score import Preflight, prepare_all, run_with_model
+from readout_audit._cli._types import SEED
 from readout_audit._exceptions import InputError
 from readout_audit.data import (
     load_mc_source,
@@ -221,7 +222,7 @@ def options_command(
     "--seed",
     default=LIBRARY_SEED,
     show_default=True,
-    type=int,
+    type=SEED,
     help="Seed of sampled answers (each item's seed derives from it and the item id).",
 )
 @model_options
@@ -373,7 +374,7 @@ def _legacy(
     "--seed",
     default=0,
     show_default=True,
-    type=int,
+    type=SEED,
     help="Seed of the diagnostic sample and bootstrap.",
 )
 @model_options

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from readout_audit._exceptions import InputError, ReadoutError, RunDirectoryErro
 from readout_audit._util._jsonl import decode_json
 from readout_audit._util._lock import RunLock
 from readout_audit._util._text import terminal_safe
+from readout_audit.log._outputs import read_only_files, unwritable
 from readout_audit.log._run import MANIFEST, read_manifest
 from readout_audit.model._device import DTYPES
 from readout_audit.model._embedded import EMBEDDED_SPEC
@@ -44,7 +44,9 @@ INTERRUPTED = 130
 def user_errors(command: F) -> F:
     """Turn readout-audit's own errors into a one-line CLI error instead of a traceback.
 
-    Ctrl-C exits with status 130 and a one-line hint that rerunning the command resumes.
+    Ctrl-C exits with status 130 and a one-line hint that rerunning the command resumes. A
+    file the system refuses (a full disk, a read-only mount) is named in one line too; the
+    checks before the model loads catch what they can foresee.
     """
 
     @functools.wraps(command)
@@ -53,6 +55,10 @@ def user_errors(command: F) -> F:
             return command(*args, **kwargs)
         except ReadoutError as error:  # may quote an item or a server: shown as plain text
             raise click.ClickException(terminal_safe(str(error))) from error
+        except OSError as error:
+            where = f"{error.filename}: " if error.filename is not None else ""
+            message = f"{where}{error.strerror or error}"
+            raise click.ClickException(terminal_safe(message)) from error
         except KeyboardInterrupt:
             click.echo(
                 "\ninterrupted: every finished record is on disk; rerun the same command to resume",
@@ -239,12 +245,14 @@ def check_out(out: Path, kind: str | None = None) -> None:
     """Before the model loads: ``--out`` is a writable directory, unlocked, of the same kind."""
     if out.exists() and not out.is_dir():
         raise InputError("is a file, not a run directory", source=str(out), field="out")
-    existing = next(p for p in (out, *out.parents) if p.exists())
-    if not existing.is_dir():
-        raise InputError(f"cannot be created: {existing} is a file", source=str(out), field="out")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise InputError(f"{existing} is not writable", source=str(out), field="out")
+    problem = unwritable(out)
+    if problem is not None:
+        raise InputError(problem, source=str(out), field="out")
     if out.is_dir():
+        read_only = read_only_files(out)
+        if read_only:
+            names = ", ".join(path.name for path in read_only)
+            raise InputError(f"holds files that cannot be written: {names}", source=str(out))
         lock = RunLock(out)
         lock.acquire()
         lock.release()

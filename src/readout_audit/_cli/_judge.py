@@ -14,6 +14,7 @@ from readout_audit._cli._judge_run import judge_analyze_command, judge_run_comma
 from readout_audit._cli._judge_search import judge_search_command
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._report import report_command
+from readout_audit._cli._types import SEED
 from readout_audit._exceptions import InputError
 from readout_audit.judge import (
     INVENTORY_FILE,
@@ -76,7 +77,7 @@ def _response_formats(texts: tuple[str, ...], names: list[str]) -> dict[str, str
     type=click.Path(path_type=Path, file_okay=False),
     help="Directory for inventory.jsonl and inventory.manifest.json.",
 )
-@click.option("--seed", default=PAPER_SEED, show_default=True, type=click.IntRange(0))
+@click.option("--seed", default=PAPER_SEED, show_default=True, type=SEED)
 @click.option(
     "--per-dataset",
     default=100,
@@ -112,7 +113,7 @@ def _response_formats(texts: tuple[str, ...], names: list[str]) -> dict[str, str
 )
 @click.option(
     "--bootstrap-seed",
-    type=click.IntRange(0),
+    type=SEED,
     help="The first configuration's bootstrap seed; the others count up from it [default: --seed].",
 )
 @click.option("--force", is_flag=True, help="Overwrite an inventory already in --out.")

@@ -17,6 +17,7 @@ from readout_audit._cli._judge_options import (
     source_options,
 )
 from readout_audit._cli._model import ModelChoice
+from readout_audit._cli._types import SEED
 from readout_audit.judge.inventory._build import choose_sources
 from readout_audit.judge.inventory._file import read_planned
 from readout_audit.judge.inventory._inventory import PAPER_SEED, parse_configuration
@@ -98,7 +99,7 @@ def search_lines(result: SearchResult, top: int = 5) -> list[str]:
     help="extend: the local model that grows strings (its tokenizer measures token length).",
 )
 @source_options
-@click.option("--seed", default=PAPER_SEED, show_default=True, type=click.IntRange(0))
+@click.option("--seed", default=PAPER_SEED, show_default=True, type=SEED)
 @click.option(
     "--presentation", type=click.Choice(PRESENTATIONS), default="sorted", show_default=True
 )

@@ -13,7 +13,7 @@ from readout_audit._cli._registry import register_commands
 from readout_audit._exceptions import InputError
 from readout_audit._util._text import terminal_safe
 from readout_audit.kind import release_unknown as release
-from readout_audit.serve._ledger import LEDGER_FILE, Ledger, LedgerEntry
+from readout_audit.serve import Ledger, LedgerEntry, ledger_of
 
 KEY_PREFIX = 12
 """Characters of a call key shown in the listing."""
@@ -52,9 +52,7 @@ def ledger_command(
     run_dir: Path, release_unknown: bool, amendment: str | None, as_json: bool
 ) -> None:
     """Requests of a run to served endpoints: counts per state, spend, unknown and failed calls."""
-    path = run_dir / LEDGER_FILE
-    if not path.is_file():
-        raise InputError(f"holds no {LEDGER_FILE}: the run sent no requests", source=str(run_dir))
+    path = ledger_of(run_dir)
     if amendment is not None and not release_unknown:
         raise InputError("amends a release: give it with --release-unknown", field="amend_protocol")
     released = release(run_dir, amendment=amendment) if release_unknown else None

@@ -12,6 +12,7 @@ from readout_audit._cli._lift_predict import predict_command
 from readout_audit._cli._lift_score import lift_score_command, lift_toy_command
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._report import report_command
+from readout_audit._cli._types import SEED
 from readout_audit._util._text import terminal_safe
 from readout_audit.lift import CutSettings, cut_papers, cut_table, read_papers, write_cuts
 from readout_audit.log import check_output_path, stage_manifest_path
@@ -37,7 +38,9 @@ def lift_group() -> None:
     show_default=True,
     help="Equation suffixes (section 4) or prose/TeX blocks (section 7).",
 )
-@click.option("--seed", default=0, show_default=True, help="Seeds the pick of a paper's cuts.")
+@click.option(
+    "--seed", default=0, show_default=True, type=SEED, help="Seeds the pick of a paper's cuts."
+)
 @click.option(
     "--per-paper",
     type=click.IntRange(1),

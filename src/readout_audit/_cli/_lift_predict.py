@@ -10,6 +10,7 @@ import click
 
 from readout_audit._cli._common import model_options, run_options, user_errors
 from readout_audit._cli._model import ModelChoice
+from readout_audit._cli._types import SEED
 from readout_audit._util._text import terminal_safe
 from readout_audit.lift._cut import Cut
 from readout_audit.lift._cutfile import read_cuts
@@ -81,7 +82,7 @@ def run_predict(
     "--seed",
     default=0,
     show_default=True,
-    type=int,
+    type=SEED,
     help="Run seed; each cut's sampling seed is derived from it and the cut id by SHA-256.",
 )
 @click.option(

@@ -12,6 +12,7 @@ import click
 from readout_audit._cli._common import check_out, model_options, refuse_unused, user_errors
 from readout_audit._cli._model import ModelChoice
 from readout_audit._cli._score import finish
+from readout_audit._cli._types import SEED
 from readout_audit._exceptions import InputError
 from readout_audit.lift._conditions import LiftSetup
 from readout_audit.lift._cut import Cut
@@ -83,7 +84,9 @@ def _pair(text: str) -> tuple[str, str]:
     "misread echoed log-probs of prompts without it, such as llama-cpp-python on SmolLM2).",
 )
 @click.option("--no-toy", is_flag=True, help="Skip appendix A's toy check on the scorer.")
-@click.option("--seed", default=0, show_default=True, help="Seeds the report's example cuts.")
+@click.option(
+    "--seed", default=0, show_default=True, type=SEED, help="Seeds the report's example cuts."
+)
 @click.option(
     "--contrast",
     "contrasts",

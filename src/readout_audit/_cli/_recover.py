@@ -12,7 +12,7 @@ from readout_audit._cli._audit import audit_group
 from readout_audit._cli._common import RunSettings, greedy_tokens, model_options, user_errors
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._score import run_with_model
-from readout_audit._cli._types import FiniteFloat
+from readout_audit._cli._types import SEED, FiniteFloat
 from readout_audit._exceptions import InputError
 from readout_audit.model._codec import TextCodec
 from readout_audit.recover._audit import audit_recover, plan_items
@@ -87,7 +87,7 @@ def _numbers(text: str | None, field: str, kind: type[float] | type[int] = float
     type=click.IntRange(3, 100_000),
     help="Generated probe-training items.",
 )
-@click.option("--generator-seed", default=0, show_default=True, type=int)
+@click.option("--generator-seed", default=0, show_default=True, type=SEED)
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
 @click.option(
     "--configurations",
@@ -129,7 +129,7 @@ def _numbers(text: str | None, field: str, kind: type[float] | type[int] = float
     "--seed",
     default=0,
     show_default=True,
-    type=int,
+    type=SEED,
     help="Seed of the permutation null, the bootstraps and the fit-budget subsamples.",
 )
 @click.option("--n-perm", default=10_000, show_default=True, type=click.IntRange(100))

@@ -8,6 +8,7 @@ import click
 
 from readout_audit._cli._common import force_option, user_errors
 from readout_audit._cli._registry import register_commands
+from readout_audit._cli._types import SEED
 from readout_audit._util._jsonl import write_text_atomic
 from readout_audit.log import check_output_path
 from readout_audit.log._run import read_run
@@ -58,7 +59,7 @@ def report_command(
 @click.argument("run_a", type=RUN_DIR)
 @click.argument("run_b", type=RUN_DIR)
 @click.option("--n-boot", default=20_000, show_default=True, type=click.IntRange(100))
-@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--seed", default=0, show_default=True, type=SEED)
 @click.option(
     "--json",
     "json_out",

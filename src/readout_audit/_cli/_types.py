@@ -7,6 +7,9 @@ from typing import Any
 
 import click
 
+SEED = click.IntRange(0, (1 << 63) - 1)
+"""A seed option: a non-negative integer every generator takes (numpy, torch, random)."""
+
 
 class FiniteFloat(click.FloatRange):
     """A float option in a range that also refuses nan and infinities.

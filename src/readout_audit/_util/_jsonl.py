@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from readout_audit._exceptions import InputError
+from readout_audit._util._input import BoundsError, parse_bounded, read_input_bytes
 
 _SEPARATORS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\u0085": "\\u0085"}
 
@@ -64,9 +65,9 @@ def read_lines(path: Path, *, append_only: bool = False) -> JsonLines:
     In an ``append_only`` file (records, caches) a last line without its newline was cut off by an
     interruption and is returned as ``cut``; in an item file it is an ordinary last line.
     """
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return JsonLines(path, [])
-    data = path.read_bytes()
+    data = read_input_bytes(path)
     cut: str | None = None
     if append_only and data and not data.endswith(b"\n"):
         end = data.rfind(b"\n") + 1
@@ -85,10 +86,6 @@ class DuplicateKeyError(ValueError):
     def __init__(self, key: str) -> None:
         super().__init__(f"the key {key!r} appears twice in one object")
         self.key = key
-
-
-class NestingError(ValueError):
-    """JSON nested deeper than the interpreter can decode."""
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -120,16 +117,15 @@ def decode_json(text: str) -> Any:
     """Decode JSON strictly: ``json.JSONDecodeError`` when malformed, ``ValueError`` otherwise.
 
     The ``ValueError`` cases: a key repeated in one object (``DuplicateKeyError``), NaN,
-    Infinity, numbers out of float range or longer than Python converts, and nesting deeper
-    than the interpreter can decode (``NestingError``); a plain decoder would keep the last
-    key, return a non-number or raise a ``RecursionError``.
+    Infinity, numbers out of float range, and a document out of bounds (``BoundsError``:
+    nested deeper than ``MAX_NESTING``, an integer beyond 64 bits); a plain decoder would keep
+    the last key, return a non-number, or hand on a structure no reader can walk.
     """
-    try:
-        return json.loads(
+    return parse_bounded(
+        lambda: json.loads(
             text, object_pairs_hook=_unique_keys, parse_constant=_no_constant, parse_float=_finite
         )
-    except RecursionError:
-        raise NestingError("JSON nested too deeply to read") from None
+    )
 
 
 def loads_strict(text: str, *, source: str, line: int | None = None) -> Any:
@@ -146,9 +142,9 @@ def loads_strict(text: str, *, source: str, line: int | None = None) -> Any:
     except DuplicateKeyError as error:
         message = "appears twice in one JSON object (which value is meant is unknown)"
         raise InputError(message, source=source, line=line, field=error.key) from None
-    except NestingError as error:
+    except BoundsError as error:
         raise InputError(str(error), source=source, line=line) from None
-    except ValueError as error:  # NaN, Infinity, 1e999, a 5,000-digit integer
+    except ValueError as error:  # NaN, Infinity, 1e999
         message = str(error).split(";")[0]
         raise InputError(f"unusable number ({message})", source=source, line=line) from None
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from readout_audit._exceptions import InputError
+from readout_audit._util._input import read_input_text
 from readout_audit._util._jsonl import loads_line, loads_strict, split_lines
 from readout_audit._util._models import read_models, validate_line
 from readout_audit.data._item import IdentifiedItem, Item
@@ -66,24 +67,14 @@ def parse_items(lines: Iterable[str], *, source: str = "<items>") -> list[Item]:
     return parse_lines(Item, lines, source=source)
 
 
-def read_text(path: Path) -> str:
-    """A UTF-8 input file's text, with located errors for a missing or binary file."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("file not found", source=str(path)) from None
-    except UnicodeDecodeError as error:
-        raise InputError(f"not UTF-8 text ({error.reason})", source=str(path)) from None
-
-
 def read_json(path: str | Path) -> Any:
     """A whole JSON document from a UTF-8 input file, decoded strictly (see ``loads_strict``)."""
-    return loads_strict(read_text(Path(path)), source=str(path))
+    return loads_strict(read_input_text(Path(path)), source=str(path))
 
 
 def read_lines(path: str | Path) -> list[str]:
     """An input file's lines, split on newlines only (a raw U+2028 inside a string is text)."""
-    return split_lines(read_text(Path(path)))
+    return split_lines(read_input_text(Path(path)))
 
 
 def load_as(model: type[RecordT], path: str | Path) -> list[RecordT]:

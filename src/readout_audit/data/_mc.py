@@ -6,14 +6,16 @@ import csv
 import io
 import string
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import field_validator, model_validator
 
 from readout_audit._exceptions import InputError
+from readout_audit._util._input import read_input_text
 from readout_audit.data._hub import hub_rows
 from readout_audit.data._item import IdentifiedItem
-from readout_audit.data._jsonl import load_as, read_text
+from readout_audit.data._jsonl import load_as
 
 
 class MCItem(IdentifiedItem):
@@ -59,6 +61,25 @@ def load_mc_items(path: str | Path) -> list[MCItem]:
     return load_as(MCItem, path)
 
 
+def _csv_rows(file: Path) -> Iterator[tuple[int, list[str]]]:
+    """(row number, fields) of a CSV file; a malformed row is an error naming its line.
+
+    Malformed: a field over the csv module's limit, a stray NUL.
+    """
+    rows = csv.reader(io.StringIO(read_input_text(file), newline=""))
+    number = 0
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            message = f"unreadable CSV ({error})"
+            raise InputError(message, source=str(file), line=rows.line_num) from None
+        number += 1
+        yield number, row
+
+
 def load_mmlu_csv(path: str | Path) -> list[MCItem]:
     """Load MMLU in its original layout: CSV files without header, question,A,B,C,D,answer.
 
@@ -73,8 +94,7 @@ def load_mmlu_csv(path: str | Path) -> list[MCItem]:
     items = []
     for file in files:
         subject = file.stem.rsplit("_", 1)[0]
-        rows = csv.reader(io.StringIO(read_text(file), newline=""))
-        for number, row in enumerate(rows, start=1):
+        for number, row in _csv_rows(file):
             if len(row) != 6:
                 raise InputError(
                     f"expected 6 columns (question, A, B, C, D, answer), got {len(row)}",

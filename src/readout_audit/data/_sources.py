@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from readout_audit._exceptions import InputError
+from readout_audit._util._input import read_input_text
 from readout_audit._util._jsonl import decode_json, split_lines
 from readout_audit.data._anli import load_anli_hf, load_anli_jsonl
-from readout_audit.data._jsonl import load_as, read_lines, read_text
+from readout_audit.data._jsonl import load_as, read_lines
 from readout_audit.data._logic import (
     LogicItem,
     load_folio_jsonl,
@@ -103,7 +104,7 @@ def load_yesno_source(source: Path | None, images: Path | None = None) -> list[Y
     """
     if source is None:
         return demo_yesno_items()
-    first = next((line for line in split_lines(read_text(source)) if line.strip()), "")
+    first = next((line for line in split_lines(read_input_text(source)) if line.strip()), "")
     if '"question_id"' in first and '"text"' in first:
         return load_pope(source, images)
     return load_yesno_items(source, images)

@@ -9,7 +9,7 @@ from typing import Any
 from readout_audit._exceptions import InputError
 from readout_audit.kind._registry import get_kind
 from readout_audit.log._run import MANIFEST, RunDirectory, read_manifest
-from readout_audit.serve import LEDGER_FILE, Ledger
+from readout_audit.serve import Ledger, ledger_of
 
 AMENDMENTS = "amendments"
 """The run directory's artifact listing each protocol amendment and the calls it released."""
@@ -24,9 +24,7 @@ def release_unknown(run_dir: str | Path, *, amendment: str | None = None) -> int
     ``artifacts/amendments.json``; the kind marks their new records and sets them apart.
     """
     run_dir = Path(run_dir)
-    path = run_dir / LEDGER_FILE
-    if not path.is_file():
-        raise InputError(f"holds no {LEDGER_FILE}: the run sent no requests", source=str(run_dir))
+    path = ledger_of(run_dir)
     reason = (amendment or "").strip()
     if not (run_dir / MANIFEST).is_file():  # a ledger outside a run (conformance, forecasts)
         if amendment is not None:

@@ -23,7 +23,7 @@ GRAPHICS_COMMANDS = frozenset({r"\includegraphics"})
 
 _TOKEN = re.compile(
     r"(?P<env>\\(?P<which>begin|end)\s*\{(?P<name>[^{}\n]*)\})"
-    r"|(?P<verb>\\verb\*?(?P<delim>[^a-zA-Z\s*]))"
+    r"|(?P<verb>\\verb\*?(?P<delim>[!-)+-@\[-`{-~]))"
     r"|(?P<open>\\\[)|(?P<close>\\\])"
     r"|(?P<word>\\[a-zA-Z@]+)|(?P<symbol>\\.)"
     r"|(?P<dollars>\$\$)|(?P<brace>[{}])|(?P<blank>\n\n+)",
@@ -43,8 +43,17 @@ class Token:
     """The environment's name, the brace or the control word."""
 
 
-def tokens(text: str, pos: int = 0) -> Iterator[Token]:
-    """The structure tokens of ``text`` from ``pos`` on, verbatim material as single tokens."""
+def tokens(text: str) -> Iterator[Token]:
+    r"""The structure tokens of ``text``, verbatim material as single tokens, in linear time.
+
+    A ``\verb`` span ends at its delimiter (printable ASCII, not a letter nor ``*``) on the
+    same line. A line's end is found once, and each delimiter's next occurrence is searched
+    for from where the last search ended: with at most 41 delimiters, a line of many unclosed
+    ``\verb`` spans costs a bounded number of passes over it, not one per span.
+    """
+    pos, line_end = 0, -1
+    # a delimiter's next occurrence on the current line from its last search (else the line end)
+    next_delimiter: dict[str, int] = {}
     while (match := _TOKEN.search(text, pos)) is not None:
         start, pos = match.start(), match.end()
         if match.group("env"):
@@ -56,8 +65,17 @@ def tokens(text: str, pos: int = 0) -> Iterator[Token]:
             else:
                 yield Token(match.group("which"), start, pos, name)
         elif match.group("verb"):
-            closing = text.find(match.group("delim"), pos)
-            if closing >= 0 and "\n" not in text[pos:closing]:
+            if pos > line_end:
+                line_end = text.find("\n", pos)
+                line_end = len(text) if line_end < 0 else line_end
+                next_delimiter.clear()
+            delimiter = match.group("delim")
+            closing = next_delimiter.get(delimiter, -1)
+            if closing < pos:
+                found = text.find(delimiter, pos, line_end)
+                closing = line_end if found < 0 else found
+                next_delimiter[delimiter] = closing
+            if closing < line_end:
                 pos = closing + 1
             yield Token("verbatim", start, pos, r"\verb")
         elif match.group("symbol") is None:
@@ -97,22 +115,6 @@ class Display:
         return r"\]" if self.env == r"\[" else "$$"
 
 
-def closing_token(text: str, opener: Token) -> tuple[Token | None, bool]:
-    """The token closing a display opened by ``opener``, and whether the body draws."""
-    depth, graphics = 1, False
-    for token in tokens(text, opener.end):
-        graphics |= (token.kind == "begin" and token.name in GRAPHICS_ENVS) or (
-            token.kind == "word" and token.name in GRAPHICS_COMMANDS
-        )
-        if opener.kind == "begin" and token.name == opener.name:
-            depth += {"begin": 1, "end": -1}.get(token.kind, 0)
-            if depth == 0:
-                return token, graphics
-        elif (opener.kind, token.kind) in {("open", "close"), ("dollars", "dollars")}:
-            return token, graphics
-    return None, graphics
-
-
 def is_opener(token: Token) -> bool:
     r"""Whether a token opens a display: a display environment, ``\[`` or ``$$``."""
     return token.kind in ("open", "dollars") or (
@@ -120,21 +122,58 @@ def is_opener(token: Token) -> bool:
     )
 
 
+def _closers(scanned: list[Token]) -> list[int | None]:
+    r"""For each opener's index, the index of the token that would close it (else None).
+
+    ``\[`` closes at the next ``\]``, ``$$`` at the next ``$$``, an environment at the ``\end``
+    that brings its own name's depth back to zero (a stack per name): one pass each way.
+    """
+    closers: list[int | None] = [None] * len(scanned)
+    following: dict[str, int | None] = {"close": None, "dollars": None}
+    for index in range(len(scanned) - 1, -1, -1):
+        kind = scanned[index].kind
+        if kind == "open":
+            closers[index] = following["close"]
+        elif kind == "dollars":
+            closers[index] = following["dollars"]
+        if kind in following:
+            following[kind] = index
+    open_by_name: dict[str, list[int]] = {}
+    for index, token in enumerate(scanned):
+        if token.kind == "begin":
+            open_by_name.setdefault(token.name, []).append(index)
+        elif token.kind == "end" and open_by_name.get(token.name):
+            closers[open_by_name[token.name].pop()] = index
+    return closers
+
+
+def _draws(token: Token) -> bool:
+    r"""Whether a token draws: a graphics environment or ``\includegraphics``."""
+    return (token.kind == "begin" and token.name in GRAPHICS_ENVS) or (
+        token.kind == "word" and token.name in GRAPHICS_COMMANDS
+    )
+
+
 def find_displays(text: str) -> list[Display]:
     r"""Every display of a cleaned text in source order; the outermost wins, none overlap.
 
-    A display never closed is not a display (scanning resumes after its opener).
+    A display never closed is not a display (scanning resumes after its opener). Linear in
+    the text: one scan, then each opener's closer is looked up, not searched for.
     """
+    scanned = list(tokens(text))
+    closers = _closers(scanned)
+    drawn = [0]  # drawn[i]: tokens before index i that draw
+    for token in scanned:
+        drawn.append(drawn[-1] + _draws(token))
     displays: list[Display] = []
-    pos = 0
-    while True:
-        opener = next((t for t in tokens(text, pos) if is_opener(t)), None)
-        if opener is None:
-            return displays
-        closing, graphics = closing_token(text, opener)
-        if closing is None:
-            pos = opener.end
+    index = 0
+    while index < len(scanned):
+        opener, closer = scanned[index], closers[index]
+        if not is_opener(opener) or closer is None:
+            index += 1
             continue
+        closing = scanned[closer]
+        graphics = drawn[closer] > drawn[index + 1]
         displays.append(
             Display(
                 len(displays),
@@ -146,4 +185,5 @@ def find_displays(text: str) -> list[Display]:
                 graphics,
             )
         )
-        pos = closing.end
+        index = closer + 1
+    return displays

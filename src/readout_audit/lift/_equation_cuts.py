@@ -42,9 +42,11 @@ def without_labels(raw: str, offset: int) -> list[tuple[str, int]]:
     pos = 0
     while (match := _LABEL_OR_TAG.search(raw, pos)) is not None:
         kept += [(c, offset + i) for i, c in enumerate(raw[pos : match.start()], pos)]
-        depth, pos = 1, match.end()
+        depth, pos, after_backslash = 1, match.end(), False
         while pos < len(raw) and depth:
-            depth += {"{": 1, "}": -1}.get(raw[pos], 0) if not escaped(raw, pos) else 0
+            if not after_backslash:
+                depth += {"{": 1, "}": -1}.get(raw[pos], 0)
+            after_backslash = not after_backslash and raw[pos] == "\\"
             pos += 1
     return kept + [(c, offset + i) for i, c in enumerate(raw[pos:], pos)]
 

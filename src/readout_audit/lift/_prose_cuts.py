@@ -47,20 +47,27 @@ def groups(text: str) -> list[tuple[int, int]]:
     An ``\end`` closes the nearest open environment of its name (ones opened after it stay
     unclosed); an environment or brace never closed, or a stray closer, is not a group: manuals
     quote ``\begin{aligned}`` in short-verbatim ``|..|`` spans this reader does not know.
+    Linear: each name keeps the places of its open environments on the shared stack, and a
+    place the stack has since been cut below is dropped when met.
     """
     spans = [(d.start, d.end) for d in find_displays(text) if d.env in (r"\[", "$$")]
-    envs: list[tuple[str, int]] = []
+    envs: list[int] = []  # the starts of the open environments, innermost last
+    places: dict[str, list[tuple[int, int]]] = {}  # name: (place on envs, start), in order
     braces: list[int] = []
     for token in tokens(text):
         if token.kind in ("begin", "end") and token.name in LAYOUT_ENVIRONMENTS:
             continue  # a wrapper: its paragraphs are blocks
         if token.kind == "begin":
-            envs.append((token.name, token.start))
+            places.setdefault(token.name, []).append((len(envs), token.start))
+            envs.append(token.start)
         elif token.kind == "end":
-            opened = [i for i, (name, _) in enumerate(envs) if name == token.name]
-            if opened:
-                spans.append((envs[opened[-1]][1], token.end))
-                del envs[opened[-1] :]
+            mine = places.get(token.name, [])
+            while mine and (mine[-1][0] >= len(envs) or envs[mine[-1][0]] != mine[-1][1]):
+                mine.pop()  # closed meanwhile with an environment opened before it
+            if mine:
+                place, start = mine.pop()
+                spans.append((start, token.end))
+                del envs[place:]
         elif token.kind == "brace" and token.name == "{":
             braces.append(token.start)
         elif token.kind == "brace" and braces:
@@ -98,10 +105,10 @@ def target_end(spans: list[tuple[int, int]], first: int, limit: int) -> int:
     """Where the target from block ``first`` ends: whole blocks within ``limit`` characters."""
     start = spans[first][0]
     end = min(spans[first][1], start + limit)
-    for _, block_end in spans[first + 1 :]:
-        if block_end - start > limit:
+    for index in range(first + 1, len(spans)):
+        if spans[index][1] - start > limit:
             break
-        end = block_end
+        end = spans[index][1]
     return end
 
 

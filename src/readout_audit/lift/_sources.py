@@ -1,26 +1,36 @@
 r"""Papers read from TeX sources: a ``.tex`` file, a folder of them, or an arXiv-style archive.
 
 A paper is its main file with ``\input``/``\include`` of files beside it inlined, then cleaned
-(:func:`clean_tex`). Archives are read in memory, never extracted.
+(:func:`clean_tex`). Archives are read in memory, never extracted. Everything read is bounded:
+a paper's text (inputs inlined) by :data:`MAX_PAPER_BYTES`, an archive before and after
+decompression by :data:`MAX_ARCHIVE_BYTES`, refused by size before it is expanded further.
 """
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import io
+import os
 import re
 import tarfile
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 from readout_audit._exceptions import InputError
+from readout_audit._util._input import read_input_bytes
 from readout_audit.lift._cut import sha256_text
 from readout_audit.lift._tex import clean_tex, strip_comments
 
 MAX_INPUT_DEPTH = 10
 """How deep ``\\input`` files may nest before further inputs are left as they are."""
+MAX_PAPER_BYTES = 64 << 20
+"""The most text one paper may hold, its inputs inlined (64 MiB; arXiv takes a whole submission
+of up to 50 MB): an ``\\input`` fan-out that would pass it is refused, not expanded."""
+MAX_ARCHIVE_BYTES = 512 << 20
+"""The largest archive read, and the most it may expand to (512 MiB)."""
 
 _INPUT = re.compile(r"\\(?:input|include)\s*\{([^{}]+)\}")
 _MAIN_MARKERS = (r"\documentclass", r"\begin{document}")
@@ -44,9 +54,9 @@ class TexPaper:
     notes: tuple[str, ...] = field(default=())
     """Inputs skipped, bytes that were not UTF-8."""
 
-    @property
+    @cached_property
     def sha256(self) -> str:
-        """SHA-256 of the cleaned text."""
+        """SHA-256 of the cleaned text (hashed once: every cut of the paper names it)."""
         return sha256_text(self.text)
 
 
@@ -59,25 +69,40 @@ def decode(data: bytes, name: str, notes: list[str]) -> str:
         return data.decode("utf-8", errors="replace")
 
 
-def inline_inputs(text: str, lookup: Lookup, notes: list[str], stack: tuple[str, ...] = ()) -> str:
-    r"""The text (comments stripped) with every ``\input{x}``/``\include{x}`` found replaced."""
+@dataclass
+class _Inliner:
+    r"""Inlines ``\input``/``\include`` files, within :data:`MAX_PAPER_BYTES` in all."""
 
-    def replace(match: re.Match[str]) -> str:
+    lookup: Lookup
+    notes: list[str]
+    source: str
+    budget: int = MAX_PAPER_BYTES
+
+    def inline(self, text: str, stack: tuple[str, ...]) -> str:
+        r"""The text (comments stripped) with every ``\input{x}``/``\include{x}`` found replaced."""
+        return _INPUT.sub(lambda match: self._replace(match, stack), strip_comments(text))
+
+    def _replace(self, match: re.Match[str], stack: tuple[str, ...]) -> str:
         name = match.group(1).strip()
         if len(stack) >= MAX_INPUT_DEPTH:
-            notes.append(f"input {name!r} not inlined: nested deeper than {MAX_INPUT_DEPTH}")
+            self.notes.append(f"input {name!r} not inlined: nested deeper than {MAX_INPUT_DEPTH}")
             return match.group()
-        found = lookup(name)
+        found = self.lookup(name)
         if found is None:
-            notes.append(f"input {name!r} not found, left as it is")
+            self.notes.append(f"input {name!r} not found, left as it is")
             return match.group()
         resolved, data = found
         if resolved in stack:
-            notes.append(f"input {name!r} not inlined: it includes itself")
+            self.notes.append(f"input {name!r} not inlined: it includes itself")
             return match.group()
-        return inline_inputs(decode(data, resolved, notes), lookup, notes, (*stack, resolved))
-
-    return _INPUT.sub(replace, strip_comments(text))
+        self.budget -= len(data)
+        if self.budget < 0:
+            raise InputError(
+                f"inlining its inputs ({name!r} and those before it) would make the paper "
+                f"longer than {MAX_PAPER_BYTES >> 20} MiB; not read",
+                source=self.source,
+            )
+        return self.inline(decode(data, resolved, self.notes), (*stack, resolved))
 
 
 def candidate_names(name: str) -> list[str]:
@@ -91,9 +116,12 @@ def folder_lookup(folder: Path) -> Lookup:
 
     def lookup(name: str) -> tuple[str, bytes] | None:
         for candidate in candidate_names(name):
-            path = (root / candidate).resolve()
-            if path.is_relative_to(root) and path.is_file():
-                return str(path.relative_to(root)), path.read_bytes()
+            path = Path(os.path.realpath(root / candidate))  # a symlink loop stays as it is
+            if path.is_relative_to(root) and (path.exists() or path.is_symlink()):
+                if path.is_dir():
+                    continue  # \input{sections} of a folder ``sections``: LaTeX skips it too
+                data = read_input_bytes(path, limit=MAX_PAPER_BYTES, what="TeX input")
+                return str(path.relative_to(root)), data
         return None
 
     return lookup
@@ -110,15 +138,20 @@ def make_paper(
 ) -> TexPaper:
     """A paper from its main file's name (as ``lookup`` names it) and bytes: inputs inlined."""
     notes: list[str] = []
-    text = inline_inputs(decode(main[1], source, notes), lookup, notes, (main[0],))
+    inliner = _Inliner(lookup, notes, source, MAX_PAPER_BYTES - len(main[1]))
+    text = inliner.inline(decode(main[1], source, notes), (main[0],))
     return TexPaper(
         paper_id, source, clean_tex(text), hashlib.sha256(raw).hexdigest(), tuple(notes)
     )
 
 
-def read_tex_file(path: Path) -> TexPaper:
-    """One ``.tex`` file as a paper named after its stem; inputs read beside it."""
-    raw = path.read_bytes()
+def read_tex_file(path: Path, raw: bytes | None = None) -> TexPaper:
+    """One ``.tex`` file as a paper named after its stem; inputs read beside it.
+
+    ``raw`` is its bytes when they were already read.
+    """
+    if raw is None:
+        raw = read_input_bytes(path, limit=MAX_PAPER_BYTES, what="TeX file")
     return make_paper(path.stem, str(path), (path.name, raw), folder_lookup(path.parent), raw)
 
 
@@ -126,8 +159,11 @@ def read_folder(folder: Path) -> list[TexPaper]:
     r"""Every ``.tex`` file in a folder with ``\documentclass`` or ``\begin{document}``."""
     papers = []
     for path in sorted(folder.glob("*.tex")):
-        if path.is_file() and has_main_marker(path.read_bytes().decode("utf-8", "replace")):
-            papers.append(read_tex_file(path))
+        if not path.is_file():
+            continue
+        raw = read_input_bytes(path, limit=MAX_PAPER_BYTES, what="TeX file")
+        if has_main_marker(raw.decode("utf-8", "replace")):
+            papers.append(read_tex_file(path, raw))
     if not papers:
         raise InputError(
             "holds no .tex file with \\documentclass or \\begin{document}", source=str(folder)
@@ -157,21 +193,29 @@ def safe_members(archive: tarfile.TarFile, source: str) -> dict[str, tarfile.Tar
 
 
 def read_tar(data: bytes, path: Path, raw: bytes) -> TexPaper:
-    r"""A tarball's paper; main member: the one with ``\documentclass`` (ties: a body, size)."""
+    r"""A tarball's paper; main member: the one with ``\documentclass`` (ties: a body, size).
+
+    Its ``.tex`` members are read only when their sizes (from the headers) sum to at most
+    :data:`MAX_PAPER_BYTES`.
+    """
     source = str(path)
     with tarfile.open(fileobj=io.BytesIO(data)) as archive:
         members = safe_members(archive, source)
+        tex_names = [name for name in members if name.lower().endswith(".tex")]
+        total = sum(members[name].size for name in tex_names)
+        if total > MAX_PAPER_BYTES:
+            raise InputError(
+                f"its .tex files hold {total >> 20} MiB, more than {MAX_PAPER_BYTES >> 20} MiB "
+                "for one paper; not read",
+                source=source,
+            )
 
         def read(name: str) -> bytes:
             handle = archive.extractfile(members[name])
             assert handle is not None  # regular files always have contents
             return handle.read()
 
-        texts = {
-            name: read(name).decode("utf-8", "replace")
-            for name in members
-            if name.lower().endswith(".tex")
-        }
+        texts = {name: read(name).decode("utf-8", "replace") for name in tex_names}
 
         def rank(name: str) -> tuple[bool, bool, int, str]:
             stripped = strip_comments(texts[name])
@@ -200,23 +244,49 @@ def read_tar(data: bytes, path: Path, raw: bytes) -> TexPaper:
         return make_paper(archive_id(path), f"{source}:{main}", (main, read(main)), lookup, raw)
 
 
+def gunzip(data: bytes, limit: int, source: str) -> bytes:
+    """A gzip file's contents (every member), refused as soon as they pass ``limit`` bytes."""
+    out = bytearray()
+    rest = data
+    while rest[:2] == b"\x1f\x8b":
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            out += inflater.decompress(rest, limit + 1 - len(out))
+            while inflater.unconsumed_tail and len(out) <= limit:
+                out += inflater.decompress(inflater.unconsumed_tail, limit + 1 - len(out))
+        except zlib.error as error:
+            raise InputError(f"unreadable gzip ({error})", source=source) from None
+        if len(out) > limit:
+            raise InputError(
+                f"expands to more than {limit >> 20} MiB; not read (a gzip bomb?)", source=source
+            )
+        if not inflater.eof:
+            raise InputError("unreadable gzip (cut off before its end)", source=source)
+        rest = inflater.unused_data
+    return bytes(out)
+
+
 def read_archive(path: Path) -> TexPaper:
     """A tarball (plain or gzipped) or a gzip of a single ``.tex`` file, read in memory."""
-    data = path.read_bytes()
-    content = data
-    if data[:2] == b"\x1f\x8b":
-        try:
-            content = gzip.decompress(data)
-        except (OSError, EOFError) as error:
-            raise InputError(f"unreadable gzip ({error})", source=str(path)) from None
+    data = read_input_bytes(path, limit=MAX_ARCHIVE_BYTES, what="archive")
+    content = gunzip(data, MAX_ARCHIVE_BYTES, str(path)) if data[:2] == b"\x1f\x8b" else data
     try:
         with tarfile.open(fileobj=io.BytesIO(content)):
             pass
+        is_tar = True
     except tarfile.TarError:
+        is_tar = False
+    if not is_tar:
         if content is data:
             raise InputError(
                 "neither a .tex file, a folder, a tar archive nor a gzip file", source=str(path)
-            ) from None
+            )
+        if len(content) > MAX_PAPER_BYTES:
+            raise InputError(
+                f"expands to {len(content) >> 20} MiB, more than {MAX_PAPER_BYTES >> 20} MiB "
+                "for one paper; not read",
+                source=str(path),
+            )
         return make_paper(archive_id(path), str(path), (path.name, content), lambda _: None, data)
     return read_tar(content, path, data)
 

@@ -8,11 +8,17 @@ output lands among them, whatever its name. An existing file is replaced only wh
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 from readout_audit._exceptions import InputError, RunDirectoryError
 from readout_audit.log._run import MANIFEST, read_manifest
+
+
+def _real(path: Path) -> Path:
+    """``path`` with its symbolic links followed; a loop stays as written (no ``RuntimeError``)."""
+    return Path(os.path.realpath(path))
 
 
 def _is_run(directory: Path) -> bool:
@@ -28,7 +34,39 @@ def _is_run(directory: Path) -> bool:
 
 def _enclosing_run(path: Path) -> Path | None:
     """The nearest directory above ``path`` holding a run's manifest, if any."""
-    return next((d for d in path.resolve().parents if _is_run(d)), None)
+    return next((d for d in _real(path).parents if _is_run(d)), None)
+
+
+def unwritable(path: Path) -> str | None:
+    """Why ``path`` (a file or a directory, existing or to be made) cannot be written, or None.
+
+    The nearest existing folder is tried by creating a file in it and removing it again:
+    permission bits do not tell (root passes them; a read-only mount or ``/sys`` does not).
+    """
+    existing = next(p for p in (path, *path.parents) if os.path.lexists(p))
+    if existing != path and not existing.is_dir():
+        return f"cannot be created: {existing} is a file"
+    folder = existing if existing.is_dir() else existing.parent
+    try:
+        handle, name = tempfile.mkstemp(dir=folder, prefix=".readout-probe-")
+    except OSError as error:
+        return f"{folder} is not writable ({error.strerror})"
+    os.close(handle)
+    os.unlink(name)
+    return None
+
+
+def read_only_files(directory: Path) -> list[Path]:
+    """The files directly in ``directory`` that cannot be opened for appending."""
+    found = []
+    for path in sorted(directory.iterdir()):
+        if not path.is_file():
+            continue
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_APPEND))
+        except OSError:
+            found.append(path)
+    return found
 
 
 def _refusal(path: Path, inputs: Iterable[Path], force: bool) -> str | None:
@@ -41,11 +79,11 @@ def _refusal(path: Path, inputs: Iterable[Path], force: bool) -> str | None:
             f"is inside the run directory {run}, whose files only the run writes; "
             "choose a path outside it"
         )
-    if any(path.resolve() == Path(given).resolve() for given in inputs):
+    if any(_real(path) == _real(Path(given)) for given in inputs):
         return "is also an input of this command; choose another path"
     if os.path.lexists(path) and not force:
         return "exists; pass --force to overwrite it"
-    return None
+    return unwritable(path)
 
 
 def check_output_path(

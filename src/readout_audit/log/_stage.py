@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from readout_audit._exceptions import InputError, RunDirectoryError
+from readout_audit._util._input import read_input_bytes
 from readout_audit._util._jsonl import JsonlAppender, decode_json, iter_values, write_json_atomic
 from readout_audit._util._lock import RunLock
 from readout_audit._util._models import read_models
@@ -45,7 +46,7 @@ def differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> l
 def read_json_file(path: Path, remedy: str) -> Any:
     """A written file's JSON, decoded strictly (a repeated key, NaN or a cut file is corruption)."""
     try:
-        return decode_json(path.read_bytes().decode("utf-8"))
+        return decode_json(read_input_bytes(path).decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
         raise RunDirectoryError(f"{path} is corrupt (not JSON: {error}); {remedy}") from None
 

@@ -16,6 +16,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from readout_audit._util._jsonl import decode_json
+
 CACHE_ENV = "READOUT_AUDIT_CACHE"
 _COMPLETE = "complete.json"
 
@@ -48,8 +50,8 @@ def sha256_file(path: Path) -> str:
     known: dict[str, str] = {}
     if index is not None and index.is_file():
         try:
-            known = json.loads(index.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, OSError, UnicodeDecodeError):
+            known = decode_json(index.read_text(encoding="utf-8"))
+        except (ValueError, OSError):  # JSON, Unicode and bounds errors are ValueErrors
             known = {}  # a damaged index is rebuilt
     if key in known:
         return known[key]

@@ -7,7 +7,6 @@ weights, and sent as text; every request goes through the run's ledger and paced
 
 from __future__ import annotations
 
-import json
 import os
 import urllib.error
 import urllib.request
@@ -27,6 +26,7 @@ from readout_audit._exceptions import (
     ModelNotAvailableError,
     ReadoutError,
 )
+from readout_audit._util._jsonl import decode_json
 from readout_audit.model._backend import (
     DEFAULT_BATCH_SIZE,
     Capabilities,
@@ -48,6 +48,7 @@ from readout_audit.model._served_calls import (
 from readout_audit.model._served_plan import PositionPlan, Unsettled
 from readout_audit.model._served_spec import ServedSpec, parse_served_spec
 from readout_audit.serve import (
+    MAX_REPLY_BYTES,
     CallResult,
     CostCap,
     Endpoint,
@@ -135,12 +136,13 @@ def detect_server(base_url: str, headers: Mapping[str, str], timeout: float) -> 
     request = urllib.request.Request(f"{base_url}/models", headers=dict(headers))
     try:
         with urllib.request.build_opener(_SameOrigin).open(request, timeout=timeout) as reply:
-            listing = json.loads(reply.read())
+            listing = decode_json(reply.read(MAX_REPLY_BYTES))
     except (urllib.error.URLError, OSError, ValueError) as error:
         raise ModelNotAvailableError(
             f"{redact_url(base_url)}/models did not answer: {redact_url(str(error))}"
         ) from None
-    owners = {m.get("owned_by") for m in listing.get("data", []) if isinstance(m, Mapping)}
+    models = listing.get("data", []) if isinstance(listing, Mapping) else []
+    owners = {m.get("owned_by") for m in models if isinstance(m, Mapping)}
     found = {SERVERS[o] for o in owners if o in SERVERS}
     return found.pop() if len(found) == 1 else "openai"
 

@@ -7,11 +7,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from readout_audit._exceptions import InputError
+from readout_audit._util._input import read_input_text
 from readout_audit.serve import Endpoint, redact_url
 
 SERVED_PREFIX = "openai:"
 _LIST = re.compile(r",(?=\s*https?://)")
 """The commas between listed URLs: each before a scheme (a password may hold a comma too)."""
+
+MAX_LISTING_BYTES = 1 << 20
+"""The largest file of endpoint URLs read (1 MiB: thousands of URLs)."""
 
 
 @dataclass(frozen=True)
@@ -57,11 +61,11 @@ def parse_served_spec(spec: str) -> ServedSpec:
         urls = tuple(_url(part, "--model") for part in _LIST.split(where))
     else:
         listing = Path(where).expanduser()
-        if not listing.is_file():
+        if not (listing.exists() or listing.is_symlink()):
             raise InputError(
                 "no such file of endpoint URLs", source=redact_url(where), field="model"
             )
-        lines = listing.read_text(encoding="utf-8").splitlines()
+        lines = read_input_text(listing, limit=MAX_LISTING_BYTES, what="file of URLs").splitlines()
         urls = tuple(
             _url(line, f"{where}:{number}")
             for number, line in enumerate(lines, 1)

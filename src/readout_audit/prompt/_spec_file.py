@@ -12,6 +12,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from readout_audit._exceptions import InputError
+from readout_audit._util._input import MAX_NODES, BoundsError, parse_bounded, read_input_text
 from readout_audit.prompt._spec import FORECAST, LADDER, RENAMED_RUNGS, Parts, PromptSpec, Variant
 
 TableT = TypeVar("TableT", bound=BaseModel)
@@ -146,16 +147,18 @@ def _read_tables(path: Path) -> dict[str, Any]:
         raise InputError(
             f"a spec file must end in {', '.join(SPEC_SUFFIXES)}", source=str(path), field="spec"
         )
+    text = read_input_text(path, what="spec file")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("spec file not found", source=str(path)) from None
-    try:
-        data = (
-            tomllib.loads(text)
-            if path.suffix == ".toml"
-            else yaml.load(text, Loader=_UniqueKeyLoader)
+        data = parse_bounded(
+            lambda: (
+                tomllib.loads(text)
+                if path.suffix == ".toml"
+                else yaml.load(text, Loader=_UniqueKeyLoader)
+            ),
+            max_nodes=MAX_NODES,
         )
+    except BoundsError as error:
+        raise InputError(str(error), source=str(path)) from None
     except _DuplicateKey as error:
         message = "appears twice in one mapping (which value is meant is unknown)"
         raise InputError(message, source=str(path), line=error.line, field=str(error.key)) from None

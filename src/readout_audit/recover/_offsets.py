@@ -15,6 +15,7 @@ cumulative sum. A 1,000 × 3 fit on the default grid takes tens of milliseconds.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,14 +41,32 @@ class OffsetGrid:
     high: float = 10.0
     step: float = 0.05
 
+    def __post_init__(self) -> None:
+        finite = all(math.isfinite(v) for v in (self.low, self.high, self.step))
+        if not finite or not self.step > 0 or not self.high >= self.low:
+            raise InputError(
+                "an offset grid needs finite bounds, step > 0 and high ≥ low, got "
+                f"low={self.low}, high={self.high}, step={self.step}",
+                field="grid",
+            )
+
+    @property
+    def size(self) -> int:
+        """How many values the grid holds (known before any is made)."""
+        return round((self.high - self.low) / self.step) + 1
+
+    def check_size(self, free: int) -> None:
+        """Refuse a grid whose ``free``-fold product exceeds :data:`MAX_CANDIDATES` offsets."""
+        if self.size**free > MAX_CANDIDATES:
+            raise InputError(
+                f"{self.size:,}^{free} offset vectors exceed {MAX_CANDIDATES:,}: "
+                "use a coarser grid",
+                field="grid",
+            )
+
     def values(self) -> np.ndarray:
         """The grid's values, exact to 10 decimals (so 0.0 is on a symmetric grid)."""
-        if not self.step > 0 or not self.high >= self.low:
-            raise InputError(
-                f"an offset grid needs step > 0 and high ≥ low, got {self}", field="grid"
-            )
-        count = round((self.high - self.low) / self.step) + 1
-        return np.round(self.low + self.step * np.arange(count), 10)
+        return np.round(self.low + self.step * np.arange(self.size), 10)
 
 
 @dataclass(frozen=True)
@@ -120,17 +139,12 @@ def fit_offsets(
         raise InputError(f"reference label {ref} is not one of {k} labels", field="reference")
     grid = grid or OffsetGrid()
     free = [label for label in range(k) if label != ref]
-    if grid.values().size ** len(free) > MAX_CANDIDATES:
-        raise InputError(
-            f"{grid.values().size}^{len(free)} offset vectors exceed {MAX_CANDIDATES:,}: "
-            "use a coarser grid",
-            field="grid",
-        )
+    grid.check_size(len(free))
     best, widened = _search(table, target, grid.values(), free), 0
     while widen and _pinned(table, target, best[3], grid, free):
         span = grid.high - grid.low
         wider = OffsetGrid(grid.low - span / 2, grid.high + span / 2, grid.step)
-        if wider.values().size ** len(free) > MAX_CANDIDATES or span == 0:
+        if wider.size ** len(free) > MAX_CANDIDATES or span == 0:
             break
         found = _search(table, target, wider.values(), free)
         if not found[0] < best[0]:

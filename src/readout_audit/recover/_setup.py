@@ -169,10 +169,16 @@ class RecoverSetup:
                 f"got {self.prior}",
                 field="prior",
             )
+        self.grid.check_size(len(LABELS) - 1)
         if not 0 < self.collapse_threshold <= 1:
             raise InputError("must be in (0, 1]", field="collapse-threshold")
         if not self.probe_seeds:
             raise InputError("name at least one probe seed", field="probe-seeds")
+        if any(not 0 <= seed < 1 << 63 for seed in (*self.probe_seeds, self.seed)):
+            raise InputError(
+                f"seeds must be in [0, 2^63), got {[*self.probe_seeds, self.seed]}",
+                field="probe-seeds" if self.seed >= 0 else "seed",
+            )
 
     def uses_chat(self, codec: TextCodec) -> bool:
         """Whether items render through the chat template (by default when there is one)."""

@@ -11,14 +11,15 @@ from readout_audit.serve._call import (
 )
 from readout_audit.serve._cost import Spend
 from readout_audit.serve._execution import execution_record
-from readout_audit.serve._http import CONTINUE_WAIT_S
-from readout_audit.serve._ledger import LEDGER_FILE, STATES, Ledger, LedgerEntry
+from readout_audit.serve._http import CONTINUE_WAIT_S, MAX_REPLY_BYTES
+from readout_audit.serve._ledger import LEDGER_FILE, STATES, Ledger, LedgerEntry, ledger_of
 from readout_audit.serve._llama_server import llama_server
 from readout_audit.serve._runner import RequestRunner, RunnerStats
 
 __all__ = [
     "CONTINUE_WAIT_S",
     "LEDGER_FILE",
+    "MAX_REPLY_BYTES",
     "STATES",
     "CallResult",
     "CostCap",
@@ -32,6 +33,7 @@ __all__ = [
     "RunnerStats",
     "Spend",
     "execution_record",
+    "ledger_of",
     "llama_server",
     "redact_url",
 ]

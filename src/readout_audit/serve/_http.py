@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from readout_audit._util._input import parse_bounded
 from readout_audit.serve._call import REDACTED, Endpoint, redact_url
 
 CONTINUE_WAIT_S = 1.0
@@ -29,6 +30,8 @@ ERROR_BODY_CHARS = 300
 MAX_LINE_BYTES = 8192
 """A line of an interim response longer than this is not HTTP."""
 MAX_INTERIM_HEADERS = 100
+MAX_REPLY_BYTES = 256 << 20
+"""The largest answer read (256 MiB): prompt log-probabilities of long contexts fit many times."""
 
 Verdict = Literal["completed", "retry", "failed", "unknown"]
 
@@ -156,7 +159,8 @@ def _verdict(
     status = response.status
     if 200 <= status < 300 and sent:
         try:
-            parsed = json.loads(body)  # a server may write -Infinity for an impossible token
+            # a server may write -Infinity for an impossible token; nesting is bounded
+            parsed = parse_bounded(lambda: json.loads(body))
         except ValueError as error:
             return Exchange("unknown", sent, f"HTTP {status} with a body that is not JSON: {error}")
         if not isinstance(parsed, dict):
@@ -185,13 +189,19 @@ def _answer(
     response = http.client.HTTPResponse(_Source(sock, prefix), method="POST")  # type: ignore[arg-type]
     try:
         response.begin()
-        body = response.read()
+        # a declared length is read whole (a short body raises IncompleteRead); an undeclared
+        # one is read up to the bound
+        declared = response.length is not None and response.length <= MAX_REPLY_BYTES
+        body = response.read() if declared else response.read(MAX_REPLY_BYTES + 1)
     except (OSError, http.client.HTTPException) as error:
         if sent:
             return Exchange("unknown", True, f"sent, then the answer was lost: {_describe(error)}")
         return Exchange("retry", False, f"not sent: {_describe(error)}")
     finally:
         response.close()
+    if len(body) > MAX_REPLY_BYTES:
+        message = f"an answer of more than {MAX_REPLY_BYTES:,} bytes: not read"
+        return Exchange("unknown" if sent else "failed", sent, message, continued=continued)
     verdict = _verdict(response, body, sent, endpoint.headers.values())
     return replace(verdict, continued=continued)
 

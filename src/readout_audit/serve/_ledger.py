@@ -18,7 +18,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from readout_audit._exceptions import RunDirectoryError
+from readout_audit._exceptions import InputError, RunDirectoryError
+from readout_audit._util._input import check_regular
 from readout_audit.serve._call import CostCap, HttpCall
 from readout_audit.serve._cost import Spend, over_cap
 
@@ -135,6 +136,14 @@ def _entry(row: sqlite3.Row) -> LedgerEntry:
     )
 
 
+def ledger_of(run_dir: Path) -> Path:
+    """The ledger file of a run directory, or an ``InputError`` when the run sent no requests."""
+    path = Path(run_dir) / LEDGER_FILE
+    if not (path.exists() or path.is_symlink()):
+        raise InputError(f"holds no {LEDGER_FILE}: the run sent no requests", source=str(run_dir))
+    return path
+
+
 class Ledger:
     """A SQLite file (WAL) with one row per call key; safe to share between threads.
 
@@ -146,16 +155,26 @@ class Ledger:
         self.path = Path(path)
         if not self.path.parent.is_dir():
             raise RunDirectoryError(f"{self.path.parent} is not a directory: no ledger there")
+        if self.path.exists() or self.path.is_symlink():
+            check_regular(self.path, limit=None, what="ledger")
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA busy_timeout = 10000")
-        self._db.execute("PRAGMA journal_mode = WAL")
-        # NORMAL in WAL mode skips the fsync at each commit: a committed row is in the WAL file
-        # (the kernel's page cache) when COMMIT returns, so it survives the process being killed,
-        # kill -9 included; only a power loss or kernel crash may drop the last commits.
-        self._db.execute("PRAGMA synchronous = NORMAL")
-        self._migrate()
+        try:
+            self._db.row_factory = sqlite3.Row
+            self._db.execute("PRAGMA busy_timeout = 10000")
+            self._db.execute("PRAGMA journal_mode = WAL")
+            # NORMAL in WAL mode skips the fsync at each commit: a committed row is in the WAL
+            # file (the kernel's page cache) when COMMIT returns, so it survives the process
+            # being killed, kill -9 included; only a power loss or kernel crash may drop the
+            # last commits.
+            self._db.execute("PRAGMA synchronous = NORMAL")
+            self._migrate()
+        except sqlite3.DatabaseError as error:
+            self._db.close()
+            raise RunDirectoryError(
+                f"{self.path} cannot be read as a ledger ({error}); it is not the SQLite "
+                "database readout-audit writes"
+            ) from None
 
     def _migrate(self) -> None:
         version = self._db.execute("PRAGMA user_version").fetchone()[0]

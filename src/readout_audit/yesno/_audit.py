@@ -84,6 +84,12 @@ class YesNoSetup:
             )
         if not self.yes_forms or not self.no_forms:
             raise InputError("declare at least one yes form and one no form", field="forms")
+        for field, forms in (("yes_form", self.yes_forms), ("no_form", self.no_forms)):
+            if any(not form.strip() for form in forms):
+                raise InputError(
+                    f"a form must hold a word, got {[f for f in forms if not f.strip()]}",
+                    field=field,
+                )
         if self.legacy_set is not None:
             TokenSets(yes=self.legacy_set[0], no=self.legacy_set[1])  # rejects shared ids
 

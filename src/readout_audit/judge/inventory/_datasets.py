@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
+from readout_audit._util._input import check_regular
 from readout_audit._util._jsonl import iter_values
 from readout_audit.data._hub import hub_rows
 from readout_audit.data._jsonl import read_json
@@ -149,8 +150,7 @@ def _bank(
 
 def _file_rows(path: str | Path) -> Iterator[tuple[dict[str, Any], Where]]:
     path = Path(path)
-    if not path.is_file():
-        raise InputError("no such file", source=str(path))
+    check_regular(path)
     with path.open("rb") as handle:
         is_array = handle.read(4096).lstrip().startswith(b"[")
     if not is_array:

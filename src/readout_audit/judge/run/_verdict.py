@@ -17,6 +17,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from readout_audit._util._input import parse_bounded
+
 _VERDICT_KEY = re.compile(r'"verdict"[ \t\n\r]*:[ \t\n\r]*"')
 """The JSON text just before the verdict's value (JSON's own whitespace only)."""
 QUOTED_CHARS = 80
@@ -60,7 +62,7 @@ def read_chat_verdict(reply: Mapping[str, Any], labels: Sequence[str]) -> ChatVe
 def _verdict(content: str, labels: Sequence[str]) -> tuple[str | None, int | None, str | None]:
     """The verdict, the offset in ``content`` where its value starts, and why either is missing."""
     try:
-        value = json.loads(content)
+        value = parse_bounded(lambda: json.loads(content))
     except ValueError:
         text = content.strip()
         if text in labels:
