@@ -241,3 +241,12 @@ def test_served_listing_files_pass_the_same_gate(tmp_path, specials):
         ["score", "--model", f"openai:{path}#m", "--items", items, "--out", tmp_path / "o"],
         path.name,
     )
+
+
+@pytest.mark.parametrize("kind", ["folder", "zero", "fifo"])
+def test_lift_cut_files_that_are_no_regular_file_are_named(tmp_path, specials, kind):
+    cuts = specials[f"{kind}.jsonl"]
+    refused(["lift", "predict", "--cuts", cuts, "--out", tmp_path / "z.jsonl"], cuts.name)
+    args = ["lift", "score", "--cuts", cuts, "--forecasts", cuts, "--out", tmp_path / "run"]
+    refused(args, cuts.name)
+    assert not (tmp_path / "z.jsonl").exists() and not (tmp_path / "run").exists()

@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from readout_audit._exceptions import InputError
+from readout_audit._util._input import check_regular
 from readout_audit._util._jsonl import (
     dumps_line,
     iter_values,
@@ -62,8 +63,7 @@ def write_cuts(path: Path, cuts: Sequence[Cut], manifest: CutManifest) -> None:
 def read_cuts(path: str | Path) -> list[Cut]:
     """The cuts of a cut file, each validated; a bad line or a repeated id names file and line."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError("no such cut file", source=str(path))
+    check_regular(path, what="cut file")
 
     def matches(cut: Cut, line: int) -> None:
         if sha256_text(cut.target) != cut.target_sha256:

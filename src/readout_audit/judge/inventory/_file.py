@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from readout_audit._exceptions import InputError
+from readout_audit._util._input import check_regular
 from readout_audit._util._jsonl import iter_values, write_bytes_atomic, write_json_atomic
 from readout_audit._util._models import field_path, read_models
 from readout_audit.data._jsonl import read_json
@@ -51,8 +52,7 @@ def read_planned(path: str | Path) -> tuple[PriorInventory, list[PlannedRequest]
     For exclusions: the file's name, hash and source count come with them.
     """
     path = _inventory_path(path)
-    if not path.is_file():
-        raise InputError("no such inventory file", source=str(path))
+    check_regular(path, what="inventory file")
     requests = read_models(
         iter_values(path),
         PlannedRequest,

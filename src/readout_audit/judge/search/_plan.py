@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from readout_audit._exceptions import InputError
+from readout_audit._util._input import check_regular
 from readout_audit.data._jsonl import read_json
 from readout_audit.judge.inventory._candidates import SCAFFOLDS, cue_candidate
 from readout_audit.judge.inventory._inventory import Configuration, interleave_key, plan_request
@@ -140,8 +141,7 @@ def seed_pool(codec: TextCodec) -> list[Bridge]:
 def read_proposals(path: str | Path) -> tuple[list[Bridge], str]:
     """The retained pool of a ``readout judge propose`` file, and the file's SHA-256."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError("no such proposals file", source=str(path))
+    check_regular(path, what="proposals file")
     data = path.read_bytes()
     document = read_json(path)
     try:
