@@ -65,7 +65,7 @@ def read_lines(path: Path, *, append_only: bool = False) -> JsonLines:
     In an ``append_only`` file (records, caches) a last line without its newline was cut off by an
     interruption and is returned as ``cut``; in an item file it is an ordinary last line.
     """
-    if not path.exists() and not path.is_symlink():
+    if not os.path.lexists(path):
         return JsonLines(path, [])
     data = read_input_bytes(path)
     cut: str | None = None

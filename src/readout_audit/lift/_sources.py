@@ -117,7 +117,7 @@ def folder_lookup(folder: Path) -> Lookup:
     def lookup(name: str) -> tuple[str, bytes] | None:
         for candidate in candidate_names(name):
             path = Path(os.path.realpath(root / candidate))  # a symlink loop stays as it is
-            if path.is_relative_to(root) and (path.exists() or path.is_symlink()):
+            if path.is_relative_to(root) and os.path.lexists(path):
                 if path.is_dir():
                     continue  # \input{sections} of a folder ``sections``: LaTeX skips it too
                 data = read_input_bytes(path, limit=MAX_PAPER_BYTES, what="TeX input")

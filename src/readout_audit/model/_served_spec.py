@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,7 +62,7 @@ def parse_served_spec(spec: str) -> ServedSpec:
         urls = tuple(_url(part, "--model") for part in _LIST.split(where))
     else:
         listing = Path(where).expanduser()
-        if not (listing.exists() or listing.is_symlink()):
+        if not os.path.lexists(listing):
             raise InputError(
                 "no such file of endpoint URLs", source=redact_url(where), field="model"
             )

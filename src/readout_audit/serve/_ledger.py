@@ -8,6 +8,7 @@ replays a ``sent`` or ``unknown`` row by itself.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -139,7 +140,7 @@ def _entry(row: sqlite3.Row) -> LedgerEntry:
 def ledger_of(run_dir: Path) -> Path:
     """The ledger file of a run directory, or an ``InputError`` when the run sent no requests."""
     path = Path(run_dir) / LEDGER_FILE
-    if not (path.exists() or path.is_symlink()):
+    if not os.path.lexists(path):
         raise InputError(f"holds no {LEDGER_FILE}: the run sent no requests", source=str(run_dir))
     return path
 
@@ -155,7 +156,7 @@ class Ledger:
         self.path = Path(path)
         if not self.path.parent.is_dir():
             raise RunDirectoryError(f"{self.path.parent} is not a directory: no ledger there")
-        if self.path.exists() or self.path.is_symlink():
+        if os.path.lexists(self.path):
             check_regular(self.path, limit=None, what="ledger")
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
