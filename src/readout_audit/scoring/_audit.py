@@ -67,7 +67,19 @@ def prepare(
     variant: str | None = None,
 ) -> PreparedItem:
     """Render an item and encode its options; an ``InputError`` names it if it cannot fit."""
-    rendering = render(item, codec, template_kwargs)
+    return prepare_rendered(
+        item, render(item, codec, template_kwargs), codec, greedy_tokens, variant
+    )
+
+
+def prepare_rendered(
+    item: Item,
+    rendering: Rendering,
+    codec: TextCodec,
+    greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
+    variant: str | None = None,
+) -> PreparedItem:
+    """Encode an item's options after a rendering made elsewhere, checked against the window."""
     encodings = encode_in_context(codec, rendering, item.options)
     window = codec.context_window
     n_context = len(rendering.token_ids)

@@ -1,0 +1,190 @@
+"""The lm-eval audit: lm-eval's documents read where lm-eval reads them, with the options audit."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from readout_audit.data._item import Item
+from readout_audit.kind._kind import AuditKind
+from readout_audit.kind._registry import register_kind
+from readout_audit.kind._runner import Job, ScoreResult, run_kind
+from readout_audit.lmeval._checks import lm_eval_checks
+from readout_audit.lmeval._doc import LMEvalDoc, lm_eval_metrics, split_like_lm_eval
+from readout_audit.lmeval._record import LMEvalRecord
+from readout_audit.lmeval._reproduce import default_tolerance
+from readout_audit.lmeval._sections import lm_eval_sections
+from readout_audit.lmeval._summary import LMEvalSummary, summarise_lm_eval
+from readout_audit.model._backend import DEFAULT_BATCH_SIZE, PositionScores, ScoringModel
+from readout_audit.model._codec import TextCodec
+from readout_audit.options._audit import options_record, options_request
+from readout_audit.options._paired import options_paired_metrics
+from readout_audit.progress import ProgressMode
+from readout_audit.prompt._render import Rendering
+from readout_audit.readout._position import DEFAULT_GREEDY_TOKENS, DEFAULT_TOP_K
+from readout_audit.scoring._audit import PreparedItem, prepare_rendered, scoring_config
+
+ORIGINAL = "production"
+"""The variant holding lm-eval's own context, unchanged (the options audit's name for it)."""
+STEM = "stem"
+"""The answer-stem repair: the stem after lm-eval's context, a space before each continuation."""
+WHITESPACE_KEPT = "whitespace_kept"
+"""The position after the context's trailing whitespace, which lm-eval reads before."""
+VARIANTS = (ORIGINAL, STEM, WHITESPACE_KEPT)
+
+
+def doc_item(doc: LMEvalDoc, variant: str = ORIGINAL, stem: str = "") -> tuple[Item, str]:
+    """The document as an item read under ``variant``, and the whitespace lm-eval moved.
+
+    ``production`` is read where lm-eval reads it (its whitespace move applied); ``stem`` puts
+    ``stem`` after the context and a space before each continuation that has no leading
+    whitespace; ``whitespace_kept`` reads after the context's own trailing whitespace, with
+    the continuations as lm-eval gives them.
+    """
+    context, continuations = doc.context, list(doc.continuations)
+    if variant == STEM:
+        context += stem
+        continuations = [c if c[:1].isspace() else f" {c}" for c in continuations]
+    pairs = [split_like_lm_eval(context, c) for c in continuations]
+    moved = context[len(pairs[0][0]) :]
+    if variant == WHITESPACE_KEPT:
+        pairs = [(context, c) for c in continuations]
+    item = Item(
+        id=doc.item_id,
+        prompt=pairs[0][0],
+        options=tuple(c for _, c in pairs),
+        cluster=doc.task,
+        metadata={"task": doc.task, "doc_id": doc.doc_id},
+    )
+    return item, moved
+
+
+def prepare_doc(
+    doc: LMEvalDoc, codec: TextCodec, greedy_tokens: int, variant: str = ORIGINAL, stem: str = ""
+) -> tuple[PreparedItem, str]:
+    """The document rendered as lm-eval's HFLM encodes it: the context's text, no added tokens."""
+    item, moved = doc_item(doc, variant, stem)
+    text = item.prompt or ""
+    if not text:
+        raise item.error("the context is empty once lm-eval moves its whitespace", "context")
+    rendering = Rendering(text=text, token_ids=tuple(codec.encode(text)), source="prompt")
+    return prepare_rendered(item, rendering, codec, greedy_tokens, variant), moved
+
+
+def doc_variants(doc: LMEvalDoc, stem: str | None, keep_whitespace: bool) -> list[str]:
+    """The variants a document is read under: lm-eval's, and the repairs asked for that apply.
+
+    ``whitespace_kept`` applies only where the context ends in whitespace.
+    """
+    chosen = [ORIGINAL]
+    if stem is not None:
+        chosen.append(STEM)
+    if keep_whitespace and doc.context != doc.context.rstrip():
+        chosen.append(WHITESPACE_KEPT)
+    return chosen
+
+
+def lm_eval_record(
+    model: ScoringModel,
+    doc: LMEvalDoc,
+    job: PreparedItem,
+    moved: str,
+    *,
+    top_k: int,
+    greedy_tokens: int,
+    tolerance: float | None,
+    scores: PositionScores,
+) -> LMEvalRecord:
+    """Read one document's position: the options audit's record and lm-eval's metrics."""
+    base = options_record(
+        model, job, spec="lm-eval", top_k=top_k, greedy_tokens=greedy_tokens, scores=scores
+    )
+    logliks = base.option_logprobs
+    metrics = (
+        lm_eval_metrics([float(x) for x in logliks if x is not None], doc.choices, doc.gold)
+        if None not in logliks and doc.gold
+        else {}
+    )
+    return LMEvalRecord(
+        **base.model_dump(),
+        task=doc.task,
+        group=doc.group,
+        doc_id=doc.doc_id,
+        choices=list(doc.choices),
+        gold=list(doc.gold),
+        moved_whitespace=moved,
+        lm_eval_metrics=metrics,
+        logged_logliks=None if doc.logged is None else list(doc.logged.logliks),
+        logged_metrics={} if doc.logged is None else dict(doc.logged.metrics),
+        tolerance=None if doc.logged is None else tolerance,
+    )
+
+
+def audit_lm_eval(
+    model: ScoringModel,
+    docs: Sequence[LMEvalDoc],
+    out: str | Path,
+    *,
+    source: dict[str, Any],
+    stem: str | None = None,
+    keep_whitespace: bool = False,
+    tolerance: float | None = None,
+    top_k: int = DEFAULT_TOP_K,
+    greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    progress: bool | ProgressMode = False,
+) -> ScoreResult:
+    """Audit lm-eval's documents at the positions lm-eval scores, into the run ``out``.
+
+    ``source`` says where the documents came from (the task settings, or the samples files)
+    and goes into the manifest. With ``stem``, every document is also read with the answer
+    stem after lm-eval's context; with ``keep_whitespace``, every document whose context ends
+    in whitespace is also read after it. ``tolerance`` bounds |re-scored − logged|
+    log-likelihood for documents read from logged samples (default: :func:`default_tolerance`).
+    """
+    if not docs:
+        raise ValueError("no documents to audit")
+
+    def plan(_: Any) -> list[Job[Any]]:
+        jobs = []
+        for doc in docs:
+            for variant in doc_variants(doc, stem, keep_whitespace):
+                job, moved = prepare_doc(doc, model.codec, greedy_tokens, variant, stem or "")
+                allowed = (
+                    tolerance
+                    if tolerance is not None
+                    else default_tolerance(model.info, len(job.rendering.token_ids))
+                )
+                record = partial(
+                    lm_eval_record,
+                    doc=doc,
+                    job=job,
+                    moved=moved,
+                    top_k=top_k,
+                    greedy_tokens=greedy_tokens,
+                    tolerance=allowed,
+                )
+                jobs.append(Job(job.key, options_request(job, greedy_tokens, model.codec), record))
+        return jobs
+
+    config = scoring_config(docs, top_k, greedy_tokens, {})
+    config.update(
+        {"source": source, "stem": stem, "keep_whitespace": keep_whitespace, "tolerance": tolerance}
+    )
+    return run_kind(LM_EVAL, model, out, config, plan, batch_size=batch_size, progress=progress)
+
+
+LM_EVAL: AuditKind[LMEvalRecord, LMEvalSummary] = AuditKind(
+    name="lm-eval",
+    title="lm-evaluation-harness readout audit",
+    record_type=LMEvalRecord,
+    summary_type=LMEvalSummary,
+    summarise=summarise_lm_eval,
+    sections=lm_eval_sections,
+    checks=lm_eval_checks,
+    paired_metrics=options_paired_metrics,
+    item_type=LMEvalDoc,
+)
+register_kind(LM_EVAL)

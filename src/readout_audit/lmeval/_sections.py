@@ -1,0 +1,154 @@
+"""Report sections of the lm-eval audit: lm-eval's accuracy beside the readout audit of it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from readout_audit.lmeval._record import LMEvalRecord
+from readout_audit.log._run import Run
+from readout_audit.report import _blocks as cell
+from readout_audit.report._blocks import Block, Section, TableBlock
+from readout_audit.report._common import browser, class_figure, mass_figure
+
+if TYPE_CHECKING:
+    from readout_audit.lmeval._summary import LMEvalSummary, TaskAudit
+
+COLUMNS = ["task", "docs", "acc", "95% interval", "acc_norm", "by option mass", "median mass"]
+COLUMNS += ["<0.5", "acc ≥0.5 / <0.5", "shared 1st token", "moved whitespace"]
+REPAIRS = {"stem": "answer stem", "whitespace_kept": "after the whitespace"}
+
+
+def _row(row: TaskAudit) -> list[str]:
+    return [
+        row.name,
+        str(row.n_docs),
+        cell.estimate(row.acc),
+        cell.interval(row.acc),
+        cell.estimate(row.acc_norm),
+        cell.estimate(row.acc_by_option_mass),
+        cell.fmt(row.median_mass),
+        cell.fmt(row.share_below_floor, 2),
+        f"{cell.fmt(row.acc_above_floor, 2)} / {cell.fmt(row.acc_below_floor, 2)}",
+        str(row.n_shared_first_tokens),
+        str(row.n_moved_whitespace),
+    ]
+
+
+def _repair_rows(rows: list[TaskAudit]) -> list[list[str]]:
+    return [
+        [
+            row.name,
+            REPAIRS.get(name, name),
+            str(repair.n_docs),
+            cell.estimate(row.acc),
+            cell.estimate(repair.acc),
+            cell.interval(repair.acc),
+            cell.fmt(row.median_mass),
+            cell.fmt(repair.median_mass),
+            cell.fmt(repair.share_below_floor, 2),
+        ]
+        for row in rows
+        for name, repair in row.repairs.items()
+    ]
+
+
+def _reproduction_rows(summary: LMEvalSummary) -> list[list[str]]:
+    rows = []
+    for row in summary.tasks:
+        found = row.reproduction
+        if found is None:
+            continue
+        rows.append(
+            [
+                row.name,
+                str(found.n_compared),
+                "yes" if found.reproduced else "NO",
+                cell.fmt(found.max_abs_diff, 6),
+                cell.fmt(found.tolerance, 6),
+                str(found.n_beyond_tolerance),
+                ", ".join(found.decision_changes[:8]) or "none",
+                cell.fmt(found.logged_acc),
+            ]
+        )
+    return rows
+
+
+def lm_eval_sections(run: Run[LMEvalRecord], summary: LMEvalSummary) -> list[Section]:
+    """Reproduction of a logged run (first), lm-eval's metrics per task and group, the browser."""
+    sections = []
+    reproduced = _reproduction_rows(summary)
+    if reproduced:
+        sections.append(
+            Section(
+                "Logged run reproduced?",
+                [
+                    TableBlock(
+                        "Re-scored against the logged log-likelihoods",
+                        [
+                            "task",
+                            "docs",
+                            "reproduced",
+                            "largest |Δ|",
+                            "tolerance",
+                            "beyond",
+                            "decision changes",
+                            "logged acc",
+                        ],
+                        reproduced,
+                        "A task that is not reproduced was scored by another model, revision, "
+                        "dtype or lm-eval version than this one: the audit below describes this "
+                        "model, not the logged run.",
+                        wrap=("decision changes",),
+                    )
+                ],
+            )
+        )
+    rows = [_row(t) for t in summary.tasks] + [_row(g) for g in summary.groups]
+    note = (
+        "acc and acc_norm: lm-eval's formulas on the full-option log-likelihoods (bootstrap over "
+        "documents; a group's over its tasks); by option mass: the option whose first token is "
+        "most probable at lm-eval's position; <0.5: share of documents whose options hold under "
+        "half of the next-token probability, with acc on each side of that floor (mass is read "
+        "only where the continuations' first tokens differ: shared 1st token counts the others); "
+        "moved "
+        "whitespace: documents whose context ended in whitespace that lm-eval scores as part of "
+        "every continuation."
+    )
+    blocks: list[Block] = [
+        TableBlock("lm-eval's accuracy and the readout audit", COLUMNS, rows, note)
+    ]
+    repairs = _repair_rows([*summary.tasks, *summary.groups])
+    if repairs:
+        blocks.append(
+            TableBlock(
+                "What a repair changes",
+                [
+                    "task",
+                    "repair",
+                    "docs",
+                    "acc",
+                    "acc repaired",
+                    "95% interval",
+                    "mass",
+                    "mass repaired",
+                    "<0.5 repaired",
+                ],
+                repairs,
+                "answer stem: the stem after lm-eval's context, a space before each continuation; "
+                "after the whitespace: read after the context's trailing whitespace, which "
+                "lm-eval scores as part of the continuations (documents that end in it only).",
+            )
+        )
+    sections.append(
+        Section(
+            "lm-eval tasks",
+            [
+                *blocks,
+                mass_figure(run.records, lambda r: r.task, "task"),
+                class_figure({k: v.argmax_classes for k, v in summary.variants.items()}, "variant"),
+            ],
+        )
+    )
+    original = [r for r in run.records if r.variant == "production"] or run.records
+    sections.append(browser(original))
+    return sections

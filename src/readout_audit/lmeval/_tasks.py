@@ -1,0 +1,247 @@
+"""lm-evaluation-harness tasks' requests, built by lm-eval's own task code."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from readout_audit._exceptions import InputError, ReadoutError
+from readout_audit.lmeval._doc import LMEvalDoc
+from readout_audit.model._codec import TextCodec
+
+INSTALL = "pip install 'readout-audit[lm-eval]'"
+DEFAULT_FEWSHOT_SEED = 1234
+"""lm-eval's own default seed of the few-shot sampler (``--fewshot_seed``)."""
+SCORED_TYPES = ("multiple_choice", "loglikelihood")
+
+
+class MissingExtraError(ReadoutError):
+    """An optional dependency the command needs is not installed."""
+
+
+def require_lm_eval() -> Any:
+    """The ``lm_eval`` module, or an error saying how to install it."""
+    try:
+        import lm_eval
+        from lm_eval.tasks import TaskManager  # noqa: F401  (the part this package uses)
+    except ImportError:
+        raise MissingExtraError(
+            f"auditing lm-evaluation-harness tasks needs lm-eval: {INSTALL}"
+        ) from None
+    return lm_eval
+
+
+@dataclass(frozen=True)
+class TaskSettings:
+    """lm-eval's own prompt options, with its defaults."""
+
+    tasks: tuple[str, ...]
+    include_path: str | None = None
+    num_fewshot: int | None = None
+    apply_chat_template: bool = False
+    fewshot_as_multiturn: bool = False
+    system_instruction: str | None = None
+    limit: int | None = None
+    fewshot_seed: int = DEFAULT_FEWSHOT_SEED
+    allow_download: bool = False
+
+    def config(self) -> dict[str, Any]:
+        """The settings as the run manifest records them."""
+        return asdict(self) | {"tasks": list(self.tasks)}
+
+    def check(self) -> None:
+        """Refuse contradictory settings before anything loads."""
+        if not self.tasks:
+            raise InputError("name at least one task", field="tasks")
+        if self.fewshot_as_multiturn and not self.apply_chat_template:
+            raise InputError(
+                "--fewshot-as-multiturn needs --apply-chat-template (as in lm-eval)",
+                field="fewshot_as_multiturn",
+            )
+        if self.include_path is not None and not Path(self.include_path).is_dir():
+            raise InputError("not a folder of task YAML files", source=self.include_path)
+
+
+@contextmanager
+def _hub(allow_download: bool) -> Iterator[None]:
+    """The Hugging Face hub offline for ``datasets`` unless downloads are allowed."""
+    import datasets
+    from datasets.utils import disable_progress_bars
+
+    disable_progress_bars()
+    previous = datasets.config.HF_HUB_OFFLINE, os.environ.get("HF_DATASETS_OFFLINE")
+    datasets.config.HF_HUB_OFFLINE = not allow_download
+    if not allow_download:
+        os.environ["HF_DATASETS_OFFLINE"] = "1"
+    try:
+        yield
+    finally:
+        datasets.config.HF_HUB_OFFLINE = previous[0]
+        if previous[1] is None:
+            os.environ.pop("HF_DATASETS_OFFLINE", None)
+        else:
+            os.environ["HF_DATASETS_OFFLINE"] = previous[1]
+
+
+def chat_renderer(
+    codec: TextCodec, template_kwargs: Mapping[str, Any] | None = None
+) -> Callable[..., str]:
+    """lm-eval's ``apply_chat_template`` on this model's template (``chat_template_args``).
+
+    Like lm-eval's HFLM, a template that refuses a system turn is applied again without it.
+    """
+    import jinja2
+
+    kwargs = dict(template_kwargs or {})
+
+    def render(history: Sequence[Mapping[str, Any]], add_generation_prompt: bool = True) -> str:
+        try:
+            return codec.render_chat(history, kwargs, generation_prompt=add_generation_prompt)
+        except jinja2.exceptions.TemplateError:
+            kept = [m for m in history if m.get("role") != "system"]
+            return codec.render_chat(kept, kwargs, generation_prompt=add_generation_prompt)
+
+    return render
+
+
+def _loaded(settings: TaskSettings) -> tuple[dict[str, Any], dict[str, str]]:
+    """lm-eval's tasks by name, and the group each belongs to."""
+    from lm_eval.tasks import TaskManager
+
+    logging.getLogger("lm_eval").setLevel(logging.ERROR)
+    manager = TaskManager(include_path=settings.include_path)
+    for name in settings.tasks:
+        if not manager.match_tasks([name]):
+            raise InputError(
+                f"lm-eval knows no task, group or tag {name!r}"
+                + ("" if settings.include_path else " (a local task YAML needs --include-path)"),
+                field="tasks",
+            )
+    loaded = manager.load(list(settings.tasks))
+    groups = {child: group for group, children in loaded["group_map"].items() for child in children}
+    return loaded["tasks"], groups
+
+
+def task_documents(
+    settings: TaskSettings,
+    codec: TextCodec | None,
+    template_kwargs: Mapping[str, Any] | None = None,
+) -> list[LMEvalDoc]:
+    """Every scored document of the tasks, with lm-eval's own contexts and continuations.
+
+    As ``lm_eval.simple_evaluate`` prepares them: ``num_fewshot`` overrides a task's default
+    unless the task fixes 0, the few-shot sampler is seeded with ``fewshot_seed``, and the chat
+    template (``codec``'s) renders the turns when ``apply_chat_template`` is set.
+    """
+    settings.check()
+    require_lm_eval()
+    if settings.apply_chat_template and (codec is None or codec.chat_template is None):
+        raise InputError(
+            "--apply-chat-template needs a model with a chat template", field="apply_chat_template"
+        )
+    with _hub(settings.allow_download):
+        try:
+            tasks, groups = _loaded(settings)
+            docs: list[LMEvalDoc] = []
+            for name, task in tasks.items():
+                chat = chat_renderer(codec, template_kwargs) if codec is not None else None
+                docs += _documents(name, task, groups.get(name), settings, chat)
+        except (InputError, MissingExtraError):
+            raise
+        except Exception as error:  # lm-eval and datasets raise many kinds for a bad task
+            hint = "" if settings.allow_download else " (offline: pass --allow-download)"
+            raise InputError(
+                f"lm-eval could not build the tasks{hint}: {error}", field="tasks"
+            ) from None
+    return docs
+
+
+def _documents(
+    name: str,
+    task: Any,
+    group: str | None,
+    settings: TaskSettings,
+    chat: Callable[..., str] | None,
+) -> list[LMEvalDoc]:
+    output_type = task.get_config("output_type")
+    if output_type not in SCORED_TYPES:
+        raise InputError(
+            f"task {name!r} is a {output_type} task; only {' and '.join(SCORED_TYPES)} tasks "
+            "read a score at a position",
+            field="tasks",
+        )
+    if settings.num_fewshot is not None:
+        if task.get_config("num_fewshot") != 0:
+            task.set_config(key="num_fewshot", value=settings.num_fewshot)
+    elif task.get_config("num_fewshot") is None:
+        task.set_config(key="num_fewshot", value=0)
+    task.set_fewshot_seed(seed=settings.fewshot_seed)
+    task.build_all_requests(
+        limit=settings.limit,
+        rank=0,
+        world_size=1,
+        system_instruction=settings.system_instruction,
+        apply_chat_template=settings.apply_chat_template,
+        fewshot_as_multiturn=settings.fewshot_as_multiturn,
+        chat_template=chat if settings.apply_chat_template else None,
+    )
+    by_doc: dict[int, list[Any]] = {}
+    for instance in task.instances:
+        by_doc.setdefault(instance.doc_id, []).append(instance)
+    return [
+        _document(name, group, task, doc_id, sorted(found, key=lambda i: i.idx), output_type)
+        for doc_id, found in sorted(by_doc.items())
+    ]
+
+
+def _document(
+    name: str, group: str | None, task: Any, doc_id: int, instances: list[Any], output_type: str
+) -> LMEvalDoc:
+    doc = instances[0].doc
+    pairs = [tuple(i.args[:2]) for i in instances]
+    if output_type == "loglikelihood":
+        ((context, continuation),) = pairs
+        return LMEvalDoc(
+            task=name,
+            group=group,
+            doc_id=doc_id,
+            context=context,
+            continuations=(continuation,),
+            choices=(continuation,),
+            gold=(0,),
+        )
+    choices = tuple(str(c) for c in task.doc_to_choice(doc))
+    pairs = pairs[: len(choices)]  # acc_mutual_info's unconditional requests are not a readout
+    contexts = {context for context, _ in pairs}
+    if len(contexts) != 1:
+        raise InputError(
+            f"task {name!r} varies the context per choice (multiple inputs); its readout is "
+            "not one position",
+            field="tasks",
+        )
+    return LMEvalDoc(
+        task=name,
+        group=group,
+        doc_id=doc_id,
+        context=pairs[0][0],
+        continuations=tuple(c for _, c in pairs),
+        choices=choices,
+        gold=_gold(task.doc_to_target(doc), choices),
+    )
+
+
+def _gold(target: Any, choices: Sequence[str]) -> tuple[int, ...]:
+    """lm-eval's gold indices: an index, a list of them, or a choice's text."""
+    targets = target if isinstance(target, list) else [target]
+    found = []
+    for value in targets:
+        if isinstance(value, str):
+            value = choices.index(value) if value in choices else -1
+        if isinstance(value, int) and 0 <= value < len(choices):
+            found.append(value)
+    return tuple(found)

@@ -1,0 +1,57 @@
+"""lm-eval's pair split and metric formulas, by hand; the missing extra and bad options."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from readout_audit._cli import main
+from readout_audit.lmeval import (
+    MissingExtraError,
+    lm_eval_metrics,
+    require_lm_eval,
+    split_like_lm_eval,
+)
+
+
+def test_trailing_whitespace_moves_onto_the_continuation() -> None:
+    assert split_like_lm_eval("Answer: ", "A") == ("Answer:", " A")
+    assert split_like_lm_eval("assistant\n", "B") == ("assistant", "\nB")
+    assert split_like_lm_eval("Answer:", " C") == ("Answer:", " C")
+
+
+def test_metrics_by_hand() -> None:
+    # per character: -3/1 = -3 for "A", -4/10 = -0.4 for the long choice
+    choices = ["A", "a longer 1"]
+    assert lm_eval_metrics([-3.0, -4.0], choices, [0]) == {
+        "acc": 1.0,
+        "acc_norm": 0.0,
+        "acc_bytes": 0.0,
+    }
+    # several gold indices: a pick of any of them counts
+    assert lm_eval_metrics([-1.0, -2.0, -0.5], ["x", "y", "z"], [1, 2])["acc"] == 1.0
+    # "é" is 1 character and 2 UTF-8 bytes: per character -1 < -0.75, per byte -0.5 > -0.75
+    assert lm_eval_metrics([-1.0, -1.5], ["é", "ab"], [1]) == {
+        "acc": 0.0,
+        "acc_norm": 1.0,
+        "acc_bytes": 0.0,
+    }
+
+
+def test_missing_lm_eval_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "lm_eval", None)
+    with pytest.raises(MissingExtraError, match=r"pip install 'readout-audit\[lm-eval\]'"):
+        require_lm_eval()
+
+
+def test_command_needs_tasks_or_samples(tmp_path) -> None:
+    result = CliRunner().invoke(main, ["audit", "lm-eval", "--out", str(tmp_path / "run")])
+    assert result.exit_code != 0
+    assert "give --tasks, or --samples with a logged run" in result.output
+    result = CliRunner().invoke(
+        main,
+        ["audit", "lm-eval", "--tasks", "x", "--fewshot-as-multiturn", "--out", str(tmp_path)],
+    )
+    assert "--fewshot-as-multiturn needs --apply-chat-template" in result.output
