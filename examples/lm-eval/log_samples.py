@@ -26,8 +26,11 @@ def main() -> None:
     parser.add_argument("--tasks", default="readout_mmlu")
     parser.add_argument("--include-path", default="examples/lm-eval")
     parser.add_argument("--num-fewshot", type=int, default=None)
-    parser.add_argument("--out", required=True, help="The results file (results_<date>.json); "
-                        "the samples files go beside it.")
+    parser.add_argument(
+        "--out",
+        required=True,
+        help="The results file (results_<date>.json); the samples files go beside it.",
+    )
     args = parser.parse_args()
     model = load_model("smollm2-135m")
     hflm = HFLM(pretrained=model._model, tokenizer=model.codec._tok, batch_size=8)
