@@ -61,6 +61,13 @@ def task_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     common = COMMON.format(dev=root / "dev.jsonl", test=root / "test.jsonl")
     for name, body in TASKS.items():
         (root / f"{name}.yaml").write_text(f"task: {name}\n{common}{body}", encoding="utf-8")
+    # a hub dataset, which the tests never download
+    (root / "tp_hub.yaml").write_text(
+        "task: tp_hub\ndataset_path: readout-audit-tests/not-on-this-machine\ntest_split: test\n"
+        "output_type: multiple_choice\ndoc_to_text: '{{question}}'\n"
+        "doc_to_choice: '{{choices}}'\ndoc_to_target: answer\n",
+        encoding="utf-8",
+    )
     members = "".join(f"  - {name}\n" for name in TASKS if name != "tp_generate")
     (root / "tp_all.yaml").write_text(f"group: tp_all\ntask:\n{members}", encoding="utf-8")
     return root

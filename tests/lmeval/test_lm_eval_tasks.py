@@ -173,7 +173,7 @@ def test_summary_per_task_and_group(plain_run) -> None:
     assert rows["tp_plain"].repairs["stem"].acc.estimate == pytest.approx(sum(stem_acc) / 3)
     assert group.acc.n_clusters == len(AUDITED)
     names = [c.name for c in summary.checks]
-    assert "first_tokens tp_shared" in names
+    assert "first_tokens tp_shared" in names and "first_tokens tp_all" in names
     shared = next(c for c in summary.checks if c.name == "first_tokens tp_shared")
     assert shared.verdict == "fail"
 
@@ -242,6 +242,8 @@ def test_bad_tasks_are_named(model: ScoringModel, task_dir: Path) -> None:
         task_documents(TaskSettings(tasks=("tp_nowhere",), include_path=str(task_dir)), None)
     with pytest.raises(InputError, match="'tp_generate' is a generate_until task"):
         task_documents(TaskSettings(tasks=("tp_generate",), include_path=str(task_dir)), None)
+    with pytest.raises(InputError, match=r"could not build the tasks \(offline: pass --allow"):
+        task_documents(TaskSettings(tasks=("tp_hub",), include_path=str(task_dir)), None)
 
 
 def test_bad_samples_are_named(plain_run, tmp_path: Path) -> None:

@@ -55,3 +55,21 @@ def test_command_needs_tasks_or_samples(tmp_path) -> None:
         ["audit", "lm-eval", "--tasks", "x", "--fewshot-as-multiturn", "--out", str(tmp_path)],
     )
     assert "--fewshot-as-multiturn needs --apply-chat-template" in result.output
+
+
+def test_samples_refuse_prompt_options(tmp_path) -> None:
+    result = CliRunner().invoke(
+        main,
+        [
+            "audit",
+            "lm-eval",
+            "--samples",
+            str(tmp_path),
+            "--num-fewshot",
+            "5",
+            "--out",
+            str(tmp_path / "r"),
+        ],
+    )
+    assert result.exit_code != 0
+    assert "--num-fewshot" in result.output and "as the logged run built them" in result.output

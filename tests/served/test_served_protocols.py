@@ -96,3 +96,26 @@ def test_lift_scores_on_a_served_scorer_as_on_the_local_model(served_spec, confo
         for records in (mine, {(r.item_id, r.variant): r for r in theirs}):
             oracle, empty = records[(cut, "oracle")], records[(cut, "empty")]
             assert np.mean(oracle.target_logprobs) > np.mean(empty.target_logprobs) + 0.3
+
+
+def test_logged_lm_eval_run_re_read_on_a_served_model(served_spec, conformance, tmp_path):
+    """lm-eval's own samples of the embedded model, re-read on the same model served by
+    llama-cpp-python, whose echoed log-probs of raw prompts conformance found misaligned: the
+    audit refuses them, and when told to use them anyway it says the run is not reproduced."""
+    logged = Path(__file__).parents[2] / "examples" / "lm-eval" / "logged"
+    (samples,) = logged.glob("samples_readout_mmlu_geography_*.jsonl")
+    args = ["audit", "lm-eval", "--samples", str(samples), "--limit", "1", "--model", served_spec]
+    args += ["--conformance", str(conformance), *ONE_AT_A_TIME]
+    code, output = invoke(*args, "--out", str(tmp_path / "refused"))
+    assert code != 0
+    assert "echoed log-probs of raw prompts read at the wrong position" in output
+    code, output = invoke(*args, "--allow-nonconforming", "--out", str(tmp_path / "run"))
+    assert code == 0, output
+    summary = read_run(tmp_path / "run").summary
+    (row,) = summary.tasks
+    found = row.reproduction
+    # judged against the served weights' tolerance from the verdict, not the float32 budget
+    assert found is not None and found.tolerance == Q4_1 and found.n_compared == 1
+    assert (found.max_abs_diff or 0) > Q4_1 and not found.reproduced
+    assert summary.checks[0].name == "reproduced readout_mmlu_geography"
+    assert summary.checks[0].verdict == "fail"

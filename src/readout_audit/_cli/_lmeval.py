@@ -8,7 +8,13 @@ from typing import Any
 import click
 
 from readout_audit._cli._audit import audit_group
-from readout_audit._cli._common import RunSettings, greedy_tokens, model_options, user_errors
+from readout_audit._cli._common import (
+    RunSettings,
+    greedy_tokens,
+    model_options,
+    refuse_unused,
+    user_errors,
+)
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._score import run_with_model
 from readout_audit._cli._types import SEED
@@ -25,6 +31,17 @@ from readout_audit.lmeval._summary import write_results_view
 from readout_audit.lmeval._tasks import DEFAULT_FEWSHOT_SEED
 from readout_audit.log._outputs import check_output_path
 from readout_audit.model._codec import TextCodec
+
+PROMPT_OPTIONS = (
+    "include_path",
+    "num_fewshot",
+    "apply_chat_template",
+    "fewshot_as_multiturn",
+    "system_instruction",
+    "fewshot_seed",
+    "template_kwarg",
+)
+"""lm-eval's prompt options: a logged run's prompts are already built."""
 
 
 def _names(text: str | None) -> tuple[str, ...]:
@@ -126,7 +143,8 @@ def lm_eval_command(
     tokens = greedy_tokens(options)
     docs: list[LMEvalDoc] = []
     if samples_source is not None:
-        docs = read_samples(samples_source)[:None]
+        refuse_unused(PROMPT_OPTIONS, "--samples reads the prompts as the logged run built them")
+        docs = read_samples(samples_source, tasks=names or None, limit=limit)
         source: dict[str, Any] = {"samples": str(samples_source)}
     else:
         settings.check()
@@ -134,7 +152,9 @@ def lm_eval_command(
 
     def preflight(codec: TextCodec, run: RunSettings) -> None:
         if samples_source is None:
+            click.echo(f"lm-eval: building the requests of {', '.join(names)}", err=True)
             docs.extend(task_documents(settings, codec, run.template_kwargs))
+            click.echo(f"lm-eval: {len(docs)} documents", err=True)
         for doc in docs:
             for variant in doc_variants(doc, stem, keep_whitespace):
                 prepare_doc(doc, codec, tokens, variant, stem or "")

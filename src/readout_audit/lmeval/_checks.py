@@ -19,21 +19,26 @@ def by_task(records: Sequence[LMEvalRecord]) -> dict[str, list[LMEvalRecord]]:
 
 
 def lm_eval_checks(records: Sequence[LMEvalRecord]) -> list[Check]:
-    """Reproduction of a logged run first, then checks 1–6 of the options audit, per task.
+    """Reproduction of a logged run, then checks 1–6 of the options audit per task and group.
 
-    Each is named by its task (``reproduced mmlu_x``, ``option_mass mmlu_x``).
+    Each is named by its task or group (``reproduced mmlu_x``, ``option_mass mmlu``); a
+    group's checks read its tasks' documents together.
     """
     checks = []
     for task, found in by_task(records).items():
         original = [r for r in found if r.variant == "production"]
         if (reproduced := reproduction_check(task, original)) is not None:
             checks.append(reproduced)
-    for task, found in by_task(records).items():
+    groups: dict[str, list[LMEvalRecord]] = {}
+    for record in records:
+        if record.group is not None:
+            groups.setdefault(record.group, []).append(record)
+    for name, found in [*by_task(records).items(), *groups.items()]:
         variants: dict[str, list[LMEvalRecord]] = {}
         for record in found:
             variants.setdefault(record.variant, []).append(record)
         checks += [
-            check.model_copy(update={"name": f"{check.name} {task}"})
-            for check in options_checks(variants, task)
+            check.model_copy(update={"name": f"{check.name} {name}"})
+            for check in options_checks(variants, name)
         ]
     return checks

@@ -22,11 +22,12 @@ HALF_PRECISION_TOLERANCE = 0.05
 def default_tolerance(info: ModelInfo, n_tokens: int) -> float:
     """How far a re-scored log-likelihood may be from a logged one and still reproduce it.
 
-    A served model: its weights type's conformance tolerance (the loosest for an unknown
-    type); a half-precision model: 0.05; a float32 model: the float32 budget.
+    A served model: its conformance verdict's tolerance for its weights type (the loosest
+    listed without one); a half-precision model: 0.05; a float32 model: the float32 budget.
     """
     if info.served is not None:
-        return tolerance_for(info.served.get("quantisation") or "unknown")
+        found = info.served.get("tolerance")
+        return float(found) if isinstance(found, int | float) else tolerance_for("unknown")
     if info.dtype in ("bfloat16", "float16", "torch.bfloat16", "torch.float16"):
         return HALF_PRECISION_TOLERANCE
     return float32_budget(n_tokens)

@@ -252,6 +252,7 @@ def gate(model: ServedModel, path: Path | None, allow: bool) -> None:
                 + ". Pass --allow-nonconforming to run anyway (recorded in the manifest)."
             )
         record["conformance"] = {u: conformance.verdicts()[u] for u in model.spec.base_urls}
+        record["tolerance"] = conformance.tolerance  # its weights type's |served − local| bound
         record["refused_forms"] = sorted(model.refused_forms)
     assert model.info.served is not None
     model.info.served.update(record)
