@@ -25,26 +25,29 @@ dataset_kwargs:
     test: {test}
 test_split: test
 fewshot_split: dev
-output_type: multiple_choice
-doc_to_target: answer
-metric_list:
-  - metric: acc
-  - metric: acc_norm
 """
+MC = "output_type: multiple_choice\ndoc_to_target: answer\nmetric_list:\n"
+MC += "  - metric: acc\n  - metric: acc_norm\n  - metric: exact_match\n"
+"""What the multiple-choice tasks share (the loglikelihood and generation ones differ)."""
 TASKS = {
     # plain multiple choice, letters after "Answer:"
-    "tp_plain": f"{ASK}doc_to_choice: [A, B, C, D]\n",
+    "tp_plain": f"{MC}{ASK}doc_to_choice: [A, B, C, D]\n",
     # few-shot from the dev split with lm-eval's first_n sampler
-    "tp_fewshot": f"{ASK}doc_to_choice: [A, B, C, D]\nnum_fewshot: 2\n"
+    "tp_fewshot": f"{MC}{ASK}doc_to_choice: [A, B, C, D]\nnum_fewshot: 2\n"
     "fewshot_config:\n  sampler: first_n\n",
     # full-text choices that share their first token (" the")
-    "tp_shared": 'doc_to_text: "{{question}}\\nAnswer:"\n'
+    "tp_shared": MC + 'doc_to_text: "{{question}}\\nAnswer:"\n'
     "doc_to_choice: \"{{choices | map('regex_replace', '^', 'the ') | list}}\"\n",
     # a context that ends in a space, with no delimiter: lm-eval moves the space
-    "tp_space": 'doc_to_text: "{{question}} Answer: "\ntarget_delimiter: ""\n'
+    "tp_space": MC + 'doc_to_text: "{{question}} Answer: "\ntarget_delimiter: ""\n'
     'doc_to_choice: "{{choices}}"\n',
+    # one continuation, lm-eval's acc: is it the greedy one?
+    "tp_loglik": 'doc_to_text: "{{question}} Answer:"\noutput_type: loglikelihood\n'
+    'doc_to_target: " {{choices[answer]}}"\nmetric_list:\n  - metric: acc\n'
+    "  - metric: perplexity\n",
     # not a readout at a position
-    "tp_generate": 'doc_to_text: "{{question}}"\noutput_type: generate_until\n'
+    "tp_generate": 'doc_to_text: "{{question}}"\ndoc_to_target: answer\n'
+    "output_type: generate_until\n"
     "generation_kwargs:\n  until: ['\\n']\n",
 }
 

@@ -24,7 +24,7 @@ from readout_audit.lmeval import (
 from readout_audit.log import read_run
 
 pytestmark = pytest.mark.model
-AUDITED = ("tp_plain", "tp_fewshot", "tp_shared", "tp_space")
+AUDITED = ("tp_plain", "tp_fewshot", "tp_shared", "tp_space", "tp_loglik")
 
 
 def lm_eval_samples(model: ScoringModel, task_dir: Path, **settings: Any) -> dict[str, list]:
@@ -74,8 +74,10 @@ def assert_same(records: list[LMEvalRecord], samples: dict[str, list], budget: A
         assert len(ours) == len(logged)
         tolerance = budget(record.n_tokens)
         assert max(abs(a - b) for a, b in zip(ours, logged, strict=True)) <= tolerance
-        assert record.lm_eval_metrics["acc"] == sample["acc"]
-        assert record.lm_eval_metrics["acc_norm"] == sample["acc_norm"]
+        metrics = [m for m in ("acc", "acc_norm", "exact_match") if m in sample]
+        assert metrics and {m: record.lm_eval_metrics[m] for m in metrics} == {
+            m: sample[m] for m in metrics
+        }
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +114,7 @@ def test_requests_and_numbers_are_lm_evals(plain_run, float32_budget) -> None:
     # only documents ending in whitespace get that rung; every document gets the stem
     assert {r.task for r in records if r.variant == "whitespace_kept"} == {"tp_space"}
     stems = [r for r in records if r.variant == "stem"]
-    assert len(stems) == sum(r.variant == "production" for r in records) == 12
+    assert len(stems) == sum(r.variant == "production" for r in records) == 15
     assert all(r.rendered_tail.endswith("Answer:Answer:") for r in stems if r.task == "tp_plain")
 
 
@@ -164,7 +166,7 @@ def test_summary_per_task_and_group(plain_run) -> None:
         )
         assert row.acc.low <= row.acc.estimate <= row.acc.high
     (group,) = summary.groups
-    assert group.name == "tp_all" and group.n_docs == 12
+    assert group.name == "tp_all" and group.n_docs == 15
     assert set(rows["tp_space"].repairs) == {"stem", "whitespace_kept"}
     assert set(rows["tp_plain"].repairs) == {"stem"}
     stem_acc = [

@@ -73,3 +73,16 @@ def test_samples_refuse_prompt_options(tmp_path) -> None:
     )
     assert result.exit_code != 0
     assert "--num-fewshot" in result.output and "as the logged run built them" in result.output
+
+
+def test_is_greedy_by_hand() -> None:
+    from readout_audit.lmeval._doc import is_greedy
+
+    assert is_greedy([5, 6], [5, 6, 7], budget=16) is True
+    assert is_greedy([5, 6], [5, 9, 7], budget=16) is False
+    assert is_greedy([5, 6], [5], budget=16) is False  # greedy stopped after 5
+    assert is_greedy([5, 6, 7], [5, 6], budget=2) is None  # ran out agreeing
+    assert is_greedy(None, [5], budget=16) is None  # boundary broken
+    metrics = lm_eval_metrics([-1.0, -2.0], ["A", "B"], [0], [True, False])
+    assert metrics["exact_match"] == 1.0
+    assert "exact_match" not in lm_eval_metrics([-1.0, -2.0], ["A", "B"], [0], [None, False])

@@ -12,7 +12,13 @@ from readout_audit.kind._kind import AuditKind
 from readout_audit.kind._registry import register_kind
 from readout_audit.kind._runner import Job, ScoreResult, run_kind
 from readout_audit.lmeval._checks import lm_eval_checks
-from readout_audit.lmeval._doc import LMEvalDoc, lm_eval_metrics, split_like_lm_eval
+from readout_audit.lmeval._doc import (
+    LMEvalDoc,
+    is_greedy,
+    lm_eval_metrics,
+    loglikelihood_metrics,
+    split_like_lm_eval,
+)
 from readout_audit.lmeval._record import LMEvalRecord
 from readout_audit.lmeval._reproduce import default_tolerance
 from readout_audit.lmeval._sections import lm_eval_sections
@@ -102,11 +108,14 @@ def lm_eval_record(
         model, job, spec="lm-eval", top_k=top_k, greedy_tokens=greedy_tokens, scores=scores
     )
     logliks = base.option_logprobs
-    metrics = (
-        lm_eval_metrics([float(x) for x in logliks if x is not None], doc.choices, doc.gold)
-        if None not in logliks and doc.gold
-        else {}
-    )
+    greedy = [is_greedy(ids, base.greedy.token_ids, greedy_tokens) for ids in base.option_token_ids]
+    if doc.output_type == "loglikelihood":
+        metrics = loglikelihood_metrics(greedy[0])
+    elif None not in logliks and doc.gold:
+        scored = [float(x) for x in logliks if x is not None]
+        metrics = lm_eval_metrics(scored, doc.choices, doc.gold, greedy)
+    else:
+        metrics = {}
     return LMEvalRecord(
         **base.model_dump(),
         task=doc.task,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -34,6 +35,7 @@ class LMEvalDoc(BaseModel):
     task: str
     group: str | None = None
     doc_id: int
+    output_type: Literal["multiple_choice", "loglikelihood"] = "multiple_choice"
     context: str
     continuations: tuple[str, ...]
     choices: tuple[str, ...]
@@ -57,14 +59,23 @@ def split_like_lm_eval(context: str, continuation: str) -> tuple[str, str]:
     return stripped, context[len(stripped) :] + continuation
 
 
+def loglikelihood_metrics(greedy: bool | None) -> dict[str, float]:
+    """A ``loglikelihood`` task's acc: whether its one continuation is the greedy one."""
+    return {} if greedy is None else {"acc": float(greedy)}
+
+
 def lm_eval_metrics(
-    logliks: Sequence[float], choices: Sequence[str], gold: Sequence[int]
+    logliks: Sequence[float],
+    choices: Sequence[str],
+    gold: Sequence[int],
+    greedy: Sequence[bool | None] = (),
 ) -> dict[str, float]:
     """acc, acc_norm and acc_bytes of one document, by lm-eval's ``process_results`` formulas.
 
     acc: argmax of the log-likelihoods; acc_norm: of log-likelihood per character of the choice
     (the continuation without its delimiter); acc_bytes: per UTF-8 byte. A document with
-    several gold indices counts a pick of any of them.
+    several gold indices counts a pick of any of them. With each continuation's ``greedy``
+    flag (:func:`is_greedy`), exact_match: whether a gold continuation is the greedy one.
     """
     lls = np.asarray(logliks, dtype=np.float64)
     chars = np.array([float(len(c)) for c in choices])
@@ -74,4 +85,28 @@ def lm_eval_metrics(
         "acc_norm": int(np.argmax(lls / chars)),
         "acc_bytes": int(np.argmax(lls / octets)),
     }
-    return {name: float(pick in gold) for name, pick in picks.items()}
+    metrics = {name: float(pick in gold) for name, pick in picks.items()}
+    flags = [greedy[g] for g in gold if g < len(greedy)]
+    if flags and None not in flags:
+        metrics["exact_match"] = float(any(flags))
+    return metrics
+
+
+def is_greedy(
+    continuation: Sequence[int] | None, greedy: Sequence[int], budget: int
+) -> bool | None:
+    """Whether greedy decoding from the context writes ``continuation`` (lm-eval's is_greedy).
+
+    ``greedy`` is the greedy continuation, at most ``budget`` tokens (shorter when it stopped).
+    None when that cannot be told: the continuation's boundary is broken, or it is longer than
+    a greedy text that ran its whole budget while agreeing with it.
+    """
+    if continuation is None:
+        return None
+    n = len(continuation)
+    shared = min(n, len(greedy))
+    if list(greedy[:shared]) != list(continuation[:shared]):
+        return False
+    if len(greedy) >= n:
+        return True
+    return None if len(greedy) >= budget else False

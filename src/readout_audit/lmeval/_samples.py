@@ -7,7 +7,7 @@ import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from readout_audit._exceptions import InputError
 from readout_audit._util._jsonl import loads_line
@@ -180,9 +180,14 @@ def _sample(task: str, raw: Any, source: str, line: int) -> LMEvalDoc:
         for name in raw.get("metrics", [])
         if isinstance(raw.get(name), int | float) and not isinstance(raw.get(name), bool)
     }
+    # a loglikelihood task logs perplexity; a multiple-choice one does not
+    scored: Literal["multiple_choice", "loglikelihood"] = (
+        "loglikelihood" if "perplexity" in raw.get("metrics", []) else "multiple_choice"
+    )
     return LMEvalDoc(
         task=task,
         doc_id=doc_id,
+        output_type=scored,
         context=kept[0][0],
         continuations=continuations,
         choices=choices,

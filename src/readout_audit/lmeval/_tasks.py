@@ -210,6 +210,7 @@ def _document(
             task=name,
             group=group,
             doc_id=doc_id,
+            output_type="loglikelihood",
             context=context,
             continuations=(continuation,),
             choices=(continuation,),
