@@ -264,3 +264,13 @@ def test_bad_samples_are_named(plain_run, tmp_path: Path) -> None:
     generated.write_text(json.dumps(row) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match=r":1, field 'arguments': a generate_until request"):
         read_samples(generated)
+
+
+def test_html_report_shows_the_tasks_and_repairs(plain_run, tmp_path: Path) -> None:
+    _, _, out = plain_run
+    page = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["report", str(out), "--html", str(page)])
+    assert result.exit_code == 0, result.output
+    html = page.read_text(encoding="utf-8")
+    assert "the readout audit</" in html and "What a repair changes" in html
+    assert all(task in html for task in AUDITED) and "first_tokens tp_shared" in html
