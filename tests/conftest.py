@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from readout_audit import ScoringModel, load_model
 from readout_audit._cli import main
 from readout_audit.model import embedded_gguf_path
+from readout_audit.model._conformance import float32_budget as float32_budget_of
 from readout_audit.serve import llama_server as llama_server_at
 
 THREADS = max(1, (os.cpu_count() or 1) // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
@@ -69,24 +70,14 @@ def torch_model(model: ScoringModel):
     return model._model
 
 
-FLOAT32_BUDGET = 1e-4
-"""Absolute error budget of one float32 log-probability per 64 context tokens (at least one).
-
-Differently shaped float32 computations (a batch against a single row, a cached continuation
-against a full forward) round differently, and the difference grows with the tokens summed
-into each attention and matrix product: ~2e-5 on short contexts on Intel CPUs, up to ~5e-5 on
-AMD. docs/architecture.md (Numerics) states the same budget; float64 tests use 1e-6.
-"""
-
-
+# the float32 tolerance the library states (docs/architecture.md, Numerics): ~2e-5 between
+# differently shaped float32 computations on short contexts on Intel CPUs, up to ~5e-5 on AMD;
+# float64 tests use 1e-6
 @pytest.fixture(scope="session")
 def float32_budget():
     """The float32 tolerance for a context of ``n_tokens`` tokens."""
 
-    def budget(n_tokens: int) -> float:
-        return FLOAT32_BUDGET * max(1.0, n_tokens / 64)
-
-    return budget
+    return float32_budget_of
 
 
 def pytest_collection_modifyitems(items):

@@ -19,6 +19,7 @@ from readout_audit._cli._registry import register_commands
 from readout_audit._cli._score import run_with_model
 from readout_audit._cli._types import SEED
 from readout_audit._exceptions import InputError
+from readout_audit._util._text import terminal_safe
 from readout_audit.lmeval import (
     LMEvalDoc,
     TaskSettings,
@@ -152,7 +153,8 @@ def lm_eval_command(
 
     def preflight(codec: TextCodec, run: RunSettings) -> None:
         if samples_source is None:
-            click.echo(f"lm-eval: building the requests of {', '.join(names)}", err=True)
+            shown = terminal_safe(", ".join(names))
+            click.echo(f"lm-eval: building the requests of {shown}", err=True)
             docs.extend(task_documents(settings, codec, run.template_kwargs))
             click.echo(f"lm-eval: {len(docs)} documents", err=True)
         for doc in docs:

@@ -3,7 +3,7 @@
 from readout_audit.lmeval._audit import LM_EVAL, audit_lm_eval, doc_item
 from readout_audit.lmeval._doc import LMEvalDoc, Logged, lm_eval_metrics, split_like_lm_eval
 from readout_audit.lmeval._record import LMEvalRecord
-from readout_audit.lmeval._reproduce import Reproduction, float32_budget
+from readout_audit.lmeval._reproduce import Reproduction
 from readout_audit.lmeval._samples import read_samples
 from readout_audit.lmeval._summary import (
     LMEvalSummary,
@@ -32,7 +32,6 @@ __all__ = [
     "TaskSettings",
     "audit_lm_eval",
     "doc_item",
-    "float32_budget",
     "lm_eval_metrics",
     "read_samples",
     "require_lm_eval",

@@ -10,11 +10,8 @@ from pydantic import BaseModel, ConfigDict
 from readout_audit.lmeval._record import LMEvalRecord
 from readout_audit.log._summary import Check
 from readout_audit.model._backend import ModelInfo
-from readout_audit.model._conformance import tolerance_for
+from readout_audit.model._conformance import float32_budget, tolerance_for
 
-FLOAT32_BUDGET = 1e-4
-"""Absolute budget of one float32 log-probability per 64 context tokens (docs/architecture.md,
-Numerics): two float32 computations of one value differ by rounding within it."""
 HALF_PRECISION_TOLERANCE = 0.05
 """For a logged run or a model in bfloat16 or float16 (conformance's bound for those types)."""
 
@@ -31,11 +28,6 @@ def default_tolerance(info: ModelInfo, n_tokens: int) -> float:
     if info.dtype in ("bfloat16", "float16", "torch.bfloat16", "torch.float16"):
         return HALF_PRECISION_TOLERANCE
     return float32_budget(n_tokens)
-
-
-def float32_budget(n_tokens: int) -> float:
-    """The float32 tolerance of a log-likelihood read after ``n_tokens`` context tokens."""
-    return FLOAT32_BUDGET * max(1.0, n_tokens / 64)
 
 
 class Reproduction(BaseModel):

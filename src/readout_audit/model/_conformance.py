@@ -70,6 +70,15 @@ same file dequantised to float32, the server also quantises activations: measure
 on Q4_1 (llama-cpp-python, SmolLM2-135M); each bound is about three times such a gap."""
 TAIL_TOKENS = 12
 
+FLOAT32_BUDGET = 1e-4
+"""Absolute budget of one float32 log-probability per 64 context tokens (docs/architecture.md,
+Numerics): two float32 computations of one value differ by rounding within it."""
+
+
+def float32_budget(n_tokens: int) -> float:
+    """The float32 tolerance of a log-likelihood read after ``n_tokens`` context tokens."""
+    return FLOAT32_BUDGET * max(1.0, n_tokens / 64)
+
 
 class Check(BaseModel):
     """One conformance check: its verdict, what was seen, and the number behind it."""
