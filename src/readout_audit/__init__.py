@@ -101,7 +101,9 @@ from readout_audit.log import (
     Run,
     ScoreRecord,
     Summary,
+    flatten_record,
     read_run,
+    records_frame,
 )
 from readout_audit.model import (
     EMBEDDED_SPEC,
@@ -119,6 +121,7 @@ from readout_audit.model import (
     load_model,
     open_served,
     read_conformance,
+    wrap_model,
 )
 from readout_audit.options import OPTIONS, OptionsSummary, audit_options
 from readout_audit.prompt import (
@@ -266,6 +269,7 @@ __all__ = [
     "encode_in_context",
     "ending_class",
     "first_step_logprob",
+    "flatten_record",
     "forecast_cut",
     "generate_answers",
     "generate_controlled_logic",
@@ -303,6 +307,7 @@ __all__ = [
     "read_position",
     "read_run",
     "read_samples",
+    "records_frame",
     "recover_splits",
     "register_kind",
     "render",
@@ -319,6 +324,7 @@ __all__ = [
     "summarise",
     "summarise_judge",
     "task_documents",
+    "wrap_model",
     "write_cuts",
     "write_forecasts",
     "write_inventory",

@@ -74,7 +74,7 @@ def test_hub_and_csv_layouts_give_the_same_items(hub_copy, tmp_path):
 
 
 def test_missing_dataset_offline_names_the_dataset(tmp_path):
-    with pytest.raises(InputError, match="offline: pass allow_download") as caught:
+    with pytest.raises(InputError, match="offline: pass --allow-download") as caught:
         load_mmlu_hf("no-such-owner/no-such-dataset", "geography", revision="0" * 40)
     assert caught.value.source == "no-such-owner/no-such-dataset"
 

@@ -136,7 +136,7 @@ def test_word_floor_and_seed_are_parameters(race_copy):
 
 
 def test_missing_dataset_offline_names_the_dataset():
-    with pytest.raises(InputError, match="offline: pass allow_download") as caught:
+    with pytest.raises(InputError, match="offline: pass --allow-download") as caught:
         load_race("no-such-owner/no-such-dataset")
     assert caught.value.source == "no-such-owner/no-such-dataset"
 

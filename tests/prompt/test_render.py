@@ -29,6 +29,7 @@ def test_messages_use_the_models_chat_template_with_generation_prompt(model, hf_
     fields = rendering.context_fields()
     assert fields.rendered_sha256 == hashlib.sha256(rendering.text.encode()).hexdigest()
     assert fields.rendered_tail == rendering.text[-60:] and len(fields.rendered_tail) == 60
+    assert fields.rendered_text == rendering.text
     assert fields.n_tokens == len(ids) and fields.scored_index == len(ids) - 1
     assert fields.last_token_id == ids[-1]
     assert fields.ending == "none"

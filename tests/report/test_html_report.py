@@ -12,6 +12,7 @@ import pytest
 
 from readout_audit import read_run
 from readout_audit.report import render_html, report_sections
+from readout_audit.report._html import SEARCH_SCRIPT
 from readout_audit.report._screenshot import CHROMIUM_FLAGS
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -36,7 +37,8 @@ def test_item_and_model_text_is_escaped(hostile_run, hostile_markup):
     html = render_html(read_run(hostile_run))
     assert SCRIPT not in html and IMG not in html
     tags = _tags(html)
-    assert "script" not in tags and "img" not in tags
+    assert "img" not in tags
+    assert re.findall(r"<script\b[^>]*>(.*?)</script>", html, re.S) == [SEARCH_SCRIPT]  # ours only
     assert not any(name.startswith("on") for attrs in tags.values() for name in attrs)
     assert "&lt;script&gt;alert(" in html  # shown as text in the prompt tail
     assert "&#34;&gt;&lt;img src=x onerror=" in html  # the item id, shown as text
@@ -115,9 +117,51 @@ def test_report_opens_in_headless_chromium(fixture, request, tmp_path):
             ARTIFACTS.mkdir(exist_ok=True)
             shot = ARTIFACTS / f"report-{run.manifest.kind}-{fixture}.png"
             assert driver.save_screenshot(str(shot))
+            search = _search(driver)
         finally:
             driver.quit()
     assert logs == [], logs  # no console errors (nor any other message)
     assert plots >= 1
-    assert scripts == 0 and images == 0  # injected markup stayed text
+    assert scripts == 1 and images == 0  # the search script only: injected markup stayed text
     assert shot.stat().st_size > 10_000
+    entries = len(re.findall(r'<details class="item"', page.read_text(encoding="utf-8")))
+    first, shown, matching, none, cleared = search
+    assert first in shown and shown == matching  # the entries holding every word of the title
+    assert none == (0, f"0 of {entries} shown")
+    assert cleared == (entries, f"{entries} of {entries} shown")
+
+
+ENTRIES = "Array.from(document.querySelectorAll('details.item'))"
+TITLE = "e => e.querySelector('.searched').textContent"
+HOLDS = (
+    "e => arguments[0].toLowerCase().split(/\\s+/).filter(Boolean).every(t => "
+    "Array.from(e.querySelectorAll('.searched'), s => s.textContent).join(' ')"
+    ".toLowerCase().includes(t))"
+)
+
+
+def _search(driver) -> tuple[str, list[str], list[str], tuple[int, str], tuple[int, str]]:
+    """Search for the first entry's title, then for text no entry holds, then for nothing.
+
+    Returns the first title, the titles shown for it, the titles of the entries holding each of
+    its words, and, for the other two searches, how many entries show and the box's count.
+    """
+    from selenium.webdriver.common.by import By
+
+    box = driver.find_element(By.CSS_SELECTOR, "p.search input")
+    count = driver.find_element(By.CSS_SELECTOR, "p.search output")
+    assert box.is_displayed()  # the script shows the box, hidden without it
+
+    def search(text: str) -> list[str]:
+        driver.execute_script("arguments[0].value = ''", box)
+        box.send_keys(text)  # typed: each key an input event
+        return driver.execute_script(
+            f"return {ENTRIES}.filter(e => e.getBoundingClientRect().height > 0).map({TITLE})"
+        )
+
+    first = driver.execute_script(f"return {ENTRIES}.map({TITLE})[0]")
+    matching = driver.execute_script(f"return {ENTRIES}.filter({HOLDS}).map({TITLE})", first)
+    shown = search(first)
+    none = (len(search("§no entry holds this§")), count.text)
+    cleared = (len(search(" ")), count.text)  # a blank query: every entry again
+    return first, shown, matching, none, cleared

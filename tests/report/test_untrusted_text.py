@@ -87,6 +87,8 @@ def test_html_report_escapes_item_text(markup_run, tmp_path):
     assert MARKUP in html and "[link=x]y[/link]" in html
     assert "\x1b" not in html and "\x07" not in html
     assert OVERRIDE not in html and "pay&lt;U+202E&gt;fdp.exe" in html  # shown, not obeyed
+    whole = "Repeat exactly: pay&lt;U+202E&gt;fdp.exe\npay&lt;U+202E&gt;fdp.exe"
+    assert f'<pre class="searched">{whole}</pre>' in html  # the full prompt, shown the same way
     written = CliRunner().invoke(main, ["report", str(out), "--html", str(tmp_path / "r.html")])
     assert written.exit_code == 0, written.output
     assert (tmp_path / "r.html").read_text(encoding="utf-8") == html

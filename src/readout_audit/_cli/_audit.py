@@ -14,24 +14,24 @@ from readout_audit._cli._common import (
     refuse_unused,
     user_errors,
 )
+from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._score import Preflight, prepare_all, run_with_model
 from readout_audit._cli._types import SEED
+from readout_audit._cli._warn import warn
 from readout_audit._exceptions import InputError
-from readout_audit.data import (
-    load_mc_source,
-    load_qa_source,
-    load_yesno_source,
-)
+from readout_audit.data import load_mc_source, load_yesno_source
 from readout_audit.data._polygraph import LIBRARY_SHOTS
 from readout_audit.data._qa import Correctness
+from readout_audit.data._sources import read_qa_source
 from readout_audit.kind import UnknownKindError, audit_kinds, get_kind
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._served_spec import is_served
 from readout_audit.model._vision import VisionCodec
 from readout_audit.options._audit import audit_options, ladder_items
+from readout_audit.options._checks import VERDICT_RUNGS
 from readout_audit.prompt._spec import BUILTIN_SPECS, Variant
-from readout_audit.prompt._spec_file import SPEC_SUFFIXES, load_spec_file
+from readout_audit.prompt._spec_file import SPEC_SUFFIXES, read_spec_file
 from readout_audit.ptrue._answers import LIBRARY_SEED, AnswerMode, PromptMode
 from readout_audit.ptrue._audit import audit_ptrue, readout_items
 from readout_audit.readout._yesno import LLAMA_PAIR, LLAMA_SET, NO_FORMS, YES_FORMS, ParseRule
@@ -40,6 +40,7 @@ from readout_audit.yesno._audit import (
     PARSE_TOKENS,
     YesNoSetup,
     audit_yesno,
+    ignored_images,
     yesno_item,
 )
 
@@ -97,10 +98,11 @@ def audit_group() -> None:
 @click.option(
     "--variants",
     default=None,
-    help="Comma-separated rungs of the prompt ladder (default: all: the generic ladder, the "
-    "forecast spec's conditions fixed_note, A1, A2, T1, T2 with their stems, a spec file's own).",
+    help="Comma-separated rungs of the prompt ladder, or quick: the rungs the checks read "
+    "(production, stem, space_appended). Default: all: the generic ladder, the forecast spec's "
+    "conditions fixed_note, A1, A2, T1, T2 with their stems, a spec file's own.",
 )
-@click.option("--limit", type=click.IntRange(1), help="Audit only the first N items.")
+@limit_option("items")
 @click.option(
     "--reader/--no-reader",
     default=None,
@@ -135,7 +137,9 @@ def options_command(
     if spec_name in BUILTIN_SPECS:
         spec, extra = BUILTIN_SPECS[spec_name], dict[str, Variant]()
     elif Path(spec_name).suffix in SPEC_SUFFIXES:
-        spec, extra = load_spec_file(spec_name)
+        spec_file = read_spec_file(spec_name)
+        spec, extra = spec_file.spec, spec_file.variants
+        warn(*spec_file.warnings)
     else:
         raise InputError(
             f"unknown spec {spec_name!r}; expected {', '.join(BUILTIN_SPECS)} or a "
@@ -143,7 +147,9 @@ def options_command(
             field="spec",
         )
     chosen = None
-    if variants is not None:
+    if variants == "quick":
+        chosen = list(VERDICT_RUNGS)
+    elif variants is not None:
         chosen = [v.strip() for v in variants.split(",") if v.strip()]
         if not chosen:
             raise InputError("no variants selected", field="variants")
@@ -192,7 +198,7 @@ def options_command(
     help="Examples per MMLU subject (lm-polygraph's 5).",
 )
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
-@click.option("--limit", type=click.IntRange(1), help="Audit only the first N items.")
+@limit_option("items")
 @click.option(
     "--correctness",
     type=click.Choice(["paper", "anywhere"]),
@@ -246,9 +252,11 @@ def ptrue_command(
             "position and --answers sets the answer step"
         )
     allow = options["allow_download"]
-    items = load_qa_source(items_source, shots_from=shots_from, shots=shots, allow_download=allow)[
-        :limit
-    ]
+    source = read_qa_source(
+        items_source, shots_from=shots_from, shots=shots, allow_download=allow, limit=limit
+    )
+    warn(*source.warnings)
+    items = source.items
     mode = cast(PromptMode, prompt_mode)
     answered = [i for i in items if i.answer is not None]  # others are generated: unknown yet
     readouts = [item for i in answered for item in readout_items(i, i.answer or "", mode).values()]
@@ -319,7 +327,7 @@ def _legacy(
     help="Image folder for a vision-language model (POPE: COCO val2014).",
 )
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
-@click.option("--limit", type=click.IntRange(1), help="Audit only the first N items.")
+@limit_option("items")
 @click.option(
     "--legacy-ids",
     help="Legacy two-token readout: YES_ID,NO_ID (default: LLaMA-2's 3582,1217 ported verbatim).",
@@ -434,20 +442,23 @@ def yesno_command(
                 [yesno_item(i, setup) for i in items], greedy_tokens(options, PARSE_TOKENS)
             ),
             spec,
+            ignored_images(items),
         ),
     )
 
 
-def _yesno_preflight(prepared: Preflight, spec: str) -> Preflight:
+def _yesno_preflight(prepared: Preflight, spec: str, text_only: str | None) -> Preflight:
     """``prepared``, after refusing ``--images`` for a model that reads text only.
 
-    A text model reads the question alone, so an image folder given for it would go unused;
-    the tokenizer (a processor for a vision-language model) says so before the weights load.
+    A text model reads the question alone, so an image folder given for it would go unused
+    and the items' image names are ignored (``text_only``, the warning shown if any are); the
+    tokenizer (a processor for a vision-language model) says so before the weights load.
     """
 
     def check(codec: TextCodec, settings: RunSettings) -> None:
         if not isinstance(codec, VisionCodec):
             refuse_unused(("images",), f"by {spec}, which reads text only")
+            warn(text_only)
         prepared(codec, settings)
 
     return check

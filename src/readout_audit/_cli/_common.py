@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import click
 from click.core import ParameterSource
 
+from readout_audit._cli._limit_plain import plain_option
 from readout_audit._cli._served import SERVED_ONLY, gate_options, served_options, with_options
 from readout_audit._exceptions import InputError, ReadoutError, RunDirectoryError
 from readout_audit._util._jsonl import decode_json
@@ -88,7 +89,7 @@ def refuse_unused(names: Collection[str], why: str) -> None:
         raise click.UsageError(redact_url(f"{', '.join(given)} {verb} not read {why}"))
 
 
-LOCAL_ONLY = ("device", "dtype", "device_map", "trust_remote_code")
+LOCAL_ONLY = ("device", "dtype", "device_map", "trust_remote_code", "threads")
 """The model options only a local model reads."""
 
 
@@ -195,7 +196,19 @@ def model_options(command: F) -> F:
             type=click.IntRange(1),
             help="Scored positions per model call (one padded forward, one batched decode).",
         ),
-        click.option("--plain", is_flag=True, help="No colour, ASCII borders: for logs and pipes."),
+        plain_option,
+        click.option(
+            "--verbose",
+            is_flag=True,
+            help="End with the manifest too (model files, commands, configuration, versions).",
+        ),
+        click.option(
+            "--threads",
+            type=click.IntRange(1),
+            default=None,
+            help="CPU threads for the model (default: torch's, one per core); fewer can be "
+            "faster on a busy machine.",
+        ),
         click.option(
             "--progress/--no-progress",
             default=None,

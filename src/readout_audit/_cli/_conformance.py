@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from readout_audit._cli._common import check_out, user_errors
+from readout_audit._cli._limit_plain import limit_option, plain_option
 from readout_audit._cli._model import quiet_loading
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._served import served_options, served_settings
@@ -36,10 +37,12 @@ def print_conformance(conformance: Conformance, plain: bool = False) -> None:
         for endpoint in conformance.endpoints
     ]
     verdict = "conforms" if conformance.conforms else "does NOT conform"
+    limited = "" if conformance.limit is None else f", first {conformance.limit} probe prompts"
     blocks.append(
         TextBlock(
             f"{conformance.model} {verdict} (reference {conformance.reference}, "
-            f"{conformance.quantisation or 'unquantised'}, tolerance {conformance.tolerance})"
+            f"{conformance.quantisation or 'unquantised'}, tolerance {conformance.tolerance}"
+            f"{limited})"
         )
     )
     with plain_tables(plain):
@@ -71,7 +74,8 @@ def print_conformance(conformance: Conformance, plain: bool = False) -> None:
     help="Largest accepted |served − local| log-prob (default: by quantisation).",
 )
 @served_options
-@click.option("--plain", is_flag=True, help="No colour.")
+@limit_option("probe prompts (raw prompts first, then chat prompts)")
+@plain_option
 @user_errors
 def conformance_command(
     model_spec: str,
@@ -79,6 +83,7 @@ def conformance_command(
     out: Path,
     quantisation: str | None,
     tolerance: float | None,
+    limit: int | None,
     plain: bool,
     **options: Any,
 ) -> None:
@@ -95,6 +100,7 @@ def conformance_command(
         quantisation=quantisation,
         tolerance=tolerance,
         progress=lambda line: click.echo(line, err=True),
+        limit=limit,
     )
     print_conformance(conformance, plain)
     click.echo(f"written to {out / CONFORMANCE_FILE}", err=True)

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 import click
 
 from readout_audit._cli._common import refuse_unused
+from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._model import ModelChoice
 from readout_audit._cli._served import cap_options, cost_cap, pool_options, with_options
 from readout_audit.judge import SourceBank, load_bank
@@ -42,7 +43,7 @@ _DATASETS = (
 
 
 def source_options(command: F) -> F:
-    """Where sources come from: ``--gsm8k``, ``--drop``, their splits, downloads, exclusions."""
+    """Where sources come from: ``--gsm8k``, ``--drop``, splits, ``--limit``, hub, exclusions."""
     return with_options(
         command,
         [
@@ -70,6 +71,7 @@ def source_options(command: F) -> F:
                 help="An earlier inventory (its directory or inventory.jsonl) whose source ids, "
                 "clusters and normalised questions are not used again (repeatable).",
             ),
+            limit_option("rows of each dataset, read before the sources are drawn"),
         ],
     )
 
@@ -90,6 +92,7 @@ def load_banks(options: dict[str, Any]) -> list[SourceBank]:
             split=options[f"{dataset}_split"],
             allow_download=options["allow_download"],
             dates=dataset == "drop" and options["drop_dates"],
+            limit=options["limit"],
         )
         for dataset in ("gsm8k", "drop")
         if options[dataset] is not None

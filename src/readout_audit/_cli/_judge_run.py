@@ -13,6 +13,7 @@ from readout_audit._cli._judge_options import (
     judge_runner,
     refuse_unused_execution,
 )
+from readout_audit._cli._limit_plain import plain_option
 from readout_audit._cli._score import finish
 from readout_audit._exceptions import InputError
 from readout_audit.judge.inventory._file import read_inventory
@@ -44,7 +45,7 @@ from readout_audit.progress import progress_mode
 )
 @execution_options
 @click.option("--allow-download", is_flag=True, help="Let hf: judges download from the Hub.")
-@click.option("--plain", is_flag=True, help="No colour, ASCII borders: for logs and pipes.")
+@plain_option
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr.")
 @user_errors
 def judge_run_command(
@@ -80,7 +81,7 @@ def judge_run_command(
 @click.option(
     "--out", required=True, type=click.Path(path_type=Path), help="The joint run directory."
 )
-@click.option("--plain", is_flag=True, help="No colour, ASCII borders: for logs and pipes.")
+@plain_option
 @user_errors
 def judge_analyze_command(runs: tuple[Path, ...], out: Path, plain: bool) -> None:
     """Analyse several judges' runs of one inventory as one family, from their files alone."""

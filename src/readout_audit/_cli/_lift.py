@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from readout_audit._cli._common import force_option, user_errors
 from readout_audit._cli._lift_predict import predict_command
 from readout_audit._cli._lift_score import lift_score_command, lift_toy_command
+from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._report import report_command
 from readout_audit._cli._types import SEED
@@ -63,9 +64,12 @@ def lift_group() -> None:
 )
 @click.option("--min-target", type=click.IntRange(1), help="Default 50 (equation), 200 (prose).")
 @click.option("--max-target", type=click.IntRange(1), help="Default 400 (equation), 2000 (prose).")
+@limit_option("papers of the SOURCES, in order")
 @force_option
 @user_errors
-def cut_command(sources: tuple[Path, ...], out: Path, force: bool, **settings: object) -> None:
+def cut_command(
+    sources: tuple[Path, ...], out: Path, limit: int | None, force: bool, **settings: object
+) -> None:
     """Cut .tex files, folders of them or arXiv tarballs (SOURCES) into prediction tasks."""
     for path in (out, stage_manifest_path(out)):
         check_output_path(path, option="out", inputs=sources, force=force)
@@ -73,7 +77,7 @@ def cut_command(sources: tuple[Path, ...], out: Path, force: bool, **settings: o
         cut_settings = CutSettings.model_validate(settings)
     except ValidationError as error:
         raise click.BadParameter(error.errors()[0]["msg"], param_hint="--min-target") from None
-    cuts, manifest = cut_papers(read_papers(sources), cut_settings)
+    cuts, manifest = cut_papers(read_papers(sources, limit), cut_settings)
     write_cuts(out, cuts, manifest)
     click.echo(cut_table(manifest))
     click.echo(terminal_safe(f"wrote {len(cuts)} {cut_settings.kind} cuts to {out}"))

@@ -9,8 +9,10 @@ from typing import Any
 import click
 
 from readout_audit._cli._common import model_options, run_options, user_errors
+from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._model import ModelChoice
 from readout_audit._cli._types import SEED
+from readout_audit._cli._warn import warn
 from readout_audit._util._text import terminal_safe
 from readout_audit.lift._cut import Cut
 from readout_audit.lift._cutfile import read_cuts
@@ -45,10 +47,9 @@ def run_predict(
     )
     empty = sum(not f.z for f in forecasts)
     if empty:
-        click.echo(
-            f"warning: {empty} of {len(forecasts)} forecasts are empty (a reasoning model may "
-            "spend --max-new-tokens before it answers); they score as the bare scaffold",
-            err=True,
+        warn(
+            f"{empty} of {len(forecasts)} forecasts are empty (a reasoning model may spend "
+            "--max-new-tokens before it answers); they score as the bare scaffold"
         )
     click.echo(
         terminal_safe(
@@ -96,6 +97,7 @@ def run_predict(
     is_flag=True,
     help="Send the prompt as plain text even when the model has a chat template.",
 )
+@limit_option("cuts of the cut file")
 @model_options
 @user_errors
 def predict_command(
@@ -105,13 +107,14 @@ def predict_command(
     seed: int,
     max_new_tokens: int | None,
     plain_prompt: bool,
+    limit: int | None,
     **options: Any,
 ) -> None:
     """Sample a forecast Z of every cut's hidden target at temperature 1."""
     # an existing forecast file is resumed (its manifest checked first), never truncated
     check_output_path(out, option="out", inputs=[cuts_path], force=True)
     run_predict(
-        read_cuts(cuts_path),
+        read_cuts(cuts_path)[:limit],
         out,
         options,
         setting=setting,

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from readout_audit._cli._common import check_out, model_options, refuse_unused, user_errors
+from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._model import ModelChoice
 from readout_audit._cli._score import finish
 from readout_audit._cli._types import SEED
@@ -95,6 +96,7 @@ def _pair(text: str) -> tuple[str, str]:
     help="A setting contrast A − B (repeatable), e.g. within each model family; default: each "
     "setting against the next, in the order the forecasts were given.",
 )
+@limit_option("cuts of the cut file (and only their forecasts)")
 @model_options
 @user_errors
 def lift_score_command(
@@ -108,6 +110,7 @@ def lift_score_command(
     no_toy: bool,
     seed: int,
     contrasts: tuple[str, ...],
+    limit: int | None,
     **options: Any,
 ) -> None:
     """Score each cut's true target under every condition, then report the lift.
@@ -126,7 +129,9 @@ def lift_score_command(
     setup = LiftSetup(multipliers=factors, oracle=not no_oracle, bos=bos)
     cuts: list[Cut] = read_cuts(cuts_path)
     found = [f for p in forecast_paths for f in read_forecasts(p, setting=setting, cuts=cuts)]
-    forecasts = forecasts_by_cut(found)
+    cuts = cuts[:limit]
+    kept = {cut.id for cut in cuts}
+    forecasts = forecasts_by_cut(f for f in found if f.cut_id in kept)
     pairs = [_pair(text) for text in contrasts] if contrasts else None
     setting_contrasts(forecast_settings(forecasts), pairs)  # checked before the model loads
     check_out(out, "lift")
@@ -148,7 +153,7 @@ def lift_score_command(
         seed=seed,
         contrasts=pairs,
     )
-    finish(out, options["plain"])
+    finish(out, options["plain"], options["verbose"])
 
 
 @click.command("toy")

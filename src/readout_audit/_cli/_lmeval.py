@@ -15,6 +15,7 @@ from readout_audit._cli._common import (
     refuse_unused,
     user_errors,
 )
+from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._score import run_with_model
 from readout_audit._cli._types import SEED
@@ -67,7 +68,7 @@ def _names(text: str | None) -> tuple[str, ...]:
 @click.option("--apply-chat-template", is_flag=True, help="lm-eval's --apply_chat_template.")
 @click.option("--fewshot-as-multiturn", is_flag=True, help="lm-eval's --fewshot_as_multiturn.")
 @click.option("--system-instruction", help="lm-eval's --system_instruction.")
-@click.option("--limit", type=click.IntRange(1), help="Documents per task (lm-eval's --limit).")
+@limit_option("documents of each task (lm-eval's --limit)")
 @click.option(
     "--fewshot-seed",
     type=SEED,

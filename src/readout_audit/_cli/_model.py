@@ -42,6 +42,7 @@ class ModelChoice:
     dtype: str = "auto"
     device_map: str | None = None
     trust_remote_code: bool = False
+    threads: int | None = None
     allow_download: bool = False
     served: ServedSettings | None = None
     tokenizer: str | None = None
@@ -58,6 +59,7 @@ class ModelChoice:
             dtype=options["dtype"],
             device_map=options["device_map"],
             trust_remote_code=options["trust_remote_code"],
+            threads=options["threads"],
             allow_download=options["allow_download"],
             served=served_settings(options) if served else None,
             tokenizer=(options["tokenizer"] or None) if served else None,

@@ -10,6 +10,7 @@ import click
 
 from readout_audit._cli._audit import audit_group
 from readout_audit._cli._common import RunSettings, greedy_tokens, model_options, user_errors
+from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._score import run_with_model
 from readout_audit._cli._types import SEED, FiniteFloat
@@ -134,6 +135,7 @@ def _numbers(text: str | None, field: str, kind: type[float] | type[int] = float
 )
 @click.option("--n-perm", default=10_000, show_default=True, type=click.IntRange(100))
 @click.option("--n-boot", default=10_000, show_default=True, type=click.IntRange(100))
+@limit_option("items of each split (probe training, fit, every held-out split), read or generated")
 @model_options
 @user_errors
 def recover_command(
@@ -158,6 +160,7 @@ def recover_command(
     seed: int,
     n_perm: int,
     n_boot: int,
+    limit: int | None,
     **options: Any,
 ) -> None:
     """Collapsed sequence scores: probes, label logits, string scores, label-free offsets."""
@@ -188,6 +191,7 @@ def recover_command(
         train_n=train_n,
         seed=generator_seed,
         allow_download=options["allow_download"],
+        limit=limit,
     )
     greedy = greedy_tokens(options, 0)
 

@@ -22,6 +22,7 @@ BUILT_IN = (
     "readout_audit._cli._recover",
     "readout_audit._cli._lmeval",
     "readout_audit._cli._report",
+    "readout_audit._cli._export",
     "readout_audit._cli._conformance",
     "readout_audit._cli._ledger",
     "readout_audit._cli._lift",

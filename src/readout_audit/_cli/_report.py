@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from readout_audit._cli._common import force_option, user_errors
+from readout_audit._cli._limit_plain import plain_option
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._types import SEED
 from readout_audit._util._jsonl import write_text_atomic
@@ -35,10 +36,20 @@ RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
     help="With --html: also save the page's top as PNG (needs Chromium).",
 )
 @force_option
-@click.option("--plain", is_flag=True, help="No colour, ASCII borders: for logs and pipes.")
+@plain_option
+@click.option(
+    "--manifest",
+    is_flag=True,
+    help="Also print the manifest: model files, commands, configuration, versions.",
+)
 @user_errors
 def report_command(
-    run_dir: Path, html_out: Path | None, screenshot: Path | None, force: bool, plain: bool
+    run_dir: Path,
+    html_out: Path | None,
+    screenshot: Path | None,
+    force: bool,
+    plain: bool,
+    manifest: bool,
 ) -> None:
     """Report a run directory (any audit kind) from its files alone."""
     if screenshot is not None and html_out is None:
@@ -48,7 +59,7 @@ def report_command(
         if screenshot is not None:
             check_output_path(screenshot, option="screenshot", inputs=[html_out], force=force)
     run = read_run(run_dir)
-    print_report(run, plain=plain)
+    print_report(run, plain=plain, verbose=manifest)
     if html_out is not None:
         click.echo(f"HTML report written to {write_html(run_dir, html_out)}")
     if screenshot is not None and html_out is not None:
@@ -67,7 +78,7 @@ def report_command(
     help="Also write the comparison as JSON.",
 )
 @force_option
-@click.option("--plain", is_flag=True, help="No colour, ASCII borders: for logs and pipes.")
+@plain_option
 @user_errors
 def compare_command(
     run_a: Path,

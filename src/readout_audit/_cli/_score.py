@@ -16,6 +16,7 @@ from readout_audit._cli._common import (
     run_options,
     user_errors,
 )
+from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._model import ModelChoice
 from readout_audit._cli._registry import register_commands
 from readout_audit._util._text import terminal_safe
@@ -29,9 +30,12 @@ from readout_audit.report._report import print_report
 from readout_audit.scoring._audit import prepare, score
 
 
-def finish(out: Path, plain: bool = False) -> None:
-    """Print the finished run's report (the same one ``readout report`` prints) and its place."""
-    print_report(read_run(out), plain=plain)
+def finish(out: Path, plain: bool = False, verbose: bool = False) -> None:
+    """Print the finished run's report (the one ``readout report`` prints) and its place.
+
+    ``verbose`` adds the manifest (``readout report --manifest``).
+    """
+    print_report(read_run(out), plain=plain, verbose=verbose)
     click.echo(terminal_safe(f"run written to {out}"))
 
 
@@ -55,7 +59,7 @@ def run_with_model(
     settings = run_options(options)
     check = None if preflight is None else (lambda codec: preflight(codec, settings))
     audit(ModelChoice.from_options(options).open(check), settings)
-    finish(out, options["plain"])
+    finish(out, options["plain"], options["verbose"])
 
 
 def prepare_all(items: Sequence[Item], greedy_tokens: int) -> Preflight:
@@ -93,7 +97,7 @@ def _run(items: Sequence[Item], out: Path, options: dict[str, Any]) -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Run directory (resumed if it exists with the same configuration).",
 )
-@click.option("--limit", type=click.IntRange(1), help="Score only the first N items.")
+@limit_option("items")
 @model_options
 @user_errors
 def score_command(items_path: Path, out: Path, limit: int | None, **options: Any) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
+from readout_audit._util._hub_access import hub_hint
 
 
 def hub_rows(
@@ -34,7 +35,7 @@ def hub_rows(
             )
             return [dict(row) for row in loaded]
     except Exception as error:  # datasets raises many types for a missing or offline dataset
-        hint = "" if allow_download else " (offline: pass allow_download to fetch it)"
+        hint = "" if local else f" ({hub_hint(allow_download)})"
         config = "" if subset is None else f" subset {subset!r}"
         raise InputError(
             f"cannot load dataset {dataset!r}{config} split {split!r}{hint}: {error}",

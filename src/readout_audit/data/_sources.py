@@ -6,6 +6,7 @@ so a notebook reads the same items the command line does.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from readout_audit._exceptions import InputError
@@ -70,6 +71,14 @@ def _is_mmlu(source: str) -> bool:
     return source.startswith("hf:") or Path(source).is_dir() or source.endswith(".csv")
 
 
+@dataclass(frozen=True)
+class QASource:
+    """The QA items a source gives, and what a command should warn about them."""
+
+    items: list[QAItem]
+    warnings: tuple[str, ...] = ()
+
+
 def load_qa_source(
     source: str,
     *,
@@ -80,10 +89,33 @@ def load_qa_source(
     """QA JSONL as given, or MMLU (CSV, folder or ``hf:``) in lm-polygraph's layout.
 
     The ``shots`` examples come from the dev rows of ``shots_from`` (an ``hf:`` source reads
-    its own).
+    its own); :func:`read_qa_source` also says when they are rows of the evaluated items.
+    """
+    return read_qa_source(
+        source, shots_from=shots_from, shots=shots, allow_download=allow_download
+    ).items
+
+
+def _row(item: MCItem) -> tuple[str, tuple[str, ...]]:
+    return item.question.strip(), tuple(item.choices)
+
+
+def read_qa_source(
+    source: str,
+    *,
+    shots_from: str | None = None,
+    shots: int = LIBRARY_SHOTS,
+    allow_download: bool = False,
+    limit: int | None = None,
+) -> QASource:
+    """The first ``limit`` items of :func:`load_qa_source`, warning of few-shot leakage.
+
+    An evaluated MMLU item that is also a row the examples are drawn from (the same id, or
+    the same question and choices: ``--shots-from`` naming the items' own file) may be shown
+    its own answer; the warning counts such items.
     """
     if not _is_mmlu(source):
-        return load_qa_items(Path(source))
+        return QASource(load_qa_items(Path(source))[:limit])
     examples: list[MCItem] = []
     if shots > 0:
         if shots_from is None and not source.startswith("hf:"):
@@ -94,7 +126,20 @@ def load_qa_source(
             )
         examples = load_mc_source(shots_from or source, "all", "dev", allow_download=allow_download)
     items = load_mc_source(source, "all", "test", allow_download=allow_download)
-    return polygraph_mmlu_items(items, examples, n_shot=shots)
+    converted = polygraph_mmlu_items(items, examples, n_shot=shots)[:limit]
+    ids, rows = {e.id for e in examples}, {_row(e) for e in examples}
+    shared = {item.id for item in items if item.id in ids or _row(item) in rows}
+    leaked = sum(item.id in shared for item in converted)
+    if not leaked:
+        return QASource(converted)
+    return QASource(
+        converted,
+        (
+            f"{leaked} of the {len(converted)} evaluated items are also rows the few-shot "
+            f"examples are drawn from ({shots_from or source}): an item may be shown with its "
+            "own answer (leakage); draw the examples from other rows (MMLU's dev split)",
+        ),
+    )
 
 
 def load_yesno_source(source: Path | None, images: Path | None = None) -> list[YesNoItem]:

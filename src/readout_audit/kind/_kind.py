@@ -31,6 +31,11 @@ def bound_record(model: ScoringModel, job: Job[Any], scores: PositionScores) -> 
     return job.payload(model, scores=scores)
 
 
+def no_headline(summary: Any) -> dict[str, float | None]:
+    """The usual headline: no numbers (``readout table`` shows the counts and verdicts alone)."""
+    return {}
+
+
 def item_and_variant(record: Any) -> tuple[str, ...]:
     """The usual record key: (item id, variant)."""
     return (record.item_id, record.variant)
@@ -76,6 +81,9 @@ class AuditKind(Generic[RecordT, SummaryT]):
     """Kind-specific paired differences for ``readout compare`` (pairs, n_boot, seed)."""
     command: Callable[[], click.Command] | None = None
     """Builds the ``readout audit NAME`` command (imported lazily, so the CLI stays fast)."""
+    headline: Callable[[SummaryT], dict[str, float | None]] = no_headline
+    """A few numbers that sum a run up, from its summary: ``readout table``'s columns (the same
+    name in several kinds is one column, e.g. ``accuracy``); None where one is not measured."""
     frozen_requests: bool = False
     """The run's requests are a frozen protocol: releasing a served call of unknown outcome
     amends it (:func:`release_unknown` asks why and keeps the reason)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -12,9 +12,21 @@ from readout_audit._exceptions import InputError, ReadoutError
 from readout_audit.log._manifest import Manifest
 from readout_audit.log._run import RunDirectory, read_run
 from readout_audit.log._summary import Summary, Timing
-from readout_audit.model._backend import DEFAULT_BATCH_SIZE, PositionRequest, ScoringModel
-from readout_audit.model._executor import Executor
-from readout_audit.progress import ProgressMode, progress_mode, reporter
+from readout_audit.model._backend import (
+    DEFAULT_BATCH_SIZE,
+    PositionRequest,
+    PositionScores,
+    ScoringModel,
+)
+from readout_audit.model._executor import Executor, LocalExecutor
+from readout_audit.progress import (
+    ProgressMode,
+    Reporter,
+    announce,
+    duration,
+    progress_mode,
+    reporter,
+)
 from readout_audit.serve import LEDGER_FILE
 
 if TYPE_CHECKING:
@@ -58,6 +70,7 @@ def run_kind(
     batch_size: int | None = None,
     executor: Executor | None = None,
     progress: bool | ProgressMode = False,
+    overwrite: bool = False,
 ) -> ScoreResult:
     """Run a kind into ``out``: lock, check or write the manifest, plan, score, summarise.
 
@@ -67,10 +80,12 @@ def run_kind(
     the same command resumes. The summary is computed from the files on disk, exactly as
     ``readout report`` computes it.
     ``progress``: True for a bar on a terminal and plain lines elsewhere (stderr), or a mode.
+    ``overwrite``: a run already in ``out`` (of any configuration) is deleted first, as when a
+    notebook cell runs again after its items changed; otherwise it is resumed or refused.
     """
     size = batch_size or DEFAULT_BATCH_SIZE
     manifest = Manifest.create(kind.name, model.info, config, seeds)  # checked before any write
-    with RunDirectory(out, kind) as run_dir:
+    with RunDirectory(out, kind, overwrite=overwrite) as run_dir:
         run_dir.start(manifest)
         if (execution := model.execution()) is not None:
             run_dir.record_execution(execution)
@@ -82,6 +97,7 @@ def run_kind(
                 if isinstance(progress, str)
                 else progress_mode(None if progress else False)
             )
+            announce(mode, "planning: rendering the prompts, running the stages before scoring")
             written = _write_records(
                 kind, model, run_dir, plan(run_dir), executor or model.executor(size), mode
             )
@@ -112,7 +128,7 @@ def _write_records(
     started, tokens = time.perf_counter(), 0
     status = getattr(executor, "status", None)  # a served run's requests and spend
     with reporter(mode, len(todo), status=status) as report:
-        for job, scores in executor.run(todo):
+        for job, scores in _calibrated(executor, todo, report):
             record = kind.make_record(model, job, scores)
             if kind.record_key(record) != job.key:
                 raise ReadoutError(
@@ -129,6 +145,50 @@ def _write_records(
             f"{min(missing)}); the run stays unfinished and a rerun scores them"
         )
     return _Written(len(planned), len(todo), tokens, time.perf_counter() - started)
+
+
+def _calibrated(
+    executor: Executor, todo: Sequence[Job[Any]], report: Reporter
+) -> Iterator[tuple[Job[Any], PositionScores]]:
+    """The jobs' answers; on a local model the shortest context's first, alone and timed.
+
+    The first record then comes in seconds rather than after a whole batch, and its time per
+    token gives an estimate of the run before it is spent. The records come in the order the
+    executor gives them anyway (shortest context first). A served model's requests are
+    concurrent already: they go as they are.
+    """
+    if not isinstance(executor, LocalExecutor):
+        yield from executor.run(todo)
+        return
+    ordered = sorted(todo, key=lambda job: len(job.request.context))
+    first = 1
+    while first < len(ordered) and ordered[first].request.context == ordered[0].request.context:
+        first += 1
+    started = time.perf_counter()
+    yield from executor.run(ordered[:first])
+    if first < len(ordered):
+        report.note(estimate(ordered, first, time.perf_counter() - started))
+        yield from executor.run(ordered[first:])
+
+
+def request_tokens(job: Job[Any]) -> tuple[int, int]:
+    """Tokens a job reads (context and continuations) and greedy tokens it writes."""
+    request = job.request
+    read = len(request.context) + sum(len(c) for c in request.continuations)
+    return read, request.greedy_tokens
+
+
+def estimate(todo: Sequence[Job[Any]], first: int, seconds: float) -> str:
+    """The run's positions and tokens, and its time at the pace of its first ``first`` jobs."""
+    counts = [request_tokens(job) for job in todo]
+    read, written = sum(c[0] for c in counts), sum(c[1] for c in counts)
+    done = sum(c[0] + c[1] for c in counts[:first])
+    total = (read + written) * seconds / max(done, 1)
+    return (
+        f"estimate: {len(todo)} positions, {read:,} tokens to read, {written:,} greedy tokens "
+        f"to write; about {duration(total)} at the first position's pace "
+        f"({seconds:.1f} s; batches usually go faster)"
+    )
 
 
 def unique_keys(jobs: Sequence[Job[Any]]) -> set[tuple[str, ...]]:

@@ -179,6 +179,7 @@ def score_lift(
     setup: LiftSetup | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool | ProgressMode = False,
+    overwrite: bool = False,
     toy: bool = True,
     seed: int = 0,
     contrasts: Sequence[tuple[str, str]] | None = None,
@@ -229,4 +230,13 @@ def score_lift(
             )
         return jobs
 
-    return run_kind(LIFT, model, out, config, plan, batch_size=batch_size, progress=progress)
+    return run_kind(
+        LIFT,
+        model,
+        out,
+        config,
+        plan,
+        batch_size=batch_size,
+        progress=progress,
+        overwrite=overwrite,
+    )

@@ -302,10 +302,15 @@ def read_source(path: Path) -> list[TexPaper]:
     return [read_archive(path)]
 
 
-def read_papers(sources: Sequence[Path]) -> list[TexPaper]:
-    """Every paper of every source, in order; two papers with one id are an error."""
+def read_papers(sources: Sequence[Path], limit: int | None = None) -> list[TexPaper]:
+    """Every paper of every source in order, or the first ``limit``; one id twice is an error.
+
+    Sources after those that give the first ``limit`` papers are not read.
+    """
     papers: dict[str, TexPaper] = {}
     for path in sources:
+        if limit is not None and len(papers) >= limit:
+            break
         for paper in read_source(Path(path)):
             if paper.id in papers:
                 raise InputError(
@@ -314,4 +319,4 @@ def read_papers(sources: Sequence[Path]) -> list[TexPaper]:
                     source=str(path),
                 )
             papers[paper.id] = paper
-    return list(papers.values())
+    return list(papers.values())[:limit]

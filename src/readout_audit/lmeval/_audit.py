@@ -26,6 +26,7 @@ from readout_audit.lmeval._summary import LMEvalSummary, summarise_lm_eval
 from readout_audit.model._backend import DEFAULT_BATCH_SIZE, PositionScores, ScoringModel
 from readout_audit.model._codec import TextCodec
 from readout_audit.options._audit import options_record, options_request
+from readout_audit.options._headline import ladder_headline
 from readout_audit.options._paired import options_paired_metrics
 from readout_audit.progress import ProgressMode
 from readout_audit.prompt._render import Rendering
@@ -144,6 +145,7 @@ def audit_lm_eval(
     greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool | ProgressMode = False,
+    overwrite: bool = False,
 ) -> ScoreResult:
     """Audit lm-eval's documents at the positions lm-eval scores, into the run ``out``.
 
@@ -182,7 +184,16 @@ def audit_lm_eval(
     config.update(
         {"source": source, "stem": stem, "keep_whitespace": keep_whitespace, "tolerance": tolerance}
     )
-    return run_kind(LM_EVAL, model, out, config, plan, batch_size=batch_size, progress=progress)
+    return run_kind(
+        LM_EVAL,
+        model,
+        out,
+        config,
+        plan,
+        batch_size=batch_size,
+        progress=progress,
+        overwrite=overwrite,
+    )
 
 
 LM_EVAL: AuditKind[LMEvalRecord, LMEvalSummary] = AuditKind(
@@ -195,5 +206,6 @@ LM_EVAL: AuditKind[LMEvalRecord, LMEvalSummary] = AuditKind(
     checks=lm_eval_checks,
     paired_metrics=options_paired_metrics,
     item_type=LMEvalDoc,
+    headline=lambda summary: ladder_headline(summary.variants),
 )
 register_kind(LM_EVAL)

@@ -149,6 +149,5 @@ def lm_eval_sections(run: Run[LMEvalRecord], summary: LMEvalSummary) -> list[Sec
             ],
         )
     )
-    original = [r for r in run.records if r.variant == "production"] or run.records
-    sections.append(browser(original))
+    sections.append(browser(run.records))
     return sections

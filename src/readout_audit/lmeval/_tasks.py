@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError, ReadoutError
+from readout_audit._util._hub_access import hub_hint, offline_switches
 from readout_audit.lmeval._doc import LMEvalDoc
 from readout_audit.model._codec import TextCodec
 
@@ -154,7 +155,9 @@ def task_documents(
         except (InputError, MissingExtraError):
             raise
         except Exception as error:  # lm-eval and datasets raise many kinds for a bad task
-            hint = "" if settings.allow_download else " (offline: pass --allow-download)"
+            # with downloads allowed the task itself may be at fault, unless the hub is held off
+            offline = not settings.allow_download or offline_switches()
+            hint = f" ({hub_hint(settings.allow_download)})" if offline else ""
             raise InputError(
                 f"lm-eval could not build the tasks{hint}: {error}", field="tasks"
             ) from None

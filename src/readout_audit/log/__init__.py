@@ -34,6 +34,7 @@ from readout_audit.log._summary import (
     Timing,
     Verdict,
 )
+from readout_audit.log._table import flatten_record, record_columns, records_frame, write_frame
 
 __all__ = [
     "ENTRY_POINTS",
@@ -59,13 +60,17 @@ __all__ = [
     "UnknownKindError",
     "check_output_path",
     "check_unlocked",
+    "flatten_record",
     "load_plugins",
     "package_versions",
     "read_manifest",
     "read_run",
+    "record_columns",
+    "records_frame",
     "register_run_kind",
     "run_kind",
     "run_kinds",
     "stage_manifest_path",
+    "write_frame",
     "write_once",
 ]

@@ -13,11 +13,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Generic, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -30,12 +31,16 @@ from readout_audit._util._jsonl import (
     write_json_atomic,
     write_lines_atomic,
 )
-from readout_audit._util._lock import RunLock, lock_holder
+from readout_audit._util._lock import LOCK, RunLock, lock_holder
 from readout_audit.log._kinds import RunKind, run_kind
 from readout_audit.log._manifest import Manifest, now
 from readout_audit.log._record import RECORD_SCHEMA_VERSION, UPGRADABLE_VERSIONS, RunRecord
 from readout_audit.log._stage import load_manifest, read_json_file, resumed_manifest
 from readout_audit.log._summary import SUMMARY_SCHEMA_VERSION, Summary
+from readout_audit.log._table import records_frame
+
+if TYPE_CHECKING:
+    import pandas
 
 MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
@@ -178,6 +183,19 @@ class Run(Generic[R]):
                 )
         return cast("Run[T]", self)
 
+    def to_pandas(self) -> pandas.DataFrame:
+        """The records as a pandas DataFrame: one row per record, in the order of the file.
+
+        The columns are the kind's record fields in order, the same for every run of the kind:
+        a nested model's fields are columns of their own with dotted names (``greedy.text``); a
+        field of one scalar type is a nullable column (``string``, ``Int64``, ``Float64``,
+        ``boolean``); a list, an object or a field of mixed type (``options``, ``top``,
+        ``metadata``, ``target``) is its compact JSON text. Null is a missing value everywhere.
+        ``readout export`` writes this frame as CSV or parquet. Needs pandas (imported here).
+        """
+        record_type = cast("type[BaseModel]", run_kind(self.manifest.kind).record_type)
+        return records_frame(self.records, record_type)
+
     @property
     def planned(self) -> int | None:
         """Records the last finished invocation planned (None when not counted)."""
@@ -232,7 +250,7 @@ class RunDirectory:
     skips every record already written.
     """
 
-    def __init__(self, directory: str | Path, kind: RunKind) -> None:
+    def __init__(self, directory: str | Path, kind: RunKind, overwrite: bool = False) -> None:
         self.directory = Path(directory)
         self.kind = kind
         try:
@@ -241,9 +259,23 @@ class RunDirectory:
             raise RunDirectoryError(f"cannot create {self.directory}: {error.strerror}") from None
         self._lock = RunLock(self.directory)
         self._lock.acquire()
+        if overwrite:
+            self._clear()
         self._appender: JsonlAppender | None = None
         self.done: set[tuple[str, ...]] = set()
         self.manifest: Manifest | None = None
+
+    def _clear(self) -> None:
+        """Delete the run held here, all but the lock (a folder without a manifest stays)."""
+        if not (self.directory / MANIFEST).exists():
+            return
+        for entry in self.directory.iterdir():
+            if entry.name == LOCK:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
 
     def __enter__(self) -> RunDirectory:
         return self

@@ -33,6 +33,7 @@ from readout_audit.model._gguf import gguf_quantisation
 from readout_audit.model._load import ModelSpec, load_codec, load_model, parse_model_spec
 from readout_audit.model._served import ServedModel, ServedSettings, load_served
 from readout_audit.model._served_executor import ServedExecutor, UnsettledError
+from readout_audit.model._wrap import wrap_model
 
 __all__ = [
     "CONFORMANCE_FILE",
@@ -65,6 +66,7 @@ __all__ = [
     "open_served",
     "parse_model_spec",
     "read_conformance",
+    "wrap_model",
     "write_conformance",
     "ServedModel",
     "ServedSettings",

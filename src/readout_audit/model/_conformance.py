@@ -117,6 +117,8 @@ class Conformance(BaseModel):
     quantisation: str | None
     tolerance: float
     endpoints: list[EndpointConformance]
+    limit: int | None = None
+    """Only the first ``limit`` probe prompts were checked (``--limit``); None: all of them."""
 
     @property
     def conforms(self) -> bool:
@@ -144,7 +146,8 @@ class _Prompt:
     """Trailing tokens without special ones, whose echoed log-probs are compared."""
 
 
-def _prompts(local: ScoringModel) -> list[_Prompt]:
+def _prompts(local: ScoringModel, limit: int | None = None) -> list[_Prompt]:
+    """The probe prompts, raw ones first, or the first ``limit`` of them."""
     codec = local.codec
     specials = set(getattr(codec.tokenizer, "all_special_ids", []))
     texts: list[tuple[Literal["raw", "chat"], str]] = [("raw", t) for t in RAW_PROMPTS]
@@ -154,7 +157,7 @@ def _prompts(local: ScoringModel) -> list[_Prompt]:
             for q in CHAT_QUESTIONS
         ]
     prompts = []
-    for form, text in texts:
+    for form, text in texts[:limit]:
         ids = [*codec.prefix_ids, *codec.encode(text)] if form == "raw" else codec.encode(text)
         tail = 0
         while tail < min(TAIL_TOKENS, len(ids) - 2) and ids[-1 - tail] not in specials:
@@ -202,10 +205,13 @@ class _Probe:
             for q in CHAT_QUESTIONS
         ]
 
-    def run(self) -> dict[str, CallResult]:
+    def calls(self) -> list[HttpCall]:
+        """Every call of the checks."""
         calls = [*self.echo, *self.greedy, *self.repeat, *self.chat]
-        calls += [c for c in self.tokenize if c is not None]
-        return {r.key: r for r in self.served.run_calls(calls)}
+        return calls + [c for c in self.tokenize if c is not None]
+
+    def run(self) -> dict[str, CallResult]:
+        return {r.key: r for r in self.served.run_calls(self.calls())}
 
 
 def _reply(results: Mapping[str, CallResult], call: HttpCall) -> Mapping[str, Any] | None:
@@ -214,12 +220,23 @@ def _reply(results: Mapping[str, CallResult], call: HttpCall) -> Mapping[str, An
 
 
 def check_endpoint(
-    served: ServedModel, local: ScoringModel, tolerance: float
+    served: ServedModel,
+    local: ScoringModel,
+    tolerance: float,
+    progress: Callable[[str], None] | None = None,
+    limit: int | None = None,
 ) -> EndpointConformance:
-    """Run every check on one endpoint (``served`` must name a single endpoint)."""
-    prompts = _prompts(local)
+    """Run every check on one endpoint (``served`` must name a single endpoint).
+
+    ``progress`` gets a line before each long step (the requests, the local reference);
+    ``limit`` reads only the first ``limit`` probe prompts (raw ones first).
+    """
+    say = progress or (lambda line: None)
+    prompts = _prompts(local, limit)
     probe = _Probe(served, local, prompts)
+    say(f"sending {len(probe.calls())} probe requests (echo, greedy, repeats, chat, tokenize)")
     results = probe.run()
+    say(f"reading the local reference's distributions on {len(prompts)} prompts")
     dists = [local.prefix_logprobs(p.ids) for p in prompts]
     checks = [
         _tokenisation(probe, results),
@@ -436,19 +453,24 @@ def check_conformance(
     quantisation: str | None,
     tolerance: float | None = None,
     progress: Callable[[str], None] | None = None,
+    limit: int | None = None,
 ) -> Conformance:
-    """Check every endpoint (one ``ServedModel`` each) against the local reference."""
-    limit = tolerance if tolerance is not None else tolerance_for(quantisation)
+    """Check every endpoint (one ``ServedModel`` each) against the local reference.
+
+    ``limit`` reads only the first ``limit`` probe prompts, and the file records it.
+    """
+    bound = tolerance if tolerance is not None else tolerance_for(quantisation)
     reports = []
     for model in served:
         if progress is not None:
             progress(f"checking {model.spec.base_urls[0]}")
-        reports.append(check_endpoint(model, local, limit))
+        reports.append(check_endpoint(model, local, bound, progress, limit))
     return Conformance(
         model=served[0].spec.model,
         reference=local.info.spec,
         reference_sha256=[f.sha256 for f in local.info.files],
         quantisation=quantisation,
-        tolerance=limit,
+        tolerance=bound,
         endpoints=reports,
+        limit=limit,
     )

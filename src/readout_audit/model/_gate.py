@@ -24,7 +24,7 @@ from readout_audit.model._codec import TextCodec
 from readout_audit.model._conformance import CONFORMANCE_FILE, Conformance, check_conformance
 from readout_audit.model._embedded import EMBEDDED_SPEC
 from readout_audit.model._gguf import gguf_quantisation
-from readout_audit.model._load import load_model, locate_files, parse_model_spec
+from readout_audit.model._load import load_model, locate_files, parse_model_spec, set_threads
 from readout_audit.model._served import ServedModel, ServedSettings, load_served
 from readout_audit.model._served_spec import is_served, parse_served_spec
 from readout_audit.serve import LEDGER_FILE
@@ -38,12 +38,14 @@ def write_conformance(
     quantisation: str | None,
     tolerance: float | None = None,
     progress: Callable[[str], None] | None = None,
+    limit: int | None = None,
 ) -> Conformance:
     """Check every endpoint against the local reference and write ``OUT/conformance.json``.
 
     ``OUT`` is locked while the checks run, and each endpoint's requests go through its own
     ledger (``OUT/endpoint-N/requests.sqlite``): a rerun replays the answers it has and never
-    resends a request of unknown outcome. The file is written whole or not at all.
+    resends a request of unknown outcome. The file is written whole or not at all. ``limit``
+    checks only the first ``limit`` probe prompts.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -56,7 +58,12 @@ def write_conformance(
                 ledger.parent.mkdir(exist_ok=True)
                 stack.enter_context(model.ledger(ledger))
             conformance = check_conformance(
-                served, local, quantisation=quantisation, tolerance=tolerance, progress=progress
+                served,
+                local,
+                quantisation=quantisation,
+                tolerance=tolerance,
+                progress=progress,
+                limit=limit,
             )
         write_json_atomic(out / CONFORMANCE_FILE, conformance.model_dump(mode="json"))
     finally:
@@ -81,12 +88,14 @@ def check_served(
     quantisation: str | None = None,
     tolerance: float | None = None,
     progress: Callable[[str], None] | None = None,
+    limit: int | None = None,
 ) -> Conformance:
     """``readout conformance`` as one call, written to ``OUT/conformance.json``.
 
     Every endpoint of ``model_spec`` is checked against the local model ``reference`` names
     (``local`` if already loaded); the spec is checked before the reference loads. The weights
     type defaults to the reference's GGUF file's, the served model's tokenizer to the reference.
+    ``limit`` checks only the first ``limit`` probe prompts.
     """
     if not is_served(model_spec):
         raise InputError("conformance checks a served model: openai:<url>#<name>", field="model")
@@ -102,7 +111,13 @@ def check_served(
     if local is None:
         local = load_model(reference)
     return write_conformance(
-        served, local, out, quantisation=quantisation, tolerance=tolerance, progress=progress
+        served,
+        local,
+        out,
+        quantisation=quantisation,
+        tolerance=tolerance,
+        progress=progress,
+        limit=limit,
     )
 
 
@@ -129,6 +144,7 @@ def open_model(
     device: str = "auto",
     device_map: str | None = None,
     trust_remote_code: bool = False,
+    threads: int | None = None,
     preflight: Callable[[TextCodec], None] | None = None,
 ) -> ScoringModel:
     """Any model spec as a scoring model, as every command opens one.
@@ -144,6 +160,7 @@ def open_model(
             "device": device != "auto",
             "device_map": device_map is not None,
             "trust_remote_code": trust_remote_code,
+            "threads": threads is not None,
         }
         given = [name for name, set_ in placement.items() if set_]
         if given:
@@ -172,6 +189,7 @@ def open_model(
             f"only a served model reads {', '.join(given)}; {spec!r} is a local model",
             field=given[0],
         )
+    set_threads(threads)
     return load_model(
         spec,
         allow_download=allow_download,

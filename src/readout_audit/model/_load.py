@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from readout_audit._exceptions import InputError, ModelNotAvailableError
+from readout_audit._util._hub_access import hub_hint
 from readout_audit.model._backend import ModelFile, ModelInfo, ScoringModel
 from readout_audit.model._cache import converted, sha256_file, store_converted
 from readout_audit.model._device import resolve_device, resolve_dtype
@@ -80,10 +81,11 @@ def _resolve_hf_directory(spec: ModelSpec, allow_download: bool) -> Path:
                 spec.location, revision=spec.revision, local_files_only=not allow_download
             )
         )
-    except LocalEntryNotFoundError:
+    except LocalEntryNotFoundError as error:
+        cause = f" ({error.__cause__ or error})" if allow_download else ""
         raise ModelNotAvailableError(
             f"{spec} is not available offline: it is neither a local directory nor in the Hugging "
-            "Face cache; download it first, or pass --allow-download (allow_download=True)"
+            f"Face cache; {hub_hint(allow_download)}{cause}"
         ) from None
     except Exception as error:
         raise ModelNotAvailableError(f"cannot load {spec}: {error}") from error
@@ -109,6 +111,7 @@ def load_model(
     device: str = "auto",
     device_map: str | None = None,
     trust_remote_code: bool = False,
+    threads: int | None = None,
     preflight: Preflight | None = None,
 ) -> ScoringModel:
     """Load a model spec as a scoring backend (local files only unless ``allow_download``).
@@ -117,16 +120,29 @@ def load_model(
     ``dtype``: auto (bfloat16 on a GPU, float32 otherwise) or a torch dtype name;
     ``device_map="auto"`` spreads a model too large for one GPU (accelerate's placement).
     ``trust_remote_code`` runs a checkpoint's own modelling code (off unless asked).
+    ``threads`` sets torch's CPU threads for the whole process (default: one per core).
     ``preflight(codec)`` runs once the tokenizer is loaded and before the weights are, so a
     check that needs only the tokenizer (items against the context window) fails early.
     """
     parsed = parse_model_spec(spec)
+    set_threads(threads)
     if device_map not in (None, "auto"):
         raise InputError(f"unknown device map {device_map!r}; expected auto", field="device-map")
     resolved = resolve_device(device)
     place = Placement(resolved, resolve_dtype(dtype, resolved), device_map, trust_remote_code)
     directory, gguf_file, weights = locate_files(parsed, allow_download)
     return _load_transformers(str(parsed), directory, gguf_file, weights, place, preflight)
+
+
+def set_threads(threads: int | None) -> None:
+    """Set torch's CPU threads for the process (None leaves torch's default, one per core)."""
+    if threads is None:
+        return
+    if threads < 1:
+        raise InputError(f"threads must be at least 1, got {threads}", field="threads")
+    import torch
+
+    torch.set_num_threads(threads)
 
 
 def locate_files(parsed: ModelSpec, allow_download: bool) -> tuple[Path, str | None, list[Path]]:

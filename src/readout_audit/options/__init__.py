@@ -7,6 +7,9 @@ from readout_audit.options._audit import (
     audit_options,
     summarise_options,
 )
+from readout_audit.options._checks import (
+    VERDICT_RUNGS,
+)
 from readout_audit.options._downstream import (
     Downstream,
 )
@@ -20,6 +23,7 @@ __all__ = [
     "LadderRung",
     "OptionsRecord",
     "OptionsSummary",
+    "VERDICT_RUNGS",
     "audit_options",
     "summarise_options",
 ]

@@ -30,6 +30,7 @@ from readout_audit.options._accuracy import RungAccuracy, rung_accuracy
 from readout_audit.options._checks import options_checks, variant_summary
 from readout_audit.options._downstream import WRITTEN_TOKENS, Downstream, forecast_downstream
 from readout_audit.options._forecast import attach_reader
+from readout_audit.options._headline import options_headline
 from readout_audit.options._paired import options_paired_metrics
 from readout_audit.options._record import OptionsRecord
 from readout_audit.options._sections import options_sections
@@ -244,6 +245,7 @@ def audit_options(
     extra_variants: Mapping[str, Variant] | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool = False,
+    overwrite: bool = False,
 ) -> ScoreResult:
     """Run the constrained-option audit: every item under every selected ladder variant.
 
@@ -289,7 +291,16 @@ def audit_options(
     config.update({"spec": spec.name, "variants": chosen, "reader": reader})
     if reader:
         config.update({"note_budget": note_budget, "production_greedy_tokens": written})
-    return run_kind(OPTIONS, model, out, config, plan, batch_size=batch_size, progress=progress)
+    return run_kind(
+        OPTIONS,
+        model,
+        out,
+        config,
+        plan,
+        batch_size=batch_size,
+        progress=progress,
+        overwrite=overwrite,
+    )
 
 
 OPTIONS: AuditKind[OptionsRecord, OptionsSummary] = AuditKind(
@@ -302,5 +313,6 @@ OPTIONS: AuditKind[OptionsRecord, OptionsSummary] = AuditKind(
     checks=lambda records: options_checks(by_rung(records)),
     paired_metrics=options_paired_metrics,
     item_type=MCItem,
+    headline=options_headline,
 )
 register_kind(OPTIONS)

@@ -264,6 +264,11 @@ def _checks_at(
     ]
 
 
+VERDICT_RUNGS = ("production", "stem", "space_appended")
+"""The rungs the checks read (the quick ladder): the original position, the answer stem, and
+the space that tests whether the rendering omits a separator."""
+
+
 def options_checks(
     by_variant: Mapping[str, Sequence[OptionsRecord]], label: str | None = None
 ) -> list[Check]:

@@ -110,8 +110,7 @@ def options_sections(run: Run[OptionsRecord], summary: OptionsSummary) -> list[S
     sections = [ladder]
     if summary.downstream is not None:
         sections.append(downstream_section(summary.downstream))
-    production = [r for r in run.records if r.variant == "production"] or run.records
-    sections.append(browser(production))
+    sections.append(browser(run.records))
     return sections
 
 

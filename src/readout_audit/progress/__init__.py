@@ -9,8 +9,19 @@ from readout_audit.progress._progress import (
     LineReporter,
     ProgressMode,
     Reporter,
+    announce,
+    duration,
     progress_mode,
     reporter,
 )
 
-__all__ = ["LINE_INTERVAL", "LineReporter", "ProgressMode", "Reporter", "progress_mode", "reporter"]
+__all__ = [
+    "LINE_INTERVAL",
+    "LineReporter",
+    "ProgressMode",
+    "Reporter",
+    "announce",
+    "duration",
+    "progress_mode",
+    "reporter",
+]

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from typing import Literal, Protocol, TextIO
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.text import Text
 
 ProgressMode = Literal["bar", "lines", "off"]
 LINE_INTERVAL = 10.0
@@ -16,10 +17,14 @@ LINE_INTERVAL = 10.0
 
 
 class Reporter(Protocol):
-    """Told about every finished record."""
+    """Told about every finished record, and given a line to show (an estimate) now and then."""
 
     def advance(self) -> None:
         """One more record is on disk."""
+        ...
+
+    def note(self, line: str) -> None:
+        """Show ``line`` once, above the progress."""
         ...
 
 
@@ -30,7 +35,8 @@ def progress_mode(flag: bool | None, stream: TextIO | None = None) -> ProgressMo
     return "bar" if (stream or sys.stderr).isatty() else "lines"
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """Seconds as ``1h02m`` or ``3m05s``."""
     hours, rest = divmod(round(seconds), 3600)
     return f"{hours}h{rest // 60:02d}m" if hours else f"{rest // 60}m{rest % 60:02d}s"
 
@@ -59,20 +65,24 @@ class LineReporter:
         elapsed = max(time.monotonic() - self.started, 1e-9)
         rate = self.done / elapsed
         share = self.done / self.total if self.total else 1.0
-        eta = _duration((self.total - self.done) / rate) if rate > 0 else "unknown"
+        eta = duration((self.total - self.done) / rate) if rate > 0 else "unknown"
         line = (
             f"{self.label}: {self.done}/{self.total} ({share:.0%}), {rate:.2f} items/s, "
-            f"ETA {eta}, elapsed {_duration(elapsed)}"
+            f"ETA {eta}, elapsed {duration(elapsed)}"
         )
         return f"{line}; {self.status()}" if self.status else line
 
     def advance(self) -> None:
-        """Count a record; write a line when ``interval`` has passed or the run is complete."""
+        """Count a record; a line for the first, then every ``interval`` seconds, and the last."""
         self.done += 1
         now = time.monotonic()
-        if now - self.last >= self.interval or self.done == self.total:
+        if self.done == 1 or now - self.last >= self.interval or self.done == self.total:
             self.last = now
             print(self.line(), file=self.stream, flush=True)
+
+    def note(self, line: str) -> None:
+        """Write ``line`` as it is, prefixed with the stage's label."""
+        print(f"{self.label}: {line}", file=self.stream, flush=True)
 
 
 class _BarReporter:
@@ -95,10 +105,22 @@ class _BarReporter:
         else:
             self.bar.advance(self.task)
 
+    def note(self, line: str) -> None:
+        self.bar.console.print(Text(line))
+
 
 class _Silent:
     def advance(self) -> None:
         pass
+
+    def note(self, line: str) -> None:
+        pass
+
+
+def announce(mode: ProgressMode, line: str, stream: TextIO | None = None) -> None:
+    """Write ``line`` before a step that may be silent for long, unless progress is off."""
+    if mode != "off":
+        print(line, file=stream or sys.stderr, flush=True)
 
 
 @contextmanager

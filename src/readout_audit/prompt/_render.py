@@ -36,6 +36,8 @@ class RenderedContext(BaseModel):
     """SHA-256 of the rendered text (UTF-8, nothing added)."""
     rendered_tail: str
     """The rendered text's last 60 characters."""
+    rendered_text: str | None = None
+    """The whole rendered text; None in records written before it was kept."""
     n_tokens: int
     """Number of context tokens, leading special tokens included."""
     scored_index: int
@@ -91,6 +93,7 @@ class Rendering:
         return RenderedContext(
             rendered_sha256=hashlib.sha256(self.text.encode("utf-8")).hexdigest(),
             rendered_tail=self.text[-TAIL_CHARS:],
+            rendered_text=self.text,
             n_tokens=len(self.token_ids),
             scored_index=len(self.token_ids) - 1,
             last_token_id=self.token_ids[-1],

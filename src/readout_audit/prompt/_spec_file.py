@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import string
 import tomllib
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -170,14 +170,39 @@ def _read_tables(path: Path) -> dict[str, Any]:
     return data
 
 
+@dataclass(frozen=True)
+class SpecFile:
+    """A spec file's prompt spec, its own ladder rungs, and what it leaves to assumption."""
+
+    spec: PromptSpec
+    variants: dict[str, Variant]
+    warnings: tuple[str, ...] = ()
+    """What the file leaves out and the run then assumes, in words a command shows."""
+
+
+NO_TARGET = (
+    "{source}: the [spec] table sets no target, so records take the forecast's (whether the "
+    "note-only reader was right) and no accuracy table is produced; for accuracy against the "
+    "items' gold letters add target = \"answer\" with options = [] (the items' own letters)"
+)
+"""The warning for a spec file without ``target``."""
+
+
 def load_spec_file(path: str | Path) -> tuple[PromptSpec, dict[str, Variant]]:
+    """A TOML or YAML spec file's prompt spec and variants (:func:`read_spec_file`, no warnings)."""
+    read = read_spec_file(path)
+    return read.spec, read.variants
+
+
+def read_spec_file(path: str | Path) -> SpecFile:
     """Read a TOML or YAML spec file: a ``spec`` table and optional ``variants.<name>`` tables.
 
     Missing spec keys default to the forecast spec's (not its conditions A1 … T2, which are
     written for its template). A variant sets any of ``item_instruction``
     (empty string deletes it), ``stem``, ``fenced``, ``task_in_system`` and ``delete_choices``.
     Every key is type-checked (``options: "yes"`` is an error, not three letters) and every
-    template may name only its own fields.
+    template may name only its own fields. A file without ``target`` gets a warning: it takes
+    the forecast's, so its records carry no gold answer to score accuracy against.
     """
     path = Path(path)
     source = str(path)
@@ -221,4 +246,5 @@ def load_spec_file(path: str | Path) -> tuple[PromptSpec, dict[str, Variant]]:
         raise InputError(
             f"variant name(s) {sorted(clash)} are built-in rungs", source=source, field="variants"
         )
-    return spec, variants
+    warnings = () if table.target is not None else (NO_TARGET.format(source=source),)
+    return SpecFile(spec, variants, warnings)

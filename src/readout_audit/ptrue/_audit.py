@@ -35,6 +35,7 @@ from readout_audit.ptrue._answers import (
     iter_answers,
     question_item,
 )
+from readout_audit.ptrue._headline import ptrue_headline
 from readout_audit.ptrue._paired import ptrue_paired_metrics
 from readout_audit.ptrue._record import PTrueRecord
 from readout_audit.ptrue._sections import ptrue_sections
@@ -325,6 +326,7 @@ def audit_ptrue(
     seed: int = LIBRARY_SEED,
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool = False,
+    overwrite: bool = False,
 ) -> ScoreResult:
     """Score six P(True) readouts of each (question, answer) pair against its correctness.
 
@@ -384,7 +386,16 @@ def audit_ptrue(
         # log-probabilities cannot undo: the library value is exact where this is 1.0
         "repetition_penalty": model.generation_defaults()["repetition_penalty"],
     }
-    return run_kind(PTRUE, model, out, config, plan, batch_size=batch_size, progress=progress)
+    return run_kind(
+        PTRUE,
+        model,
+        out,
+        config,
+        plan,
+        batch_size=batch_size,
+        progress=progress,
+        overwrite=overwrite,
+    )
 
 
 PTRUE: AuditKind[PTrueRecord, PTrueSummary] = AuditKind(
@@ -396,5 +407,6 @@ PTRUE: AuditKind[PTrueRecord, PTrueSummary] = AuditKind(
     sections=ptrue_sections,
     item_type=QAItem,
     paired_metrics=ptrue_paired_metrics,
+    headline=ptrue_headline,
 )
 register_kind(PTRUE)

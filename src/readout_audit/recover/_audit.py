@@ -233,6 +233,7 @@ def audit_recover(
     template_kwargs: Mapping[str, Any] | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool = False,
+    overwrite: bool = False,
 ) -> ScoreResult:
     """Score every split under every configuration into ``out``; the summary does the rest.
 
@@ -265,5 +266,13 @@ def audit_recover(
     }
     seeds = {"analysis": setup.seed, **{f"probe_{i}": s for i, s in enumerate(setup.probe_seeds)}}
     return run_kind(
-        RECOVER, model, out, config, plan, seeds=seeds, batch_size=batch_size, progress=progress
+        RECOVER,
+        model,
+        out,
+        config,
+        plan,
+        seeds=seeds,
+        batch_size=batch_size,
+        progress=progress,
+        overwrite=overwrite,
     )

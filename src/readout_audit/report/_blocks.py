@@ -79,6 +79,8 @@ class ItemView:
     title: str
     tail: str
     """The rendered prompt's last characters; the scored position follows them."""
+    prompt: str | None
+    """The whole rendered prompt (None in records written before it was kept)."""
     mass: str
     top: list[TopToken]
     options: list[tuple[str, str, str]]
@@ -88,7 +90,7 @@ class ItemView:
 
 @dataclass(frozen=True)
 class ItemsBlock:
-    """The worst items by option mass, one expandable entry each."""
+    """The worst items by option mass, one expandable entry per variant, and a search box."""
 
     title: str
     items: list[ItemView]
@@ -160,6 +162,7 @@ def item_view(record: ScoreRecord, label: str = "") -> ItemView:
     return ItemView(
         title=f"{record.item_id} · {record.variant}{label}",
         tail=record.rendered_tail,
+        prompt=record.rendered_text,
         mass=fmt(record.option_mass),
         top=record.top,
         options=options,
@@ -168,8 +171,22 @@ def item_view(record: ScoreRecord, label: str = "") -> ItemView:
 
 
 def worst_items(records: list[ScoreRecord], n: int = 12) -> list[ItemView]:
-    """The ``n`` records with the least option mass (unmeasured mass counts as least)."""
-    ranked = sorted(
-        records, key=lambda r: (r.option_mass is not None, r.option_mass or 0.0, r.item_id)
-    )
-    return [item_view(r) for r in ranked[:n]]
+    """Every variant of the ``n`` items whose worst variant has the least option mass.
+
+    Unmeasured mass counts as least. An item's variants follow the order in which the records
+    first show each variant.
+    """
+    order = {variant: i for i, variant in enumerate(dict.fromkeys(r.variant for r in records))}
+    items: dict[str, list[ScoreRecord]] = {}
+    for r in records:
+        items.setdefault(r.item_id, []).append(r)
+
+    def least(record: ScoreRecord) -> tuple[bool, float]:
+        return (record.option_mass is not None, record.option_mass or 0.0)
+
+    ranked = sorted(items.items(), key=lambda item: (min(map(least, item[1])), item[0]))
+    return [
+        item_view(r)
+        for _, group in ranked[:n]
+        for r in sorted(group, key=lambda r: order[r.variant])
+    ]

@@ -41,6 +41,19 @@ def served_rows(served: Mapping[str, Any] | None) -> list[list[str]]:
     return rows
 
 
+def served_section(run: Run[Any]) -> Section | None:
+    """A served run's server, readout methods and conformance verdicts (None for a local run).
+
+    The short terminal report keeps them: they say how exact the run's readouts are.
+    """
+    served = served_rows(run.manifest.model.get("served"))
+    if not served:
+        return None
+    return Section(
+        "Served model", [TableBlock("Served", ["field", "value"], served, wrap=("value",))]
+    )
+
+
 def manifest_section(run: Run[Any]) -> Section:
     """Model, file hashes, versions, seeds and the commands that wrote the run."""
     m = run.manifest
@@ -108,10 +121,9 @@ def class_figure(classes: Mapping[str, Mapping[str, int]], what: str) -> Block:
 
 
 def browser(records: Sequence[ScoreRecord]) -> Section:
-    """The item browser: the records with the least option mass."""
-    return Section(
-        "Item browser", [ItemsBlock("Items with the least option mass", worst_items(list(records)))]
-    )
+    """The item browser: every variant of the items whose worst variant has the least mass."""
+    title = "Items with the least option mass, each in every variant"
+    return Section("Item browser", [ItemsBlock(title, worst_items(list(records)))])
 
 
 def forest(differences: Mapping[str, Interval], title: str) -> Block:

@@ -1,7 +1,14 @@
-"""The self-contained HTML report: inline CSS and SVG, no script, no network access."""
+"""The self-contained HTML report: inline CSS and SVG, one inline search script, no network.
+
+The page is whole without script; the script only shows the item browser's search box and hides
+the entries that do not match it. The page's content security policy allows that script alone
+(by its hash) and nothing from the network.
+"""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from importlib import resources
 from pathlib import Path
@@ -18,6 +25,28 @@ from readout_audit.log._run import Run, read_run
 from readout_audit.report._report import report_sections, state_text
 
 TEMPLATE = "report.html.j2"
+SEARCH_SCRIPT = markupsafe.Markup(
+    """
+for (const bar of document.querySelectorAll("p.search")) {
+  const box = bar.querySelector("input");
+  const entries = bar.closest("section").querySelectorAll("details.item");
+  bar.hidden = false;
+  box.addEventListener("input", () => {
+    const terms = box.value.toLowerCase().split(/\\s+/).filter(Boolean);
+    let shown = 0;
+    for (const entry of entries) {
+      const text = Array.from(entry.querySelectorAll(".searched"), e => e.textContent).join("\\n");
+      entry.hidden = !terms.every(term => text.toLowerCase().includes(term));
+      shown += !entry.hidden;
+    }
+    bar.querySelector("output").value = `${shown} of ${entries.length} shown`;
+  });
+}
+"""
+)
+"""Shows each item browser's search box and hides the entries without every term typed in it
+(case-insensitive, in the entry's item id, variant or rendered prompt)."""
+SEARCH_HASH = base64.b64encode(hashlib.sha256(SEARCH_SCRIPT.encode("utf-8")).digest()).decode()
 
 
 def _plain_text(value: Any) -> Any:
@@ -57,6 +86,8 @@ def render_html(run: Run[Any]) -> str:
         "state": state_text(run),
         "sections": sections,
         "version": __version__,
+        "script": SEARCH_SCRIPT,
+        "script_hash": SEARCH_HASH,
     }
     return _environment().get_template(TEMPLATE).render(**context)
 

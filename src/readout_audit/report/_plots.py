@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -13,7 +14,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import NullFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from readout_audit.readout import MASS_FLOOR
 
@@ -43,6 +44,21 @@ def _legend(axes: Any, **kwargs: Any) -> None:
         text.set_parse_math(False)
 
 
+def _log_x(axes: Any) -> None:
+    """A log x axis whose ticks are labelled however narrow the data's range.
+
+    Matplotlib labels powers of ten; with fewer than two in view (values within about one
+    decade), the ticks at 1, 2 and 5 times a power of ten are labelled instead, or, when even
+    those are fewer than two, evenly spaced ones. Call it once everything is drawn.
+    """
+    axes.set_xscale("log")
+    axes.xaxis.set_minor_formatter(NullFormatter())
+    low, high = axes.get_xlim()
+    if math.floor(math.log10(high)) - math.ceil(math.log10(low)) < 1:
+        axes.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        axes.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
+
+
 def mass_distribution(masses: Mapping[str, Sequence[float]], title: str) -> str:
     """Each group's option masses on a log axis (jittered points and a box), floor marked."""
     names = list(masses)
@@ -65,10 +81,9 @@ def mass_distribution(masses: Mapping[str, Sequence[float]], title: str) -> str:
         axes.scatter(values, row + jitter, s=8, alpha=0.55, color=COLOURS[row % len(COLOURS)])
     axes.axvline(MASS_FLOOR, color="#d1242f", linestyle="--", linewidth=1)
     axes.text(MASS_FLOOR, -0.6, " 0.5 floor", color="#d1242f", va="top")
-    axes.set_xscale("log")
-    axes.xaxis.set_minor_formatter(NullFormatter())
     axes.set_yticks(range(len(names)), names, parse_math=False)  # names may be users' text
     axes.set_ylim(len(names) - 0.2, -0.7)
+    _log_x(axes)
     axes.set_xlabel("option mass μ at the scored position (log scale)")
     axes.set_title(title)
     return _svg(figure)
@@ -178,8 +193,7 @@ def budget_curves(
         budgets, means, sds = (np.asarray(v, dtype=float) for v in zip(*points, strict=True))
         axes.errorbar(budgets, means, yerr=sds, marker="o", capsize=3, color=colour, label=name)
         axes.axhline(raw[name], color=colour, linestyle="--", linewidth=1)
-    axes.set_xscale("log")
-    axes.xaxis.set_minor_formatter(NullFormatter())
+    _log_x(axes)
     axes.set_xlabel("unlabelled fit examples (log scale); dashed: raw accuracy")
     axes.set_ylabel("held-out accuracy")
     _legend(axes, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)

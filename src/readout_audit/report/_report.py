@@ -10,7 +10,7 @@ from readout_audit.kind._registry import get_kind
 from readout_audit.log._run import Run
 from readout_audit.log._summary import Summary
 from readout_audit.report._blocks import Section
-from readout_audit.report._common import checks_section, manifest_section
+from readout_audit.report._common import checks_section, manifest_section, served_section
 from readout_audit.report._terminal import (
     plain_tables,
     print_sections,
@@ -44,17 +44,26 @@ def run_summary(run: Run[Any]) -> Summary:
     return summary
 
 
-def report_sections(run: Run[Any]) -> list[Section]:
-    """The decision first (checks, then the kind's sections), then the manifest to redo it."""
+def report_sections(run: Run[Any], manifest: bool = True) -> list[Section]:
+    """The decision first (checks, then the kind's sections), then the manifest to redo it.
+
+    ``manifest`` False leaves the manifest out (the terminal's short report) but for a served
+    model's server and conformance verdicts.
+    """
     kind = get_kind(run.manifest.kind)
     summary = run_summary(run)
     checks = checks_section(summary)
     sections = [checks] if checks is not None else []
-    return [*sections, *kind.sections(run, summary), manifest_section(run)]
+    served = served_section(run)
+    last = [manifest_section(run)] if manifest else [served] if served is not None else []
+    return [*sections, *kind.sections(run, summary), *last]
 
 
-def headline(run: Run[Any]) -> list[str]:
-    """What the run is: kind, state, model and files, commands, the last invocation's speed."""
+def headline(run: Run[Any], verbose: bool = True) -> list[str]:
+    """What the run is: kind, state, model, the last invocation's speed; files and commands too.
+
+    ``verbose`` False leaves out the model files' hashes and the commands (in the manifest).
+    """
     m = run.manifest
     lines = [
         f"{get_kind(m.kind).title} ({m.kind}) {run.directory}: {len(run.records)} records, "
@@ -63,8 +72,9 @@ def headline(run: Run[Any]) -> list[str]:
     ]
     if run.summary_problem is not None:
         lines.append(f"summary: {run.summary_problem}")
-    lines += [f"  {f['path']} sha256 {f['sha256']}" for f in m.model.get("files", [])]
-    lines += [f"command: {' '.join(i.command)}" for i in m.invocations]
+    if verbose:
+        lines += [f"  {f['path']} sha256 {f['sha256']}" for f in m.model.get("files", [])]
+        lines += [f"command: {' '.join(i.command)}" for i in m.invocations]
     timing = run.summary.this_invocation if run.summary is not None else None
     if timing is not None and timing.items_per_s:
         lines.append(
@@ -74,14 +84,19 @@ def headline(run: Run[Any]) -> list[str]:
     return lines
 
 
-def print_report(run: Run[Any], console: Console | None = None, *, plain: bool = False) -> None:
-    """Print the headline and the report's sections (the same ones the HTML report draws).
+def print_report(
+    run: Run[Any], console: Console | None = None, *, plain: bool = False, verbose: bool = False
+) -> None:
+    """Print the headline and the report's sections (the ones the HTML report draws).
 
-    ``plain`` gives ASCII borders and no colour, for logs and pipes; verdicts are words either
-    way.
+    The manifest (model files, commands, configuration, versions) only with ``verbose``; the
+    HTML report always has it. ``plain`` gives ASCII borders and no colour, for logs and
+    pipes; verdicts are words either way.
     """
     console = wide_console(console) if console is not None else report_console(plain)
     with plain_tables(plain):
-        for line in headline(run):
+        for line in headline(run, verbose):
             console.print(text(line))
-        print_sections(report_sections(run), console)
+        print_sections(report_sections(run, manifest=verbose), console)
+        if not verbose:
+            console.print(text(f"manifest: readout report {run.directory} --manifest"))

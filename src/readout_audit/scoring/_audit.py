@@ -27,6 +27,7 @@ from readout_audit.readout._position import (
     position_request,
     read_position,
 )
+from readout_audit.scoring._headline import score_headline
 from readout_audit.scoring._sections import score_sections
 from readout_audit.scoring._summary import ScoreSummary, summarise_score_run
 
@@ -165,6 +166,7 @@ def score(
     template_kwargs: Mapping[str, Any] | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool = False,
+    overwrite: bool = False,
 ) -> ScoreResult:
     """Score every item into the run directory ``out``, resuming it if it exists.
 
@@ -178,7 +180,14 @@ def score(
     ]
     config = scoring_config(items, top_k, greedy_tokens, kwargs)
     return run_kind(
-        SCORE, model, out, config, lambda _: jobs, batch_size=batch_size, progress=progress
+        SCORE,
+        model,
+        out,
+        config,
+        lambda _: jobs,
+        batch_size=batch_size,
+        progress=progress,
+        overwrite=overwrite,
     )
 
 
@@ -190,5 +199,6 @@ SCORE: AuditKind[ScoreRecord, ScoreSummary] = AuditKind(
     summarise=summarise_score_run,
     sections=score_sections,
     item_type=Item,
+    headline=score_headline,
 )
 register_kind(SCORE)

@@ -42,6 +42,7 @@ from readout_audit.readout._yesno import (
     sets_from_encodings,
 )
 from readout_audit.scoring._audit import PreparedItem, prepare, score_item, scoring_config
+from readout_audit.yesno._headline import yesno_headline
 from readout_audit.yesno._paired import yesno_paired_metrics
 from readout_audit.yesno._record import YesNoRecord
 from readout_audit.yesno._sections import yesno_sections
@@ -185,6 +186,17 @@ class ModelSets:
         }
 
 
+def ignored_images(items: Sequence[YesNoItem]) -> str | None:
+    """The warning for items naming images a text-only model will not see (None: no item does)."""
+    named = sum(item.image is not None for item in items)
+    if not named:
+        return None
+    return (
+        f"{named} of the {len(items)} items name an image, which a text-only model ignores: "
+        "each such question is asked without its image"
+    )
+
+
 def yesno_item(item: YesNoItem, setup: YesNoSetup, *, with_image: bool = False) -> Item:
     """The question as one user turn, or the item's own raw prompt, with the forms as options.
 
@@ -316,6 +328,7 @@ def audit_yesno(
     template_kwargs: Mapping[str, Any] | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool = False,
+    overwrite: bool = False,
 ) -> ScoreResult:
     """Run the yes/no audit: Algorithm 1's diagnostic on a sample, then every question's readouts.
 
@@ -378,7 +391,15 @@ def audit_yesno(
     )
     seeds = {"diagnostic": seed, "bootstrap": seed}
     return run_kind(
-        YESNO, model, out, config, plan, seeds=seeds, batch_size=batch_size, progress=progress
+        YESNO,
+        model,
+        out,
+        config,
+        plan,
+        seeds=seeds,
+        batch_size=batch_size,
+        progress=progress,
+        overwrite=overwrite,
     )
 
 
@@ -401,5 +422,6 @@ YESNO: AuditKind[YesNoRecord, YesNoSummary] = AuditKind(
     checks=yesno_checks,
     item_type=YesNoItem,
     paired_metrics=yesno_paired_metrics,
+    headline=yesno_headline,
 )
 register_kind(YESNO)

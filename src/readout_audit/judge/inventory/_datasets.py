@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import partial
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -125,13 +126,17 @@ def drop_source(
 
 
 def _bank(
-    dataset: str, rows: Iterator[tuple[dict[str, Any], Where]], read: RowReader
+    dataset: str,
+    rows: Iterator[tuple[dict[str, Any], Where]],
+    read: RowReader,
+    limit: int | None = None,
 ) -> SourceBank:
+    """The sources of the rows (of the first ``limit`` rows), and the rows skipped by reason."""
     sources: list[Source] = []
     seen: set[str] = set()
     skipped: dict[str, int] = {}
     count = 0
-    for index, (raw, where) in enumerate(rows):
+    for index, (raw, where) in enumerate(islice(rows, limit)):
         count += 1
         if not isinstance(raw, dict):
             raise _error(f"expected a JSON object, got {type(raw).__name__}", where)
@@ -168,9 +173,9 @@ def _hub(
         yield raw, (f"{dataset}:{split}[{index}]", None)
 
 
-def load_gsm8k_jsonl(path: str | Path) -> SourceBank:
-    """GSM8K's JSON lines (``test.jsonl``), row n becoming ``gsm8k:n`` (0-based)."""
-    return _bank("gsm8k", _file_rows(path), gsm8k_source)
+def load_gsm8k_jsonl(path: str | Path, *, limit: int | None = None) -> SourceBank:
+    """GSM8K's JSON lines (``test.jsonl``, its first ``limit`` rows), row n as ``gsm8k:n``."""
+    return _bank("gsm8k", _file_rows(path), gsm8k_source, limit)
 
 
 def load_gsm8k_hf(
@@ -180,17 +185,21 @@ def load_gsm8k_hf(
     split: str = "test",
     revision: str | None = None,
     allow_download: bool = False,
+    limit: int | None = None,
 ) -> SourceBank:
     """GSM8K from a hub dataset id (or local copy): the ``main`` configuration's test split."""
-    return _bank("gsm8k", _hub(dataset, subset, split, revision, allow_download), gsm8k_source)
+    rows = _hub(dataset, subset, split, revision, allow_download)
+    return _bank("gsm8k", rows, gsm8k_source, limit)
 
 
-def load_drop_json(path: str | Path, *, dates: bool = False) -> SourceBank:
-    """DROP rows in the hub's layout, as JSON lines or one JSON array.
+def load_drop_json(
+    path: str | Path, *, dates: bool = False, limit: int | None = None
+) -> SourceBank:
+    """DROP rows in the hub's layout, as JSON lines or one JSON array (its first ``limit`` rows).
 
     ``dates``: admit a number typed ``date`` (a year) as a reference.
     """
-    return _bank("drop", _file_rows(path), partial(drop_source, dates=dates))
+    return _bank("drop", _file_rows(path), partial(drop_source, dates=dates), limit)
 
 
 def load_drop_hf(
@@ -200,10 +209,11 @@ def load_drop_hf(
     revision: str | None = None,
     allow_download: bool = False,
     dates: bool = False,
+    limit: int | None = None,
 ) -> SourceBank:
     """DROP from a hub dataset id (or local copy); the paper draws from the training split."""
     rows = _hub(dataset, None, split, revision, allow_download)
-    return _bank("drop", rows, partial(drop_source, dates=dates))
+    return _bank("drop", rows, partial(drop_source, dates=dates), limit)
 
 
 def load_bank(
@@ -213,10 +223,12 @@ def load_bank(
     split: str | None = None,
     allow_download: bool = False,
     dates: bool = False,
+    limit: int | None = None,
 ) -> SourceBank:
     """``gsm8k`` or ``drop`` sources from a file, or else from a hub dataset id or local copy.
 
     A file is JSON lines (DROP: or one JSON array); ``split`` is the dataset's default when None.
+    ``limit`` reads only the first ``limit`` rows (the bank's ``rows`` says how many were read).
     """
     if dataset not in ("gsm8k", "drop"):
         raise InputError(f"{dataset!r} is not gsm8k or drop", field="dataset")
@@ -224,10 +236,12 @@ def load_bank(
         raise InputError("dates are admitted only as DROP references", field="dates")
     if Path(where).is_file():
         if dataset == "gsm8k":
-            return load_gsm8k_jsonl(where)
-        return load_drop_json(where, dates=dates)
+            return load_gsm8k_jsonl(where, limit=limit)
+        return load_drop_json(where, dates=dates, limit=limit)
     if dataset == "gsm8k":
-        return load_gsm8k_hf(str(where), split=split or "test", allow_download=allow_download)
+        return load_gsm8k_hf(
+            str(where), split=split or "test", allow_download=allow_download, limit=limit
+        )
     return load_drop_hf(
-        str(where), split=split or "train", allow_download=allow_download, dates=dates
+        str(where), split=split or "train", allow_download=allow_download, dates=dates, limit=limit
     )

@@ -1,0 +1,99 @@
+"""``readout export`` and ``readout table``: take runs' records and numbers elsewhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from readout_audit._cli._common import force_option, user_errors
+from readout_audit._cli._limit_plain import plain_option
+from readout_audit._cli._registry import register_commands
+from readout_audit._cli._report import RUN_DIR
+from readout_audit._util._jsonl import write_text_atomic
+from readout_audit.log import check_output_path
+from readout_audit.log._run import read_run
+from readout_audit.log._table import FORMATS, TableFormat, export_path, write_frame
+from readout_audit.report._blocks import Section
+from readout_audit.report._index import index_report_paths, write_index
+from readout_audit.report._runs import run_row, runs_block, runs_csv
+from readout_audit.report._terminal import plain_tables, print_sections, report_console
+
+FILE = click.Path(dir_okay=False, path_type=Path)
+
+
+@click.command("export")
+@click.argument("run_dir", type=RUN_DIR)
+@click.option(
+    "--format",
+    "table_format",
+    type=click.Choice(FORMATS),
+    default="csv",
+    show_default=True,
+    help="CSV (UTF-8, a header row) or parquet.",
+)
+@click.option(
+    "--out",
+    type=FILE,
+    help="The file to write (default: RUN.csv or RUN.parquet beside the run directory).",
+)
+@force_option
+@user_errors
+def export_command(run_dir: Path, table_format: TableFormat, out: Path | None, force: bool) -> None:
+    """Write a run's records as one table: a row per record, a column per field.
+
+    Nested fields get dotted names (greedy.text); lists and objects (options, top, metadata)
+    are their JSON text. The columns are in docs/records.md.
+    """
+    out = out if out is not None else export_path(run_dir, table_format)
+    check_output_path(out, option="out", force=force)
+    run = read_run(run_dir)
+    written = write_frame(run.to_pandas(), out, table_format)
+    click.echo(f"{len(run.records)} records written to {written}")
+
+
+@click.command("table")
+@click.argument("run_dirs", nargs=-1, required=True, type=RUN_DIR)
+@click.option("--csv", "csv_out", type=FILE, help="Also write the table as CSV.")
+@click.option(
+    "--html",
+    "html_out",
+    type=FILE,
+    help="Also write an index page whose rows link to each run's full report (written "
+    "beside it, in NAME_reports/).",
+)
+@force_option
+@plain_option
+@user_errors
+def table_command(
+    run_dirs: tuple[Path, ...],
+    csv_out: Path | None,
+    html_out: Path | None,
+    force: bool,
+    plain: bool,
+) -> None:
+    """One row per run: kind, model, items, records, state, verdicts and headline numbers."""
+    if csv_out is not None:
+        check_output_path(csv_out, option="csv", force=force)
+    if html_out is not None:
+        taken = [csv_out] if csv_out is not None else []
+        check_output_path(html_out, option="html", inputs=taken, force=force)
+        for report in index_report_paths(html_out, run_dirs):
+            check_output_path(report, option="html", inputs=taken, force=force)
+    rows = [run_row(read_run(run_dir)) for run_dir in run_dirs]
+    with plain_tables(plain):
+        print_sections([Section("Runs", [runs_block(rows)])], report_console(plain))
+    if csv_out is not None:
+        csv_out.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(csv_out, runs_csv(rows))
+        click.echo(f"table written to {csv_out}")
+    if html_out is not None:
+        written = write_index(rows, html_out)
+        click.echo(f"index written to {html_out}, with {len(written) - 1} reports beside it")
+
+
+@register_commands
+def export_commands(cli: click.Group) -> None:
+    """``readout export`` and ``readout table``."""
+    cli.add_command(export_command)
+    cli.add_command(table_command)

@@ -1,0 +1,150 @@
+"""Records as one flat table: a row per record, a column per field, for CSV, parquet and pandas.
+
+The columns come from the record type, not from the records, so every run of a kind gives the
+same columns in the same order (the fields' order), even with no records. Each cell is the value
+``records.jsonl`` holds, by one rule:
+
+* a nested model (``greedy``) becomes one column per field, named with a dot (``greedy.text``);
+* a field of one scalar type (text, integer, number, true/false, a choice of words) is a typed
+  column with missing values where the record holds null;
+* anything else (a list such as ``options``, ``option_probs`` or ``top``, an object such as
+  ``metadata``, a field that may hold values of several types such as ``target``) is its compact
+  JSON text (``[" yes"," no"]``, ``" Mars"``, ``4.0``), null staying a missing value.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import os
+import types
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
+
+from pydantic import BaseModel
+
+from readout_audit._exceptions import ReadoutError
+from readout_audit._util._jsonl import write_bytes_atomic
+
+if TYPE_CHECKING:
+    import pandas
+
+TableFormat = Literal["csv", "parquet"]
+FORMATS: tuple[TableFormat, ...] = ("csv", "parquet")
+
+_DTYPES = {str: "string", int: "Int64", float: "Float64", bool: "boolean"}
+"""Scalar field types and their pandas dtypes (nullable: a null is a missing value)."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: its dotted name, where its value sits in a record, and its pandas dtype."""
+
+    name: str
+    path: tuple[str, ...]
+    dtype: str
+    """A nullable pandas dtype (``string`` for JSON text)."""
+    json_text: bool = False
+    """Whether the cell is the value's JSON text."""
+
+
+def _optional(annotation: Any) -> Any:
+    """``annotation`` without ``None`` when it is ``X | None``; otherwise as it is."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0]
+    return annotation
+
+
+def _scalar_dtype(annotation: Any) -> str | None:
+    """The dtype of a field of one scalar type (a ``Literal`` of one type counts), else None."""
+    if get_origin(annotation) is Literal:
+        kinds = {type(value) for value in get_args(annotation)}
+        return _DTYPES.get(kinds.pop()) if len(kinds) == 1 else None
+    return _DTYPES.get(annotation)
+
+
+@functools.cache
+def record_columns(record_type: type[BaseModel]) -> tuple[Column, ...]:
+    """The table's columns for a record type, in field order, nested models flattened."""
+
+    def walk(model: type[BaseModel], path: tuple[str, ...]) -> Iterable[Column]:
+        for name, info in model.model_fields.items():
+            inner = _optional(info.annotation)
+            here = (*path, name)
+            if isinstance(inner, type) and issubclass(inner, BaseModel):
+                yield from walk(inner, here)
+            else:
+                dtype = _scalar_dtype(inner)
+                yield Column(".".join(here), here, dtype or "string", json_text=dtype is None)
+
+    return tuple(walk(record_type, ()))
+
+
+def _row(record: BaseModel, columns: Iterable[Column]) -> list[Any]:
+    """The record's cells in the columns' order, from the values records.jsonl holds."""
+    raw = json.loads(record.model_dump_json())
+    cells = []
+    for column in columns:
+        value: Any = raw
+        for key in column.path:
+            value = value.get(key) if isinstance(value, dict) else None
+        if value is not None and column.json_text:
+            value = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        cells.append(value)
+    return cells
+
+
+def flatten_record(record: BaseModel) -> dict[str, Any]:
+    """One record as a table row: dotted column name → cell, by the rule of this module."""
+    columns = record_columns(type(record))
+    return dict(zip((c.name for c in columns), _row(record, columns), strict=True))
+
+
+def _pandas() -> Any:
+    try:
+        import pandas
+    except ImportError:
+        raise ReadoutError(
+            "tables of records need pandas (and pyarrow for parquet): pip install pandas pyarrow"
+        ) from None
+    return pandas
+
+
+def records_frame(records: Sequence[Any], record_type: type[BaseModel]) -> pandas.DataFrame:
+    """The records as a pandas DataFrame: a row per record, the columns of ``record_type``."""
+    pd = _pandas()
+    columns = record_columns(record_type)
+    rows = [_row(record, columns) for record in records]
+    return pd.DataFrame(
+        {c.name: pd.Series([row[i] for row in rows], dtype=c.dtype) for i, c in enumerate(columns)},
+        columns=[c.name for c in columns],
+    )
+
+
+def export_path(run_dir: str | Path, table_format: TableFormat) -> Path:
+    """Where a run's table goes by default: ``RUN.csv`` (or ``.parquet``) beside the run."""
+    directory = Path(run_dir)
+    if directory.name in ("", ".", ".."):
+        directory = Path(os.path.abspath(directory))
+    return directory.parent / f"{directory.name}.{table_format}"
+
+
+def write_frame(frame: pandas.DataFrame, out: Path, table_format: TableFormat) -> Path:
+    """Write a frame as CSV (UTF-8, a header row, no index) or parquet, whole or not at all."""
+    if table_format == "csv":
+        data = frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
+    else:
+        buffer = io.BytesIO()
+        try:
+            frame.to_parquet(buffer, index=False)
+        except ImportError as error:
+            raise ReadoutError(f"parquet needs pyarrow: pip install pyarrow ({error})") from None
+        data = buffer.getvalue()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes_atomic(out, data)
+    return out
