@@ -62,3 +62,4 @@ bench: setup
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[dev,bench]'
 	$(BIN)/python benchmarks/bench_scoring.py --json runs/bench_scoring.json
 	$(BIN)/python benchmarks/bench_startup.py --json runs/bench_startup.json
+	$(BIN)/python benchmarks/bench_prefix.py --json runs/bench_prefix.json

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from readout_audit.model._prefix import plan_prefixes, tail_groups
+from readout_audit.model._prefix import execution_order, plan_prefixes, tail_groups
 
 
 def test_each_context_reads_its_longest_shared_prefix_and_branch_points_are_nodes():
@@ -38,3 +38,20 @@ def test_remainders_are_grouped_so_padding_stays_within_its_slack():
     for group in groups:
         assert len(group) * max(tails[r] for r in group) <= 1.25 * sum(tails[r] for r in group)
     assert groups == [[5], [0, 3, 2], [4, 1]]
+
+
+def test_families_sharing_a_long_prefix_are_scored_together_the_rest_by_length():
+    block, other = tuple(range(100, 170)), tuple(range(200, 270))  # 70 tokens each
+    contexts = [
+        (*block, 5, 6, 7),
+        (9, 9),
+        (*other, 1),
+        (*block, 5),
+        (3,),
+        (*block, 8),
+        (*other, 1),  # equal to the third: stays beside it
+        (*block[:60], 4),  # shares 60 tokens only: no family
+    ]
+    order = execution_order(contexts, family=64)
+    assert order == [3, 5, 0, 2, 6, 4, 1, 7]
+    assert execution_order([], family=64) == []

@@ -308,3 +308,40 @@ def test_a_row_with_more_continuations_than_one_forward_holds_is_cut_into_segmen
         for x, y in zip(a.continuations, b.continuations, strict=True):
             np.testing.assert_allclose(x, y, atol=1e-6, rtol=0)
         assert a.greedy == b.greedy
+
+
+FEWSHOT = "".join(
+    f"Question {i}: which word names a season of the year, a colour or a tool? Answer: A\n\n"
+    for i in range(5)
+)
+"""A few-shot block (about 130 tokens) every context below opens with."""
+
+
+def test_a_prefix_encoded_for_one_batch_serves_the_next_exactly(model64):
+    """Consecutive batches below one few-shot block: the second encodes only its remainders,
+    and every number equals a plain full forward in float64, including a context whose text
+    continues the block's last word, so its tokens part from the cached prefix inside it."""
+    codec = model64.codec
+    first = [codec.encode(FEWSHOT + q) for q in ("Summer?", "Blue?", "A hammer?")]
+    second = [codec.encode(FEWSHOT + q) for q in ("Winter?", "A saw?")]
+    seam = codec.encode(FEWSHOT.rstrip("\n") + "nswer: B")  # "A" + "nswer" re-tokenises
+    options = [codec.encode(" Yes"), codec.encode(" No, it is not")]
+    model64.score_positions([PositionRequest(c, options, greedy_tokens=2) for c in first])
+    before = model64.encoded_tokens
+    requests = [PositionRequest(c, options, greedy_tokens=3) for c in [*second, seam]]
+    answers = model64.score_positions(requests)
+    plan = plan_prefixes([tuple(r.context) for r in requests])
+    assert len(plan.nodes) == 2 and len(plan.nodes[1]) >= 100  # the block, and the seam's part
+    assert plan.depths[2] == len(plan.nodes[0]) < len(plan.nodes[1])
+    # both prefixes come from the first batch's: only the remainders go through the model
+    remainders = sum(len(r.context) - d for r, d in zip(requests, plan.depths, strict=True))
+    assert model64.encoded_tokens - before == remainders
+    for request, got in zip(requests, answers, strict=True):
+        context = list(request.context)
+        plain = full_forward_logprobs(model64._model, context, torch.float64)
+        np.testing.assert_allclose(got.distribution.full, plain[-1].numpy(), atol=1e-6, rtol=3e-7)
+        for cont, lps in zip(request.continuations, got.continuations, strict=True):
+            full = full_forward_logprobs(model64._model, context + list(cont), torch.float64)
+            expected = [full[len(context) - 1 + j, t].item() for j, t in enumerate(cont)]
+            np.testing.assert_allclose(lps, expected, atol=1e-6, rtol=3e-7)
+        assert got.greedy == model64.greedy(context, 3)

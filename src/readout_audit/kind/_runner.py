@@ -18,7 +18,12 @@ from readout_audit.model._backend import (
     PositionScores,
     ScoringModel,
 )
-from readout_audit.model._executor import Executor, LocalExecutor
+from readout_audit.model._executor import (
+    Executor,
+    LocalExecutor,
+    leading_context,
+    ordered_jobs,
+)
 from readout_audit.progress import (
     ProgressMode,
     Reporter,
@@ -150,25 +155,22 @@ def _write_records(
 def _calibrated(
     executor: Executor, todo: Sequence[Job[Any]], report: Reporter
 ) -> Iterator[tuple[Job[Any], PositionScores]]:
-    """The jobs' answers; on a local model the shortest context's first, alone and timed.
+    """The jobs' answers, with an estimate of the run once a local model's first batch is done.
 
-    The first record then comes in seconds rather than after a whole batch, and its time per
-    token gives an estimate of the run before it is spent. The records come in the order the
-    executor gives them anyway (shortest context first). A served model's requests are
-    concurrent already: they go as they are.
+    A local executor scores the first context alone (:func:`leading_context`), so its records
+    come in seconds, and their time per token gives the run's cost before it is spent. A
+    served model's requests are concurrent: no estimate.
     """
     if not isinstance(executor, LocalExecutor):
         yield from executor.run(todo)
         return
-    ordered = sorted(todo, key=lambda job: len(job.request.context))
-    first = 1
-    while first < len(ordered) and ordered[first].request.context == ordered[0].request.context:
-        first += 1
+    ordered = ordered_jobs(todo)
+    first = leading_context(ordered)
     started = time.perf_counter()
-    yield from executor.run(ordered[:first])
-    if first < len(ordered):
-        report.note(estimate(ordered, first, time.perf_counter() - started))
-        yield from executor.run(ordered[first:])
+    for done, answer in enumerate(executor.run(todo), start=1):
+        yield answer
+        if done == first < len(ordered):
+            report.note(estimate(ordered, first, time.perf_counter() - started))
 
 
 def request_tokens(job: Job[Any]) -> tuple[int, int]:

@@ -19,6 +19,7 @@ from readout_audit.model._backend import (
     ScoringModel,
 )
 from readout_audit.model._generation import GenerationSettings
+from readout_audit.model._prefix import execution_order
 
 
 @dataclass(frozen=True)
@@ -91,17 +92,35 @@ def batches(jobs: Sequence[J], size: int) -> list[list[J]]:
     return grouped
 
 
+def ordered_jobs(jobs: Sequence[J]) -> list[J]:
+    """Jobs in the order a local model scores them (:func:`execution_order` of their contexts)."""
+    return [jobs[i] for i in execution_order([job.request.context for job in jobs])]
+
+
+def leading_context(jobs: Sequence[J]) -> int:
+    """How many of the first jobs share the first job's context."""
+    first = 1
+    while first < len(jobs) and jobs[first].request.context == jobs[0].request.context:
+        first += 1
+    return first if jobs else 0
+
+
 class LocalExecutor:
-    """Synchronous batches on a local model, shortest contexts first (similar lengths pad least)."""
+    """Synchronous batches on a local model: contexts sharing a long prefix together."""
 
     def __init__(self, model: ScoringModel, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
         self.model = model
         self.batch_size = batch_size
 
     def run(self, jobs: Sequence[J]) -> Iterator[tuple[J, PositionScores]]:
-        """Answer the jobs batch by batch (a stable sort keeps shared contexts adjacent)."""
-        ordered = sorted(jobs, key=lambda job: len(job.request.context))
-        for batch in batches(ordered, self.batch_size):
+        """Answer the jobs batch by batch, in :func:`ordered_jobs` order.
+
+        The first batch is the first context alone: its records come in seconds, not after a
+        whole batch, and its time gives an estimate of the rest.
+        """
+        ordered = ordered_jobs(jobs)
+        head = leading_context(ordered)
+        for batch in [ordered[:head], *batches(ordered[head:], self.batch_size)]:
             answers = self.model.score_positions([job.request for job in batch])
             yield from zip(batch, answers, strict=True)
 

@@ -69,6 +69,37 @@ def plan_prefixes(
     return PrefixPlan(nodes, parents, depths)
 
 
+FAMILY_TOKENS = 64
+"""Leading tokens two contexts must share to be batched together as one family (a few-shot
+block, an item's ladder rungs, a judge's instruction): more than a chat template's opening."""
+
+
+def execution_order(contexts: Sequence[Sequence[int]], family: int = FAMILY_TOKENS) -> list[int]:
+    """The order to score contexts in: families sharing a long prefix together, shortest first.
+
+    Contexts sorted by their token ids fall into runs whose neighbours share at least
+    ``family`` leading tokens; each run is kept together (so one batch encodes its prefix once
+    and the next batch finds it cached) and ordered by length, as are the contexts that share
+    no such prefix, so similar lengths still pad least. Equal contexts stay adjacent.
+    """
+    keyed = [tuple(c) for c in contexts]
+    lexical = sorted(range(len(keyed)), key=keyed.__getitem__)
+    runs: list[list[int]] = []
+    for index in lexical:
+        if runs and _lcp(keyed[runs[-1][-1]], keyed[index]) >= family:
+            runs[-1].append(index)
+        else:
+            runs.append([index])
+
+    def by_length(index: int) -> tuple[int, tuple[int, ...]]:
+        return len(keyed[index]), keyed[index]
+
+    families = [sorted(run, key=by_length) for run in runs if len(run) > 1]
+    families.sort(key=lambda run: by_length(run[0]))
+    singles = sorted((run[0] for run in runs if len(run) == 1), key=by_length)
+    return [i for run in families for i in run] + singles
+
+
 TAIL_SLACK = 1.25
 """Padded positions allowed per real one when contexts' remainders are batched together."""
 

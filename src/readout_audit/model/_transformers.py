@@ -121,6 +121,10 @@ class TransformersModel(ScoringModel):
             images=hasattr(codec, "image_inputs"),
         )
         self._device = next(model.parameters()).device
+        self._prefixes: dict[tuple[int, ...], KeyValues] = {}
+        """The last batch's shared prefixes, encoded: the next batch starts from them."""
+        self.encoded_tokens = 0
+        """Tokens through the model in forwards over contexts (prefixes and remainders)."""
 
     def _ids(self, rows: Sequence[Sequence[int]]) -> torch.Tensor:
         return torch.tensor([list(row) for row in rows], dtype=torch.long, device=self._device)
@@ -161,6 +165,7 @@ class TransformersModel(ScoringModel):
             ids[row, width - len(context) :] = torch.tensor(list(context))
             mask[row, width - len(context) :] = 1
         positions = (mask.cumsum(-1) - 1).clamp(min=0)
+        self.encoded_tokens += sum(len(context) for context in contexts)
         with torch.inference_mode():
             out = self._model(
                 input_ids=ids.to(self._device),
@@ -174,22 +179,38 @@ class TransformersModel(ScoringModel):
         return out, mask.to(self._device)
 
     def _encode_prefixes(self, plan: PrefixPlan) -> dict[tuple[int, ...], KeyValues]:
-        """Each shared prefix's keys and values, encoded once after its parent's."""
+        """Each shared prefix's keys and values, encoded once after its longest known prefix.
+
+        A prefix the previous batch encoded (or the start of one: attention is causal, so a
+        prefix's keys and values are the first columns of a longer one's) is taken as it is,
+        or started from, so a few-shot block shared by consecutive batches is encoded once; the
+        batch's own prefixes then replace the kept ones, so what is kept is bounded by one
+        batch's prefixes.
+        """
         encoded: list[KeyValues] = []
         for node, parent in zip(plan.nodes, plan.parents, strict=True):
-            start = 0 if parent is None else len(plan.nodes[parent])
-            cache = DynamicCache() if parent is None else _cache_of(encoded[parent])
-            positions = torch.arange(start, len(node), device=self._device)[None]
+            base, past = (0, None) if parent is None else (len(plan.nodes[parent]), encoded[parent])
+            for key, layers in self._prefixes.items():
+                n = min(len(key), len(node))
+                if base < n and node[:n] == key[:n]:  # causal: a prefix's keys are its own
+                    base, past = n, [(k[:, :, :n], v[:, :, :n]) for k, v in layers]
+            if base == len(node) and past is not None:
+                encoded.append(past)
+                continue
+            cache = DynamicCache() if past is None else _cache_of(past)
+            positions = torch.arange(base, len(node), device=self._device)[None]
             with torch.inference_mode():
                 out = self._model(
-                    input_ids=self._ids([node[start:]]),
+                    input_ids=self._ids([node[base:]]),
                     position_ids=positions,
                     cache=cache,
                     use_cache=True,
                     logits_to_keep=1,
                 )
+            self.encoded_tokens += len(node) - base
             encoded.append([(layer.keys, layer.values) for layer in out.cache.layers])
-        return dict(zip(plan.nodes, encoded, strict=True))
+        self._prefixes = dict(zip(plan.nodes, encoded, strict=True))
+        return self._prefixes
 
     def _shared_prefix_forward(
         self,
@@ -272,6 +293,7 @@ class TransformersModel(ScoringModel):
                     keys[row, :, past - depth :] = k[0]
                     values[row, :, past - depth :] = v[0]
         positions = torch.tensor(depths)[:, None] + (mask[:, past:].cumsum(-1) - 1).clamp(min=0)
+        self.encoded_tokens += sum(len(c) - d for c, d in zip(contexts, depths, strict=True))
         with torch.inference_mode():
             out = self._model(
                 input_ids=ids.to(self._device),
