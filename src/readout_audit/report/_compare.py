@@ -142,15 +142,20 @@ def _pair(a: Run[Any], b: Run[Any]) -> list[tuple[ScoreRecord, ScoreRecord]]:
     """Pair records with the same key (the kind's).
 
     Failing that, when each run scored a single variant (two prompt specs, say), pair records
-    of the same item.
+    whose keys agree but for the variant (the same item, in the same split where a kind's key
+    has one).
     """
     key = get_kind(a.manifest.kind).record_key
     by_b = {key(r): r for r in b.records}
     pairs = [(r, by_b[key(r)]) for r in a.records if key(r) in by_b]
     single = len({r.variant for r in a.records}) == 1 == len({r.variant for r in b.records})
     if not pairs and single:
-        by_item = {r.item_id: r for r in b.records}
-        pairs = [(r, by_item[r.item_id]) for r in a.records if r.item_id in by_item]
+
+        def unvaried(record: ScoreRecord) -> tuple[str, ...]:
+            return key(record.model_copy(update={"variant": ""}))
+
+        by_item = {unvaried(r): r for r in b.records}
+        pairs = [(r, by_item[unvaried(r)]) for r in a.records if unvaried(r) in by_item]
     if not pairs:
         raise RunDirectoryError(f"{a.directory} and {b.directory} share no scored items")
     return pairs
