@@ -48,8 +48,8 @@ def test_batches_below_one_block_equal_one_item_at_a_time(model, tmp_path, float
     contexts = sum(r.n_tokens for r in alone.records)
     assert model.encoded_tokens - middle == contexts  # one at a time: every context whole
     block = len(model.codec.encode(SHOTS))
-    # the first item alone, then batches of two below the block, encoded once for both
-    assert middle - start <= contexts - 3 * (block - 1)
+    # the first item alone, its block kept for the batches of two below it: encoded once
+    assert middle - start <= contexts - 4 * (block - 1)
     by_id = {r.item_id: r for r in alone.records}
     assert [r.item_id for r in shared.records] == [r.item_id for r in alone.records]
     for record in shared.records:

@@ -122,7 +122,8 @@ class TransformersModel(ScoringModel):
         )
         self._device = next(model.parameters()).device
         self._prefixes: dict[tuple[int, ...], KeyValues] = {}
-        """The last batch's shared prefixes, encoded: the next batch starts from them."""
+        """The last batch's shared prefixes (or its one context), encoded: the next batch
+        starts from them."""
         self.encoded_tokens = 0
         """Tokens through the model in forwards over contexts (prefixes and remainders)."""
 
@@ -337,6 +338,8 @@ class TransformersModel(ScoringModel):
             # keep the cache and last logits only: every layer at every position is freed here
             cache, last, states = out.cache, out.logits[:, -1], out.hidden_states
             del out
+            if len(contexts) == 1 and not inputs:  # a run's first context, alone: kept
+                self._prefixes = {contexts[0]: [(la.keys, la.values) for la in cache.layers]}
             hidden = [
                 _hidden_at(states, row, mask.shape[1], r) if r.hidden_positions else None
                 for r, row in zip(requests, rows, strict=True)
