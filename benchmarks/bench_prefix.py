@@ -20,8 +20,10 @@ import argparse
 import json
 import random
 import resource
+import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -29,6 +31,9 @@ import torch
 from readout_audit import EMBEDDED_SPEC, Item, load_model, read_position, render
 from readout_audit.model import LocalExecutor
 from readout_audit.readout import encode_in_context, position_request
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_scoring import lm_eval_harness  # the same HFLM call on the same strings
 
 WORDS = [
     *("river", "mountain", "library", "engine", "garden", "harbour", "violin", "glacier"),
@@ -107,19 +112,6 @@ class _Job:
     def __init__(self, index: int, request: Any) -> None:
         self.index, self.request = index, request
         self.key = (str(index),)
-
-
-def lm_eval_harness(hflm: Any, items: Sequence[Item]) -> tuple[float, list[float]]:
-    """Seconds for HFLM.loglikelihood on the same (context, option) strings, and its values."""
-    from lm_eval.api.instance import Instance
-
-    requests = [
-        Instance("loglikelihood", {}, (item.prompt, option), index)
-        for index, (item, option) in enumerate((i, o) for i in items for o in i.options)
-    ]
-    start = time.perf_counter()
-    results = hflm.loglikelihood(requests, disable_tqdm=True)
-    return time.perf_counter() - start, [float(ll) for ll, _ in results]
 
 
 def context_tokens(model: Any, items: Sequence[Item]) -> int:
