@@ -37,7 +37,7 @@ def lm_eval_samples(model: ScoringModel, task_dir: Path, **settings: Any) -> dic
     results = simple_evaluate(
         model=hflm,
         tasks=["tp_all"],
-        task_manager=TaskManager(include_path=str(task_dir)),
+        task_manager=TaskManager(include_path=str(task_dir), include_defaults=False),
         log_samples=True,
         limit=3,
         **settings,

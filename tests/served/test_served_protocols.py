@@ -11,6 +11,7 @@ import pytest
 from served_commands import ONE_AT_A_TIME, Q4_1, invoke
 
 from readout_audit import read_run
+from readout_audit.serve import LEDGER_FILE, Ledger
 
 pytestmark = pytest.mark.cost(70)
 
@@ -109,6 +110,8 @@ def test_logged_lm_eval_run_re_read_on_a_served_model(served_spec, conformance, 
     code, output = invoke(*args, "--out", str(tmp_path / "refused"))
     assert code != 0
     assert "echoed log-probs of raw prompts read at the wrong position" in output
+    with Ledger(tmp_path / "refused" / LEDGER_FILE) as ledger:  # refused before anything is sent
+        assert sum(ledger.counts().values()) == 0
     code, output = invoke(*args, "--allow-nonconforming", "--out", str(tmp_path / "run"))
     assert code == 0, output
     summary = read_run(tmp_path / "run").summary

@@ -55,6 +55,8 @@ class PositionPlan:
     tokenize: list[HttpCall | None]
     """The server's tokenisation of the prompt, then of the prompt + each continuation (None
     where the server has no tokenize endpoint)."""
+    refused: str | None = None
+    """The prompt's form when conformance refused its echoed log-probs: nothing is sent."""
 
     @classmethod
     def make(cls, model: ServedModel, request: PositionRequest) -> PositionPlan:
@@ -80,6 +82,8 @@ class PositionPlan:
             greedy = chat_call(name, request.chat.messages, request.chat.template_kwargs, length, k)
         else:
             greedy = None
+        form = model.form(request.context)
+        refused = form in model.refused_forms and model.echo and any(t is not None for t in texts)
         return cls(
             request=request,
             prompt=prompt,
@@ -95,10 +99,16 @@ class PositionPlan:
                 else None
                 for t in ["", *texts]
             ],
+            refused=form if refused else None,
         )
 
     def calls(self) -> list[HttpCall]:
-        """Every call of this position (the runner sends a repeated one once)."""
+        """Every call of this position (the runner sends a repeated one once).
+
+        None where conformance refused the readout: nothing is sent that would not be read.
+        """
+        if self.refused is not None:
+            return []
         return [c for c in (self.greedy, *self.echoes, *self.tokenize) if c is not None]
 
     def read(
@@ -110,11 +120,11 @@ class PositionPlan:
                 "a chat API scores only a context that is exactly its chat turns' rendering "
                 "(this one has an answer stem or is a raw prompt)"
             )
-        form = model.form(self.request.context)
-        if form in model.refused_forms and any(e is not None for e in self.echoes):
+        if self.refused is not None:
             return Unsettled(
-                f"conformance found this endpoint's echoed log-probs of {form} prompts read at "
-                "the wrong position; they are not used (--allow-nonconforming overrides)"
+                "conformance found this endpoint's echoed log-probs of "
+                f"{self.refused} prompts read at the wrong position; they are not used "
+                "(--allow-nonconforming overrides)"
             )
         for call in self.calls():
             result = results[call.key]
