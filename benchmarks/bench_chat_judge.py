@@ -19,6 +19,8 @@ from pathlib import Path
 
 from readout_audit.judge import (
     PAPER_SEED,
+    Configuration,
+    Inventory,
     build_inventory,
     load_drop_json,
     load_gsm8k_jsonl,
@@ -29,6 +31,23 @@ from readout_audit.model import embedded_gguf_path
 from readout_audit.serve import LEDGER_FILE, Endpoint, Ledger, llama_server
 
 FIXTURES = Path(__file__).parent.parent / "tests" / "fixtures" / "judge"
+
+
+def fixture_inventory(
+    configuration: Configuration, per_dataset: int, preflight_per_dataset: int
+) -> Inventory:
+    """An inventory of one configuration over the shipped GSM8K and DROP rows."""
+    banks = [
+        load_gsm8k_jsonl(FIXTURES / "gsm8k_test_head.jsonl"),
+        load_drop_json(FIXTURES / "drop_rows.jsonl"),
+    ]
+    return build_inventory(
+        banks,
+        [configuration],
+        seed=PAPER_SEED,
+        per_dataset=per_dataset,
+        preflight_per_dataset=preflight_per_dataset,
+    )
 
 
 def main() -> None:
@@ -42,17 +61,7 @@ def main() -> None:
     configuration = parse_configuration(
         "chat3=FINAL3@openai:http://127.0.0.1:8080/v1#smollm2", PAPER_SEED, "json_object"
     )
-    banks = [
-        load_gsm8k_jsonl(FIXTURES / "gsm8k_test_head.jsonl"),
-        load_drop_json(FIXTURES / "drop_rows.jsonl"),
-    ]
-    inventory = build_inventory(
-        banks,
-        [configuration],
-        seed=PAPER_SEED,
-        per_dataset=args.per_dataset,
-        preflight_per_dataset=args.preflight_per_dataset,
-    )
+    inventory = fixture_inventory(configuration, args.per_dataset, args.preflight_per_dataset)
     requests = inventory.requests
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)

@@ -1,6 +1,7 @@
 """Scoring N items x K options: readout-audit against lm-evaluation-harness (not a test).
 
-Run: .venv/bin/python benchmarks/bench_scoring.py [--items 200] [--options 4] [--json OUT]
+Run: .venv/bin/python benchmarks/bench_scoring.py [--items 200] [--options 4] [--device D]
+[--dtype T] [--json OUT]
 (lm-eval comes with the bench extra: pip install -e '.[bench]').
 
 Two cases on the embedded model: multi-token option phrases and single-token letters. For each,
@@ -9,9 +10,9 @@ contexts; options from the contexts' key-value cache) and by lm-eval's HFLM ``lo
 wrapping the very same model object, alternating, best of ``--rounds``. Printed: wall time,
 items/s, tokens/s, the speed ratio and the largest difference between the two log-likelihoods.
 Then a full audit pass (mass, argmax, top-k, every option, 16-token greedy continuation) is timed
-against a bare forward over the same tokens; this machine's float32 matmul throughput gives the
-roofline fraction (FLOPs = 2 x parameters x tokens); and the peak RSS is set against the model's
-float32 weights.
+against a bare forward over the same tokens; the device's matmul throughput in the model's dtype
+gives the roofline fraction (FLOPs = 2 x parameters x tokens); and the peak RSS is set against
+the model's weights.
 """
 
 from __future__ import annotations
@@ -119,14 +120,18 @@ def current_rss_mb(field: str = "VmRSS") -> float:
     return float("nan")
 
 
-def matmul_gflops(repeats: int = 20) -> float:
-    """Float32 matmul throughput of this machine, on a decoder layer's MLP shape."""
-    a, b = torch.randn(2048, 576), torch.randn(576, 1536)
+def matmul_gflops(like: torch.Tensor, repeats: int = 20) -> float:
+    """Matmul throughput on the device and dtype of ``like``, on a decoder layer's MLP shape."""
+    a = torch.randn(2048, 576, device=like.device, dtype=like.dtype)
+    b = torch.randn(576, 1536, device=like.device, dtype=like.dtype)
+    sync = torch.cuda.synchronize if like.device.type == "cuda" else (lambda: None)
     torch.mm(a, b)
     best = float("inf")
     for _ in range(repeats):
+        sync()
         start = time.perf_counter()
         torch.mm(a, b)
+        sync()
         best = min(best, time.perf_counter() - start)
     return 2 * 2048 * 576 * 1536 / best / 1e9
 
@@ -134,7 +139,7 @@ def matmul_gflops(repeats: int = 20) -> float:
 def memory_only(args: argparse.Namespace) -> None:
     """In a fresh process: peak RSS of a full audit pass alone, with no lm-eval loaded."""
     baseline_mb = current_rss_mb()  # interpreter, torch and transformers, no model
-    model = load_model(args.model)
+    model = load_model(args.model, device=args.device, dtype=args.dtype)
     loaded_mb = current_rss_mb()
     items = make_items(args.items, args.options, False, args.seed)
     ours(model, items, args.batch_size, GREEDY_TOKENS)
@@ -151,6 +156,7 @@ def audit_memory(args: argparse.Namespace) -> dict[str, float]:
     command = [sys.executable, __file__, "--memory-only", "--items", str(args.items)]
     command += ["--options", str(args.options), "--batch-size", str(args.batch_size)]
     command += ["--model", args.model, "--seed", str(args.seed)]
+    command += ["--device", args.device, "--dtype", args.dtype]
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
@@ -158,6 +164,8 @@ def audit_memory(args: argparse.Namespace) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=EMBEDDED_SPEC)
+    parser.add_argument("--device", default="auto")
+    parser.add_argument("--dtype", default="auto")
     parser.add_argument("--items", type=int, default=200)
     parser.add_argument("--options", type=int, default=4)
     parser.add_argument("--batch-size", type=int, default=32)
@@ -172,11 +180,12 @@ def main() -> None:
 
     from lm_eval.models.huggingface import HFLM
 
-    model = load_model(args.model)
+    model = load_model(args.model, device=args.device, dtype=args.dtype)
     hflm = HFLM(pretrained=model._model, tokenizer=model.codec._tok, batch_size=args.batch_size)
     parameters = sum(p.numel() for p in model._model.parameters())
     print(
-        f"model {model.info.spec} ({parameters / 1e6:.1f}M parameters, float32)  "
+        f"model {model.info.spec} ({parameters / 1e6:.1f}M parameters, {model.info.dtype}, "
+        f"{model.info.device})  "
         f"items {args.items}  options {args.options}  batch {args.batch_size}  "
         f"torch threads {torch.get_num_threads()}"
     )
@@ -223,9 +232,9 @@ def main() -> None:
         sequences.append(sequence)
         processed += len(sequence)
     bare_seconds = min(bare_forward(model, sequences, args.batch_size) for _ in range(2))
-    gflops = matmul_gflops()
+    gflops = matmul_gflops(next(model._model.parameters()))
     achieved = 2 * parameters * processed / audit_seconds / 1e9
-    weights_mb = parameters * 4 / 2**20
+    weights_mb = parameters * next(model._model.parameters()).element_size() / 2**20
     peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
         f"full audit pass (mass, argmax, options, {GREEDY_TOKENS}-token greedy): "
@@ -233,7 +242,7 @@ def main() -> None:
         f"{bare_seconds:.2f} s; ratio x{audit_seconds / bare_seconds:.2f}"
     )
     print(
-        f"float32 matmul {gflops:.1f} GFLOP/s; audit pass {achieved:.1f} GFLOP/s; "
+        f"{model.info.dtype} matmul {gflops:.1f} GFLOP/s; audit pass {achieved:.1f} GFLOP/s; "
         f"roofline fraction {achieved / gflops:.2f}"
     )
     alone = audit_memory(args)

@@ -31,6 +31,21 @@ def test_short_shared_prefixes_are_encoded_with_their_contexts():
     assert plan.depths == [10, 10, 5]
 
 
+def test_a_context_alone_reads_the_prefix_the_last_batch_encoded():
+    block = tuple(range(200, 230))
+    kept = [(*block, 1, 2, 3), (5,) * 40]  # the last batch's nodes
+    plan = plan_prefixes([(*block, 1, 9, 9)], min_tokens=16, known=kept)
+    assert plan.depths == [31] and plan.nodes == [(*block, 1)] and plan.parents == [None]
+    # a longer known prefix is read only up to the context's last token
+    plan = plan_prefixes([(*block, 1)], min_tokens=16, known=kept)
+    assert plan.depths == [30] and plan.nodes == [block]
+    # two contexts sharing more with each other than with a known one read the longer
+    contexts = [(*block, 4, 4, 4, 1), (*block, 4, 4, 4, 2)]
+    plan = plan_prefixes(contexts, min_tokens=16, known=kept)
+    assert plan.depths == [33, 33] and plan.nodes == [(*block, 4, 4, 4)]
+    assert plan_prefixes([(7,) * 40], min_tokens=16, known=kept).nodes == []
+
+
 def test_remainders_are_grouped_so_padding_stays_within_its_slack():
     tails = [10, 100, 12, 11, 90, 1]
     groups = tail_groups(tails, slack=1.25)

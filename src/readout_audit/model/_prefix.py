@@ -38,20 +38,25 @@ def plan_prefixes(
     contexts: Sequence[tuple[int, ...]],
     min_tokens: int = MIN_SHARED_TOKENS,
     limits: Sequence[int] | None = None,
+    known: Sequence[tuple[int, ...]] = (),
 ) -> PrefixPlan:
-    """Each context's longest prefix shared with another, and the branch points among those.
+    """Each context's longest prefix shared with another or a ``known`` one, and their branches.
 
-    A prefix is kept when at least ``min_tokens`` long; it is one token short of its context
-    at most, or ``limits[i]`` tokens long for context ``i``.
+    ``known`` prefixes are already encoded (the previous batch's). A prefix is kept when at
+    least ``min_tokens`` long; it is one token short of its context at most, or ``limits[i]``
+    tokens long for context ``i``. Sorted by token ids, a context's longest prefix shared with
+    any other sequence is shared with a neighbour.
     """
     if limits is None:
         limits = [len(context) - 1 for context in contexts]
-    order = sorted(range(len(contexts)), key=contexts.__getitem__)
+    keyed = [*contexts, *known]
+    order = sorted(range(len(keyed)), key=keyed.__getitem__)
     depths = [0] * len(contexts)
     for a, b in pairwise(order):
-        shared = _lcp(contexts[a], contexts[b])
+        shared = _lcp(keyed[a], keyed[b])
         for i in (a, b):
-            depths[i] = max(depths[i], min(shared, limits[i]))
+            if i < len(contexts):
+                depths[i] = max(depths[i], min(shared, limits[i]))
     depths = [d if d >= min_tokens else 0 for d in depths]
     wanted = {contexts[i][:d] for i, d in enumerate(depths) if d}
     ranked = sorted(wanted)

@@ -24,6 +24,9 @@ from readout_audit.model._prefix import PrefixPlan, plan_prefixes, tail_groups
 
 MAX_PACKED_POSITIONS = 2048
 """Rows × packed width per continuation forward; bounds its logits (× vocabulary floats)."""
+CACHE_BUDGET_BYTES = 2**30
+"""Default bound on one forward's key-value cache (rows × tokens × bytes per token): a batch
+whose cache would exceed it is scored in chunks of rows (a single longer row runs alone)."""
 SEGMENT_POSITIONS = 256
 """Widest segment a row with more continuations is cut into: packed tokens attend to each
 other under the mask, so a row's attention costs its width squared; segments side by side as
@@ -126,6 +129,11 @@ class TransformersModel(ScoringModel):
         starts from them."""
         self.encoded_tokens = 0
         """Tokens through the model in forwards over contexts (prefixes and remainders)."""
+        self.share_prefixes = True
+        """Encode prefixes shared within a batch, or with the last batch, once (False: every
+        context in full, as a plain forward does)."""
+        self.cache_budget = CACHE_BUDGET_BYTES
+        """Bytes one forward's key-value cache may take (:meth:`chunks`)."""
 
     def _ids(self, rows: Sequence[Sequence[int]]) -> torch.Tensor:
         return torch.tensor([list(row) for row in rows], dtype=torch.long, device=self._device)
@@ -227,11 +235,13 @@ class TransformersModel(ScoringModel):
         every row still ends in the last column and the mask and positions (a row's real tokens)
         read as after :meth:`_left_padded`. None when no prefix is shared.
         """
+        if not self.share_prefixes:
+            return None
         limits = [len(c) - 1 for c in contexts]
         for request, row in zip(requests, rows, strict=True):
             for position in request.hidden_positions:
                 limits[row] = min(limits[row], position % len(contexts[row]))
-        plan = plan_prefixes(contexts, limits=limits)
+        plan = plan_prefixes(contexts, limits=limits, known=list(self._prefixes))
         if not plan.nodes:
             return None
         past_of = self._encode_prefixes(plan)
@@ -317,11 +327,48 @@ class TransformersModel(ScoringModel):
 
         The batch's key-value cache then serves every multi-token continuation (a copy of each
         context's cache rows per continuation) and a batched greedy decode, so each context
-        is encoded once however many readouts ask about it.
+        is encoded once however many readouts ask about it. A batch whose cache would exceed
+        :attr:`cache_budget` is answered in chunks (:meth:`chunks`), each starting from the
+        prefixes the one before encoded.
         """
         if any(r.inputs for r in requests):  # an image per row: no padding, no sharing
             return [self._score_batch([r], r.inputs)[0] for r in requests]
-        return self._score_batch(requests)
+        answers: dict[int, PositionScores] = {}
+        for chunk in self.chunks(requests):
+            scored = self._score_batch([requests[i] for i in chunk])
+            answers.update(zip(chunk, scored, strict=True))
+        return [answers[i] for i in range(len(requests))]
+
+    def cache_bytes_per_token(self) -> int:
+        """Bytes of keys and values one token adds to the cache, over every layer."""
+        config = self._model.config.get_text_config()
+        heads = int(getattr(config, "num_attention_heads", 0) or 0)
+        width = int(getattr(config, "head_dim", 0) or 0) or config.hidden_size // max(heads, 1)
+        kv_heads = int(getattr(config, "num_key_value_heads", 0) or 0) or heads
+        size = next(self._model.parameters()).element_size()
+        return 2 * int(config.num_hidden_layers) * max(kv_heads * width, 1) * int(size)
+
+    def chunks(self, requests: Sequence[PositionRequest]) -> list[list[int]]:
+        """Request indices in chunks whose cache fits :attr:`cache_budget`.
+
+        A chunk's cache holds rows (its distinct contexts) × its longest context and greedy
+        tokens; requests sharing a context stay in one chunk.
+        """
+        per_token = self.cache_bytes_per_token()
+        by_context: dict[tuple[int, ...], list[int]] = {}
+        for index, request in enumerate(requests):
+            by_context.setdefault(tuple(request.context), []).append(index)
+        chunks: list[list[int]] = []
+        rows, widest = 0, 0
+        for context, indices in by_context.items():
+            width = len(context) + max(requests[i].greedy_tokens for i in indices)
+            if rows and (rows + 1) * max(widest, width) * per_token > self.cache_budget:
+                rows, widest = 0, 0
+            if rows == 0:
+                chunks.append([])
+            chunks[-1].extend(indices)
+            rows, widest = rows + 1, max(widest, width)
+        return chunks
 
     def _score_batch(
         self, requests: Sequence[PositionRequest], inputs: Mapping[str, Any] | None = None
@@ -338,7 +385,7 @@ class TransformersModel(ScoringModel):
             # keep the cache and last logits only: every layer at every position is freed here
             cache, last, states = out.cache, out.logits[:, -1], out.hidden_states
             del out
-            if len(contexts) == 1 and not inputs:  # a run's first context, alone: kept
+            if len(contexts) == 1 and not inputs and self.share_prefixes:  # kept for the next
                 self._prefixes = {contexts[0]: [(la.keys, la.values) for la in cache.layers]}
             hidden = [
                 _hidden_at(states, row, mask.shape[1], r) if r.hidden_positions else None
