@@ -108,11 +108,13 @@ def test_demo_command(tmp_path):
 
 
 @pytest.mark.model
-def test_threads_and_verbose(tmp_path):
+def test_threads_cache_budget_and_verbose(tmp_path):
     before = torch.get_num_threads()
     args = ["demo", "--out", str(tmp_path / "demo"), "--greedy-tokens", "1", "--no-progress"]
-    try:
-        result = CliRunner().invoke(main, [*args, "--threads", "1", "--verbose"])
+    try:  # a 1 MB cache: every context of the demo is scored alone
+        result = CliRunner().invoke(
+            main, [*args, "--threads", "1", "--cache-budget", "1", "--verbose"]
+        )
         assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(before)
@@ -122,6 +124,11 @@ def test_threads_and_verbose(tmp_path):
     served = ["--model", "openai:http://127.0.0.1:9/v1#m", "--threads", "2"]
     refused = CliRunner().invoke(main, [*args, *served])
     assert refused.exit_code == 2 and "threads is not read by a served model" in refused.output
+    served[-2:] = ["--cache-budget", "64"]
+    refused = CliRunner().invoke(main, [*args, *served])
+    assert refused.exit_code == 2 and "--cache-budget is not read by a served" in refused.output
+    refused = CliRunner().invoke(main, [*args, "--cache-budget", "0"])
+    assert refused.exit_code == 2 and "--cache-budget" in refused.output
 
 
 @pytest.mark.model

@@ -89,7 +89,7 @@ def refuse_unused(names: Collection[str], why: str) -> None:
         raise click.UsageError(redact_url(f"{', '.join(given)} {verb} not read {why}"))
 
 
-LOCAL_ONLY = ("device", "dtype", "device_map", "trust_remote_code", "threads")
+LOCAL_ONLY = ("device", "dtype", "device_map", "trust_remote_code", "threads", "cache_budget")
 """The model options only a local model reads."""
 
 
@@ -208,6 +208,14 @@ def model_options(command: F) -> F:
             default=None,
             help="CPU threads for the model (default: torch's, one per core); fewer can be "
             "faster on a busy machine.",
+        ),
+        click.option(
+            "--cache-budget",
+            type=click.IntRange(1),
+            default=None,
+            metavar="MB",
+            help="Largest key-value cache of one forward (default 1024 MB); a batch over it is "
+            "scored in chunks, with the same numbers.",
         ),
         click.option(
             "--progress/--no-progress",

@@ -43,6 +43,7 @@ class ModelChoice:
     device_map: str | None = None
     trust_remote_code: bool = False
     threads: int | None = None
+    cache_budget_mb: int | None = None
     allow_download: bool = False
     served: ServedSettings | None = None
     tokenizer: str | None = None
@@ -60,6 +61,7 @@ class ModelChoice:
             device_map=options["device_map"],
             trust_remote_code=options["trust_remote_code"],
             threads=options["threads"],
+            cache_budget_mb=options["cache_budget"],
             allow_download=options["allow_download"],
             served=served_settings(options) if served else None,
             tokenizer=(options["tokenizer"] or None) if served else None,

@@ -145,6 +145,7 @@ def open_model(
     device_map: str | None = None,
     trust_remote_code: bool = False,
     threads: int | None = None,
+    cache_budget_mb: int | None = None,
     preflight: Callable[[TextCodec], None] | None = None,
 ) -> ScoringModel:
     """Any model spec as a scoring model, as every command opens one.
@@ -161,6 +162,7 @@ def open_model(
             "device_map": device_map is not None,
             "trust_remote_code": trust_remote_code,
             "threads": threads is not None,
+            "cache_budget_mb": cache_budget_mb is not None,
         }
         given = [name for name, set_ in placement.items() if set_]
         if given:
@@ -197,6 +199,7 @@ def open_model(
         device=device,
         device_map=device_map,
         trust_remote_code=trust_remote_code,
+        cache_budget_mb=cache_budget_mb,
         preflight=preflight,
     )
 

@@ -16,6 +16,7 @@ from readout_audit.model._device import resolve_device, resolve_dtype
 
 if TYPE_CHECKING:
     from readout_audit.model._codec import TextCodec
+    from readout_audit.model._transformers import TransformersModel
 from readout_audit.model._embedded import EMBEDDED_SPEC, embedded_gguf_path
 
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt")
@@ -112,6 +113,7 @@ def load_model(
     device_map: str | None = None,
     trust_remote_code: bool = False,
     threads: int | None = None,
+    cache_budget_mb: int | None = None,
     preflight: Preflight | None = None,
 ) -> ScoringModel:
     """Load a model spec as a scoring backend (local files only unless ``allow_download``).
@@ -121,6 +123,8 @@ def load_model(
     ``device_map="auto"`` spreads a model too large for one GPU (accelerate's placement).
     ``trust_remote_code`` runs a checkpoint's own modelling code (off unless asked).
     ``threads`` sets torch's CPU threads for the whole process (default: one per core).
+    ``cache_budget_mb`` bounds one forward's key-value cache (default 1024): a batch that would
+    exceed it is scored in chunks, with the same numbers.
     ``preflight(codec)`` runs once the tokenizer is loaded and before the weights are, so a
     check that needs only the tokenizer (items against the context window) fails early.
     """
@@ -131,7 +135,15 @@ def load_model(
     resolved = resolve_device(device)
     place = Placement(resolved, resolve_dtype(dtype, resolved), device_map, trust_remote_code)
     directory, gguf_file, weights = locate_files(parsed, allow_download)
-    return _load_transformers(str(parsed), directory, gguf_file, weights, place, preflight)
+    model = _load_transformers(str(parsed), directory, gguf_file, weights, place, preflight)
+    if cache_budget_mb is not None:
+        if cache_budget_mb < 1:
+            raise InputError(
+                f"the cache budget must be at least 1 MB, got {cache_budget_mb}",
+                field="cache_budget_mb",
+            )
+        model.cache_budget = cache_budget_mb * 2**20
+    return model
 
 
 def set_threads(threads: int | None) -> None:
@@ -194,7 +206,7 @@ def _load_transformers(
     weights: list[Path],
     place: Placement,
     preflight: Preflight | None = None,
-) -> ScoringModel:
+) -> TransformersModel:
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
     from transformers.models.auto.modeling_auto import (
