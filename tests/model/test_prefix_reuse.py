@@ -4,21 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from few_shot import SHOTS
 
 from readout_audit import Item, PositionRequest, read_run, score
 
 pytestmark = pytest.mark.cost(20)
 
-SHOTS = "".join(
-    f"Q: Which of these is a {kind}? A. {a} B. {b}\nA: {answer}\n\n"
-    for kind, a, b, answer in [
-        ("fruit", "apple", "brick", "A"),
-        ("metal", "wool", "iron", "B"),
-        ("bird", "sparrow", "trout", "A"),
-        ("tool", "cloud", "hammer", "B"),
-        ("colour", "green", "seven", "A"),
-    ]
-)
 QUESTIONS = [
     ("flower", "rose", "stone"),
     ("fish", "oak", "salmon"),

@@ -28,7 +28,7 @@ class PrefixPlan:
     """Per context: the length of its prefix read from ``nodes`` (0: none)."""
 
 
-def _lcp(a: Sequence[int], b: Sequence[int]) -> int:
+def shared_length(a: Sequence[int], b: Sequence[int]) -> int:
     """How many leading tokens ``a`` and ``b`` share."""
     n = min(len(a), len(b))
     return next((i for i in range(n) if a[i] != b[i]), n)
@@ -53,7 +53,7 @@ def plan_prefixes(
     order = sorted(range(len(keyed)), key=keyed.__getitem__)
     depths = [0] * len(contexts)
     for a, b in pairwise(order):
-        shared = _lcp(keyed[a], keyed[b])
+        shared = shared_length(keyed[a], keyed[b])
         for i in (a, b):
             if i < len(contexts):
                 depths[i] = max(depths[i], min(shared, limits[i]))
@@ -61,7 +61,7 @@ def plan_prefixes(
     wanted = {contexts[i][:d] for i, d in enumerate(depths) if d}
     ranked = sorted(wanted)
     for first, second in pairwise(ranked):
-        shared = _lcp(first, second)
+        shared = shared_length(first, second)
         if shared >= min_tokens:
             wanted.add(first[:shared])
     nodes = sorted(wanted, key=len)
@@ -91,7 +91,7 @@ def execution_order(contexts: Sequence[Sequence[int]], family: int = FAMILY_TOKE
     lexical = sorted(range(len(keyed)), key=keyed.__getitem__)
     runs: list[list[int]] = []
     for index in lexical:
-        if runs and _lcp(keyed[runs[-1][-1]], keyed[index]) >= family:
+        if runs and shared_length(keyed[runs[-1][-1]], keyed[index]) >= family:
             runs[-1].append(index)
         else:
             runs.append([index])

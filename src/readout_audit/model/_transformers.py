@@ -20,7 +20,7 @@ from readout_audit.model._backend import (
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._generation import GENERATION_DEFAULTS, GenerationSettings
-from readout_audit.model._prefix import PrefixPlan, plan_prefixes, tail_groups
+from readout_audit.model._prefix import PrefixPlan, plan_prefixes, shared_length, tail_groups
 
 MAX_PACKED_POSITIONS = 2048
 """Rows × packed width per continuation forward; bounds its logits (× vocabulary floats)."""
@@ -190,18 +190,18 @@ class TransformersModel(ScoringModel):
     def _encode_prefixes(self, plan: PrefixPlan) -> dict[tuple[int, ...], KeyValues]:
         """Each shared prefix's keys and values, encoded once after its longest known prefix.
 
-        A prefix the previous batch encoded (or the start of one: attention is causal, so a
-        prefix's keys and values are the first columns of a longer one's) is taken as it is,
-        or started from, so a few-shot block shared by consecutive batches is encoded once; the
-        batch's own prefixes then replace the kept ones, so what is kept is bounded by one
-        batch's prefixes.
+        The tokens a prefix shares with one the previous batch encoded are taken from it
+        (attention is causal: the keys and values of a sequence's first n tokens are those of
+        its n-token prefix), so a few-shot block shared by consecutive batches is encoded once
+        however their questions differ; the batch's own prefixes then replace the kept ones, so
+        what is kept is bounded by one batch's prefixes.
         """
         encoded: list[KeyValues] = []
         for node, parent in zip(plan.nodes, plan.parents, strict=True):
             base, past = (0, None) if parent is None else (len(plan.nodes[parent]), encoded[parent])
             for key, layers in self._prefixes.items():
-                n = min(len(key), len(node))
-                if base < n and node[:n] == key[:n]:  # causal: a prefix's keys are its own
+                n = shared_length(key, node)
+                if base < n:  # causal: the first n columns of any sequence are its prefix's
                     base, past = n, [(k[:, :, :n], v[:, :, :n]) for k, v in layers]
             if base == len(node) and past is not None:
                 encoded.append(past)
@@ -385,8 +385,6 @@ class TransformersModel(ScoringModel):
             # keep the cache and last logits only: every layer at every position is freed here
             cache, last, states = out.cache, out.logits[:, -1], out.hidden_states
             del out
-            if len(contexts) == 1 and not inputs and self.share_prefixes:  # kept for the next
-                self._prefixes = {contexts[0]: [(la.keys, la.values) for la in cache.layers]}
             hidden = [
                 _hidden_at(states, row, mask.shape[1], r) if r.hidden_positions else None
                 for r, row in zip(requests, rows, strict=True)
@@ -394,6 +392,8 @@ class TransformersModel(ScoringModel):
             del states
         else:
             cache, last, mask, hidden = shared
+        if len(contexts) == 1 and not inputs and self.share_prefixes:  # kept whole for the next
+            self._prefixes = {contexts[0]: [(la.keys, la.values) for la in cache.layers]}
         logprobs = _log_softmax(last)
         scored = self._batched_continuations(cache, mask, logprobs, requests, rows)
         greedy_n = [0] * len(contexts)
