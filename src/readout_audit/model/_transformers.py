@@ -56,10 +56,16 @@ KeyValues = list[tuple[torch.Tensor, torch.Tensor]]
 
 
 def _cache_of(layers: KeyValues) -> DynamicCache:
-    """A new cache holding these keys and values; a forward on it leaves them untouched."""
+    """A new cache holding these keys and values, not copied.
+
+    A forward on it concatenates its own columns into new tensors and leaves these untouched,
+    so they may be another cache's tensors or views expanded across rows.
+    """
     cache = DynamicCache()
     for index, (keys, values) in enumerate(layers):
-        cache.update(keys, values, index)
+        cache.update(keys[:, :, :0], values[:, :, :0], index)
+        layer: Any = cache.layers[index]
+        layer.keys, layer.values = keys, values
     return cache
 
 
@@ -293,16 +299,12 @@ class TransformersModel(ScoringModel):
         width = max(len(c) - d for c, d in zip(contexts, depths, strict=True))
         ids = torch.zeros((len(contexts), width), dtype=torch.long)
         mask = torch.zeros((len(contexts), past + width), dtype=torch.long)
-        layers = _zeros(next(iter(past_of.values())), len(contexts), past)
+        layers = self._past_rows(contexts, depths, past_of) if past else []
         for row, (context, depth) in enumerate(zip(contexts, depths, strict=True)):
             tail = context[depth:]
             ids[row, width - len(tail) :] = torch.tensor(tail)
             mask[row, past - depth : past] = 1
             mask[row, past + width - len(tail) :] = 1
-            if depth:
-                for (keys, values), (k, v) in zip(layers, past_of[context[:depth]], strict=True):
-                    keys[row, :, past - depth :] = k[0]
-                    values[row, :, past - depth :] = v[0]
         positions = torch.tensor(depths)[:, None] + (mask[:, past:].cumsum(-1) - 1).clamp(min=0)
         self.encoded_tokens += sum(len(c) - d for c, d in zip(contexts, depths, strict=True))
         with torch.inference_mode():
@@ -316,6 +318,33 @@ class TransformersModel(ScoringModel):
                 output_hidden_states=hidden,
             )
         return out.cache, out.logits[:, -1], mask.to(self._device), out.hidden_states
+
+    @staticmethod
+    def _past_rows(
+        contexts: Sequence[tuple[int, ...]],
+        depths: Sequence[int],
+        past_of: Mapping[tuple[int, ...], KeyValues],
+    ) -> KeyValues:
+        """Each row's prefix keys and values, left-padded to the deepest.
+
+        Rows that all read one prefix get it as a view expanded across them, with no copy: the
+        forward's own concatenation is then the only copy of the prefix per row.
+        """
+        past = max(depths)
+        prefixes = {context[:depth] for context, depth in zip(contexts, depths, strict=True)}
+        if len(prefixes) == 1:
+            (prefix,) = prefixes
+            rows = len(contexts)
+            return [
+                (k.expand(rows, -1, -1, -1), v.expand(rows, -1, -1, -1)) for k, v in past_of[prefix]
+            ]
+        layers = _zeros(next(iter(past_of.values())), len(contexts), past)
+        for row, (context, depth) in enumerate(zip(contexts, depths, strict=True)):
+            if depth:
+                for (keys, values), (k, v) in zip(layers, past_of[context[:depth]], strict=True):
+                    keys[row, :, past - depth :] = k[0]
+                    values[row, :, past - depth :] = v[0]
+        return layers
 
     def _batched_last_logprobs(self, contexts: Sequence[Sequence[int]]) -> np.ndarray:
         """Last-position log-probabilities of several contexts in one left-padded forward."""
