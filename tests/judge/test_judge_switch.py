@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from scipy import stats
 
-from readout_audit.judge import directional_family, half_difference, world_effect
+from readout_audit._exceptions import InputError
+from readout_audit.judge import (
+    PAPER_SEED,
+    analyse_switch,
+    build_switch_inventory,
+    directional_family,
+    half_difference,
+    parse_configuration,
+    read_inventory,
+    switch_pairs,
+    world_effect,
+    write_inventory,
+)
+from readout_audit.judge.inventory._build import inventory_bytes
+from readout_audit.judge.inventory._candidates import random_letters
+from readout_audit.judge.inventory._inventory import interleave_key
+from readout_audit.judge.protocol import parse_cell
+from readout_audit.judge.protocol._record import planned_record
 
 
 def test_the_printed_illustration_gives_its_world_effects():
@@ -51,3 +70,123 @@ def test_half_difference_by_hand_and_against_scipy():
     assert found.high == pytest.approx(reference.high, abs=0.02)
     empty = half_difference([None], [0.5])
     assert empty.estimate is None and empty.n == 0 and empty.unresolved == 1
+
+
+CONFIGURATIONS = [
+    parse_configuration("jev=FINAL3@smollm2-135m", PAPER_SEED),
+    parse_configuration("liquid=FINAL3@smollm2-135m", PAPER_SEED + 1),
+]
+
+
+def test_the_inventory_plans_480_requests_per_configuration_in_interleaved_order(tmp_path):
+    inventory = build_switch_inventory(CONFIGURATIONS, seed=PAPER_SEED)
+    requests = inventory.requests
+    assert len(requests) == 960 and inventory.manifest.counts["configurations"] == {
+        "jev": 480,
+        "liquid": 480,
+    }
+    keys = [interleave_key(PAPER_SEED, r.request_id) for r in requests]
+    assert keys == sorted(keys)
+    assert inventory.manifest.study is not None
+    assert inventory.manifest.study["name"] == "reference-switch"
+    assert inventory.manifest.study["family"] == [
+        "jev R:/R",
+        "jev colon/blank",
+        "liquid R:/R",
+        "liquid colon/blank",
+    ]
+    # rebuilt byte for byte, and read back against its manifest
+    again = build_switch_inventory(CONFIGURATIONS, seed=PAPER_SEED)
+    assert inventory_bytes(again.requests) == inventory_bytes(requests)
+    write_inventory(tmp_path / "inventory", inventory)
+    assert read_inventory(tmp_path / "inventory").manifest == inventory.manifest
+    # 24 pairs of positive three-digit values, balanced by distance and by order
+    pairs = switch_pairs(PAPER_SEED)
+    assert len(pairs) == 24 and all(100 <= v <= 999 for x, y, _ in pairs for v in (x, y))
+    for distance, (low, high) in (("near", (1, 9)), ("far", (100, 400))):
+        chosen = [(x, y) for x, y, d in pairs if d == distance]
+        assert len(chosen) == 12 and all(low <= abs(x - y) <= high for x, y in chosen)
+        assert sum(x < y for x, y in chosen) == 6
+
+
+def test_a_candidate_keeps_its_bytes_in_both_worlds_and_only_the_reference_changes():
+    requests = build_switch_inventory(CONFIGURATIONS[:1], seed=PAPER_SEED).requests
+    by_cell = {(r.source_id, r.cell): r for r in requests}
+    x, y, _ = switch_pairs(PAPER_SEED)[3]
+    source = f"refswitch:{PAPER_SEED}:3"
+    under_x, under_y = by_cell[(source, "random_colon@x")], by_cell[(source, "random_colon@y")]
+    letters = random_letters(PAPER_SEED, source)
+    assert under_x.candidate == under_y.candidate == f"{x}\n{letters}:\nFinal answer: {y}."
+    assert under_x.request["state"]["trusted_reference"] == [str(x)]
+    assert under_y.request["state"]["trusted_reference"] == [str(y)]
+    assert (under_x.target_label, under_y.target_label) == ("incorrect", "correct")
+    repeat = by_cell[(source, "random_colon@x_repeat")]
+    assert repeat.wire_sha256 == under_x.wire_sha256 and repeat.request_id != under_x.request_id
+    controls = {c: by_cell[(source, c)] for c in ("final_x@x", "final_y@x", "final_x@y")}
+    assert controls["final_x@x"].candidate == f"Final answer: {x}."
+    assert [c.target_label for c in controls.values()] == ["correct", "incorrect", "incorrect"]
+    assert all(r.contract == "FINAL3" and r.presentation == "insertion" for r in requests)
+    refused = parse_configuration("hall=HALL@smollm2-135m", PAPER_SEED)
+    with pytest.raises(InputError, match="grades with FINAL3, not HALL"):
+        build_switch_inventory([refused], seed=PAPER_SEED)
+
+
+def answered(planned, probs):
+    """A completed record of a planned request with these label probabilities."""
+    verdict = max(probs, key=probs.get)
+    return planned_record(planned, "completed", verdict=verdict, label_probs=probs)
+
+
+def test_the_analysis_by_hand_on_four_items():
+    """Four items: R: raises q_c by .75 under X and lowers it by .37 under Y in every source
+    (the printed illustration's numbers, Y's controls at .99); colon and blank read alike."""
+    inventory = build_switch_inventory(CONFIGURATIONS[:1], seed=PAPER_SEED, items=4)
+    scores = {  # (world, bridge, pass) -> p(correct); the rest is p(incorrect)
+        ("x", "random_colon", 1): 0.77,
+        ("x", "random_colon", 2): 0.75,
+        ("x", "random", 1): 0.01,
+        ("x", "random", 2): 0.01,
+        ("y", "random_colon", 1): 0.64,
+        ("y", "random_colon", 2): 0.60,
+        ("y", "random", 1): 0.99,
+        ("y", "random", 2): 0.99,
+    }
+    records = []
+    dropped = None
+    for request in inventory.requests:
+        bridge, world, passes = parse_cell(request.cell)
+        if bridge.startswith("final_"):
+            right = request.target_label == "correct"
+            p_c = 0.9 if right else 0.1
+        else:
+            p_c = scores.get((world, bridge, passes), 0.5)
+        if request.cell == "colon@y_repeat" and dropped is None:
+            dropped = request.source_id  # one unanswered pass: that source is unresolved
+            continue
+        records.append(answered(request, {"correct": p_c, "incorrect": 1 - p_c, "no_answer": 0}))
+    found = analyse_switch(records, inventory.requests, n_boot=2_000)
+    rows = {r.comparison: r for r in found.comparisons}
+    cue = rows["R:/R"]
+    assert cue.mean_d_x == pytest.approx(0.75) and cue.mean_d_y == pytest.approx(-0.37)
+    assert cue.both_directions == 4 and cue.test.unresolved == 0
+    # four positive d_X and four negative d_Y: each one-sided p is 1/16 by enumeration
+    assert cue.test.p_increase == cue.test.p_decrease == cue.test.p_raw == 1 / 16
+    assert cue.test.p_holm == pytest.approx(2 / 16)  # Holm over the family's two slots
+
+    # S: half the difference of the log-ratio effects, the same in every source
+    def logit(p: float) -> float:
+        return math.log(p / (1 - p))
+
+    under_x = (logit(0.77) + logit(0.75)) / 2 - logit(0.01)
+    under_y = (logit(0.64) + logit(0.60)) / 2 - logit(0.99)
+    s = cue.log_ratio
+    assert s.n == 4 and s.unresolved == 0
+    assert s.estimate == pytest.approx((under_x - under_y) / 2) and s.estimate > 0
+    assert s.low == pytest.approx(s.estimate) and s.high == pytest.approx(s.estimate)
+    colon = rows["colon/blank"]
+    assert colon.test.unresolved == 1 and colon.test.p_raw == colon.test.p_holm == 1.0
+    assert colon.mean_d_x == pytest.approx(0.0) and colon.both_directions == 0
+    assert all(
+        g.planned == 4 and g.right == 4 and g.required == 3 and g.passed for g in found.gates
+    )
+    assert found.accepted["jev"]["random_colon@x"] == 4 and found.accepted["jev"]["random@x"] == 0

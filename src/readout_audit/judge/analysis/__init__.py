@@ -79,7 +79,12 @@ from readout_audit.judge.analysis._summary import (
 from readout_audit.judge.analysis._switch import (
     SWITCH_BOOTSTRAP_DRAWS,
     HalfDifference,
+    SwitchAnalysis,
+    SwitchComparison,
+    SwitchGate,
+    analyse_switch,
     half_difference,
+    switch_scores,
     world_effect,
 )
 
@@ -109,8 +114,12 @@ __all__ = [
     "ScoreInteraction",
     "SecondaryResult",
     "SourceCells",
+    "SwitchAnalysis",
+    "SwitchComparison",
+    "SwitchGate",
     "acceptance_table",
     "analyse_judge",
+    "analyse_switch",
     "conditional_correctness",
     "control_gates",
     "directional_family",
@@ -136,5 +145,6 @@ __all__ = [
     "score_interaction",
     "secondary_family",
     "summarise_judge",
+    "switch_scores",
     "world_effect",
 ]

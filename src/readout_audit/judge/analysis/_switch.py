@@ -11,10 +11,16 @@ worlds, describes the effect on a scale that does not saturate.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from readout_audit.judge.analysis._directional import DirectionalResult, directional_family
+from readout_audit.judge.analysis._gates import required_correct
+from readout_audit.judge.protocol._planned import PlannedRequest
+from readout_audit.judge.protocol._record import JudgeRecord
+from readout_audit.judge.protocol._switch import COMPARISONS, REPEAT, WORLDS
 from readout_audit.stats import bootstrap_ci
 
 SWITCH_BOOTSTRAP_DRAWS = 20_000
@@ -78,3 +84,179 @@ def half_difference(
         n=len(halves),
         unresolved=unresolved,
     )
+
+
+def switch_scores(record: JudgeRecord | None) -> tuple[float | None, float | None]:
+    """A record's q_c = p_c / (p_c + p_i) and log(p_c / p_i), whatever its target.
+
+    None where unanswered or undefined; both worlds read the same two labels.
+    """
+    probs = (record.label_probs or {}) if record is not None else {}
+    p_c, p_i = probs.get("correct"), probs.get("incorrect")
+    if p_c is None or p_i is None:
+        return None, None
+    q = p_c / (p_c + p_i) if p_c + p_i > 0 else None
+    return q, (math.log(p_c / p_i) if p_c > 0 and p_i > 0 else None)
+
+
+class SwitchComparison(BaseModel):
+    """One cue-by-control comparison in one configuration: its effects, test and S."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    configuration: str
+    comparison: str
+    mean_d_x: float | None
+    """Mean over resolved sources of the q_c effect where the reference assigns X."""
+    mean_d_y: float | None
+    both_directions: int
+    """Sources whose effect rises under X and falls under Y."""
+    test: DirectionalResult
+    log_ratio: HalfDifference
+    """S on the log-ratio scale (sources where every readout is finite)."""
+
+
+class SwitchGate(BaseModel):
+    """A clean-control stratum (reference × final value): right verdicts against the plan."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    configuration: str
+    cell: str
+    right: int
+    planned: int
+    required: int
+    passed: bool
+
+
+class SwitchAnalysis(BaseModel):
+    """The reference switch's directional family, its S values, gates and verdict counts."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    comparisons: list[SwitchComparison]
+    gates: list[SwitchGate]
+    accepted: dict[str, dict[str, int]]
+    """Per configuration and cue cell: verdicts ``correct`` (false positives under X)."""
+
+
+def analyse_switch(
+    records: Sequence[JudgeRecord],
+    planned: Sequence[PlannedRequest],
+    *,
+    n_boot: int = SWITCH_BOOTSTRAP_DRAWS,
+    seed: int = 0,
+) -> SwitchAnalysis:
+    """The study's analysis from its records, with the planned requests as denominators.
+
+    A planned request without a record is unresolved: its source leaves the comparisons it
+    feeds unresolved (p = 1 there) and it counts against its control gate.
+    """
+    by_id = {record.item_id: record for record in records}
+    found: dict[tuple[str, str, str], JudgeRecord | None] = {}
+    sources: dict[str, list[str]] = {}
+    for request in planned:
+        found[(request.configuration, request.source_id, request.cell)] = by_id.get(
+            request.request_id
+        )
+        sources.setdefault(request.configuration, [])
+        if request.source_id not in sources[request.configuration]:
+            sources[request.configuration].append(request.source_id)
+    effects = {
+        f"{configuration} {name}": [
+            _world_effects(found, configuration, source, cue, control) for source in ids
+        ]
+        for configuration, ids in sources.items()
+        for name, (cue, control) in COMPARISONS.items()
+    }
+    tests = directional_family(
+        {
+            key: ([e["x"][0] for e in rows], [e["y"][0] for e in rows])
+            for key, rows in effects.items()
+        }
+    )
+    comparisons = []
+    for test, (key, rows) in zip(tests, effects.items(), strict=True):
+        configuration, name = key.split(" ", 1)
+        resolved = [(e["x"][0], e["y"][0]) for e in rows]
+        pairs = [(x, y) for x, y in resolved if x is not None and y is not None]
+        comparisons.append(
+            SwitchComparison(
+                configuration=configuration,
+                comparison=name,
+                mean_d_x=_mean([x for x, _ in pairs]),
+                mean_d_y=_mean([y for _, y in pairs]),
+                both_directions=sum(x > 0 > y for x, y in pairs),
+                test=test,
+                log_ratio=half_difference(
+                    [e["x"][1] for e in rows], [e["y"][1] for e in rows], n_boot=n_boot, seed=seed
+                ),
+            )
+        )
+    return SwitchAnalysis(
+        comparisons=comparisons, gates=_gates(found, planned), accepted=_accepted(found)
+    )
+
+
+Found = Mapping[tuple[str, str, str], JudgeRecord | None]
+"""Each planned (configuration, source, cell)'s record, None where none came back."""
+
+
+def _world_effects(
+    found: Found, configuration: str, source: str, cue: str, control: str
+) -> dict[str, tuple[float | None, float | None]]:
+    """Per world: the source's (q_c, log-ratio) effect of ``cue`` over ``control``, both passes."""
+    effects = {}
+    for world in WORLDS:
+        scores = {
+            bridge: [
+                switch_scores(found.get((configuration, source, f"{bridge}@{world}{p}")))
+                for p in ("", REPEAT)
+            ]
+            for bridge in (cue, control)
+        }
+        effects[world] = (
+            world_effect([q for q, _ in scores[cue]], [q for q, _ in scores[control]]),
+            world_effect([r for _, r in scores[cue]], [r for _, r in scores[control]]),
+        )
+    return effects
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _gates(found: Found, planned: Sequence[PlannedRequest]) -> list[SwitchGate]:
+    """Each configuration's four control strata: ⌊95 n / 100⌋ right of n planned (22/24)."""
+    counts: dict[tuple[str, str], list[int]] = {}
+    for request in planned:
+        if not request.cell.startswith("final_"):
+            continue
+        record = found[(request.configuration, request.source_id, request.cell)]
+        tally = counts.setdefault((request.configuration, request.cell), [0, 0])
+        tally[0] += bool(record is not None and record.right)
+        tally[1] += 1
+    return [
+        SwitchGate(
+            configuration=configuration,
+            cell=cell,
+            right=right,
+            planned=n,
+            required=required_correct("bare_correct", n),
+            passed=right >= required_correct("bare_correct", n),
+        )
+        for (configuration, cell), (right, n) in sorted(counts.items())
+    ]
+
+
+def _accepted(
+    found: Mapping[tuple[str, str, str], JudgeRecord | None],
+) -> dict[str, dict[str, int]]:
+    """Per configuration and cue cell, the ``correct`` verdicts returned."""
+    accepted: dict[str, dict[str, int]] = {}
+    for (configuration, _, cell), record in sorted(found.items()):
+        if cell.startswith("final_"):
+            continue
+        row = accepted.setdefault(configuration, {})
+        row[cell] = row.get(cell, 0) + bool(record is not None and record.accepted)
+    return accepted

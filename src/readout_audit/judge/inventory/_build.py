@@ -101,13 +101,17 @@ class InventoryManifest(_Frozen):
     """SHA-256 of the inventory file's bytes."""
     search: dict[str, Any] | None = None
     """A cue search stage's identity (programme, stage, the hashes it was derived from)."""
+    study: dict[str, Any] | None = None
+    """A robustness study's identity (its name, design and families), beside the confirmation
+    study's inventories (which have none)."""
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """A protocol inventory has no search entry, so its manifest is unchanged by the field."""
+        """A protocol inventory has no search or study entry: its manifest is unchanged by them."""
         data: dict[str, Any] = handler(self)
-        if self.search is None:
-            data.pop("search", None)
+        for name in ("search", "study"):
+            if data.get(name) is None:
+                data.pop(name, None)
         return data
 
 
@@ -210,6 +214,7 @@ def assemble_inventory(
     seed: int,
     counts: dict[str, dict[str, int]],
     search: dict[str, Any] | None = None,
+    study: dict[str, Any] | None = None,
 ) -> Inventory:
     """Ordered requests and the manifest that fixes them, with every hash."""
     manifest = InventoryManifest(
@@ -231,6 +236,7 @@ def assemble_inventory(
         ],
         inventory_sha256=hashlib.sha256(inventory_bytes(requests)).hexdigest(),
         search=search,
+        study=study,
     )
     return Inventory(requests=list(requests), manifest=manifest)
 

@@ -155,11 +155,13 @@ def plan_request(
     cell: str,
     presentation: Presentation,
     candidate: str | None = None,
+    target: str | None = None,
 ) -> PlannedRequest:
     """One planned request: its candidate, structured request, wire and content hashes.
 
     The candidate is the named cell's (:func:`cell_candidate`) unless one is given (a cue
-    search's bridge in its scaffold).
+    search's bridge in its scaffold), and so is its target label (:func:`target_label`; a
+    study whose reference changes gives its own).
     """
     source, contract = selected.source, configuration.grading
     if candidate is None:
@@ -184,7 +186,7 @@ def plan_request(
         distance=None if cell in _NO_WRONG_VALUE else selected.distance,
         cell=cell,
         presentation=presentation,
-        target_label=target_label(contract, cell),
+        target_label=target or target_label(contract, cell),
         candidate=candidate,
         request=request,
         wire_sha256=wire_sha256(body),

@@ -112,10 +112,13 @@ def preflight_summary(out: Path) -> JudgeSummary | None:
 def plan_phase(
     inventory: Inventory, out: Path, phase: Phase, names: Sequence[str], *, unqualified: bool
 ) -> JudgePlan:
-    """The configurations this phase runs; confirmation needs each one's preflight passed."""
+    """The configurations this phase runs; confirmation needs each one's preflight passed.
+
+    A study's inventory has no preflight: its own controls gate it.
+    """
     chosen = chosen_configurations(inventory, names)
-    if phase == "preflight" or unqualified:
-        return JudgePlan(chosen, [])
+    if phase == "preflight" or unqualified or inventory.manifest.study is not None:
+        return JudgePlan(chosen, [])  # a study's gates are its own controls
     summary = preflight_summary(out)
     passed = {q.configuration: q.preflight for q in summary.qualification} if summary else {}
     missing = [c.name for c in chosen if passed.get(c.name) is None]
@@ -144,6 +147,8 @@ def run_config(inventory: Inventory, configurations: Sequence[Configuration]) ->
     }
     if inventory.manifest.search is not None:
         config["search"] = inventory.manifest.search
+    if inventory.manifest.study is not None:
+        config["study"] = inventory.manifest.study
     return config
 
 
