@@ -1,4 +1,4 @@
-"""The reference switch's per-source effects and its directional family, by hand and scipy."""
+"""The reference-switch study: its inventory, its arithmetic by hand and scipy, a real run."""
 
 from __future__ import annotations
 
@@ -6,8 +6,11 @@ import math
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from scipy import stats
 
+from readout_audit import read_run
+from readout_audit._cli import main
 from readout_audit._exceptions import InputError
 from readout_audit.judge import (
     PAPER_SEED,
@@ -162,9 +165,10 @@ def test_the_analysis_by_hand_on_four_items():
             p_c = scores.get((world, bridge, passes), 0.5)
         if request.cell == "colon@y_repeat" and dropped is None:
             dropped = request.source_id  # one unanswered pass: that source is unresolved
+            records.append(planned_record(request, "unknown"))
             continue
         records.append(answered(request, {"correct": p_c, "incorrect": 1 - p_c, "no_answer": 0}))
-    found = analyse_switch(records, inventory.requests, n_boot=2_000)
+    found = analyse_switch(records, n_boot=2_000)
     rows = {r.comparison: r for r in found.comparisons}
     cue = rows["R:/R"]
     assert cue.mean_d_x == pytest.approx(0.75) and cue.mean_d_y == pytest.approx(-0.37)
@@ -190,3 +194,81 @@ def test_the_analysis_by_hand_on_four_items():
         g.planned == 4 and g.right == 4 and g.required == 3 and g.passed for g in found.gates
     )
     assert found.accepted["jev"]["random_colon@x"] == 4 and found.accepted["jev"]["random@x"] == 0
+
+
+@pytest.mark.model  # the CLI loads the embedded model itself
+def test_a_small_study_builds_runs_and_reports_from_the_command_line(tmp_path):
+    def invoke(*args: str) -> str:
+        result = CliRunner().invoke(main, [*args], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    inventory, run = tmp_path / "inventory", tmp_path / "run"
+    config = ["--configuration", "local3=FINAL3@smollm2-135m"]
+    out = invoke(
+        "judge",
+        "build",
+        "--study",
+        "reference-switch",
+        "--items",
+        "4",
+        *config,
+        "--out",
+        str(inventory),
+    )
+    assert "wrote 80 requests" in out
+    refused = CliRunner().invoke(
+        main,
+        [
+            "judge",
+            "build",
+            "--study",
+            "reference-switch",
+            "--gsm8k",
+            "x.jsonl",
+            *config,
+            "--out",
+            str(tmp_path / "no"),
+        ],
+    )
+    assert refused.exit_code == 2 and "generates its items: drop --gsm8k" in refused.output
+    out = invoke(
+        "judge",
+        "run",
+        str(inventory),
+        "--phase",
+        "confirmation",
+        "--out",
+        str(run),
+        "--plain",
+        "--no-progress",
+    )
+    report = invoke("judge", "report", str(run), "--plain")
+    assert "Directional tests" in report and "Clean controls" in report
+    done = read_run(run)
+    switch = done.summary.switch
+    assert switch is not None and len(done.records) == 80
+    assert [g.planned for g in switch.gates] == [4, 4, 4, 4]
+    # the effects again from the records' label probabilities, by hand
+    scores = {}
+    for record in done.records:
+        p_c, p_i = record.label_probs["correct"], record.label_probs["incorrect"]
+        scores[(record.source_id, record.cell)] = p_c / (p_c + p_i)
+    sources = sorted({r.source_id for r in done.records})
+    for row in switch.comparisons:
+        cue, control = {"R:/R": ("random_colon", "random"), "colon/blank": ("colon", "blank")}[
+            row.comparison
+        ]
+        for world, mean in (("x", row.mean_d_x), ("y", row.mean_d_y)):
+            effects = [
+                sum(
+                    scores[(s, f"{cue}@{world}{p}")] - scores[(s, f"{control}@{world}{p}")]
+                    for p in ("", "_repeat")
+                )
+                / 2
+                for s in sources
+            ]
+            assert mean == pytest.approx(sum(effects) / len(effects), abs=1e-12)
+        assert row.test.n == 4 and row.test.p_raw >= 1 / 16  # four sources: 2^-4 at best
+    right = sum(r.right for r in done.records if r.cell.startswith("final_"))
+    assert sum(g.right for g in switch.gates) == right

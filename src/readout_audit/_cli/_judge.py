@@ -19,12 +19,18 @@ from readout_audit._exceptions import InputError
 from readout_audit.judge import (
     INVENTORY_FILE,
     PAPER_SEED,
+    SWITCH_ITEMS,
+    SWITCH_STUDY,
     Inventory,
     build_inventory,
+    build_switch_inventory,
     parse_configuration,
     read_planned,
     write_inventory,
 )
+
+CONFIRMATION_STUDY = "confirmation"
+"""The protocol's own study: sources from GSM8K and DROP, two presentations."""
 
 
 @click.group("judge")
@@ -70,6 +76,21 @@ def _response_formats(texts: tuple[str, ...], names: list[str]) -> dict[str, str
 
 
 @judge_group.command("build")
+@click.option(
+    "--study",
+    type=click.Choice([CONFIRMATION_STUDY, SWITCH_STUDY]),
+    default=CONFIRMATION_STUDY,
+    show_default=True,
+    help="confirmation: the presentation study on --gsm8k/--drop sources; reference-switch: "
+    "generated items graded against two reference worlds (Section 6), no sources read.",
+)
+@click.option(
+    "--items",
+    default=SWITCH_ITEMS,
+    show_default=True,
+    type=click.IntRange(4),
+    help="Generated items of the reference switch (a multiple of 4).",
+)
 @source_options
 @click.option(
     "--out",
@@ -119,6 +140,8 @@ def _response_formats(texts: tuple[str, ...], names: list[str]) -> dict[str, str
 @click.option("--force", is_flag=True, help="Overwrite an inventory already in --out.")
 @user_errors
 def build_command(
+    study: str,
+    items: int,
     out: Path,
     seed: int,
     per_dataset: int,
@@ -130,7 +153,12 @@ def build_command(
     **sources: Any,
 ) -> None:
     """Build a frozen inventory: sources, candidates, both presentations, ordered requests."""
-    require_sources(sources)
+    if study == SWITCH_STUDY:
+        named = [name for name in ("gsm8k", "drop") if sources[name] is not None]
+        if named:
+            raise click.UsageError(f"the reference switch generates its items: drop --{named[0]}")
+    else:
+        require_sources(sources)
     if (out / INVENTORY_FILE).exists() and not force:
         raise InputError("holds an inventory; pass --force to overwrite it", source=str(out))
     first_seed = seed if bootstrap_seed is None else bootstrap_seed
@@ -139,14 +167,17 @@ def build_command(
         parse_configuration(text, first_seed + i, forms.get(text.partition("=")[0], "json_schema"))
         for i, text in enumerate(configurations)
     ]
-    inventory = build_inventory(
-        load_banks(sources),
-        parsed,
-        seed=seed,
-        per_dataset=per_dataset,
-        preflight_per_dataset=preflight_per_dataset,
-        priors=[read_planned(path) for path in sources["exclude"]],
-    )
+    if study == SWITCH_STUDY:
+        inventory = build_switch_inventory(parsed, seed=seed, items=items)
+    else:
+        inventory = build_inventory(
+            load_banks(sources),
+            parsed,
+            seed=seed,
+            per_dataset=per_dataset,
+            preflight_per_dataset=preflight_per_dataset,
+            priors=[read_planned(path) for path in sources["exclude"]],
+        )
     write_inventory(out, inventory)
     click.echo(_summary(inventory))
     click.echo(f"wrote {len(inventory.requests)} requests to {out / INVENTORY_FILE}")

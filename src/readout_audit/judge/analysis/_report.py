@@ -9,6 +9,7 @@ from __future__ import annotations
 from readout_audit.judge.analysis._gates import CellCount
 from readout_audit.judge.analysis._primary import PrimaryResult
 from readout_audit.judge.analysis._summary import JudgeSummary
+from readout_audit.judge.analysis._switch import SwitchAnalysis
 from readout_audit.judge.protocol._cells import CONTROL_CELLS, FIXTURE_CELLS
 from readout_audit.judge.protocol._record import JudgeRecord
 from readout_audit.log._run import Run
@@ -356,9 +357,67 @@ def _mass_section(run: Run[JudgeRecord], summary: JudgeSummary) -> Section:
     )
 
 
+def _switch_section(switch: SwitchAnalysis) -> Section:
+    gates = TableBlock(
+        "Clean controls (a bare final value under each reference)",
+        ["configuration", "cell", "right / planned", "required", "passed"],
+        [
+            [g.configuration, g.cell, f"{g.right}/{g.planned}", str(g.required), _yes(g.passed)]
+            for g in switch.gates
+        ],
+        note="Cell final_v@w: the final value v (x or y) where the reference assigns w's value.",
+    )
+    tests = TableBlock(
+        "Directional tests: the cue raises q_c under reference X and lowers it under Y",
+        [
+            "configuration",
+            "comparison",
+            "mean d_X (pp)",
+            "mean d_Y (pp)",
+            "both directions",
+            "p (X up)",
+            "p (Y down)",
+            "IUT p",
+            "Holm p",
+            "S (nats) [95%]",
+        ],
+        [
+            [
+                c.configuration,
+                c.comparison,
+                _pp(c.mean_d_x),
+                _pp(c.mean_d_y),
+                f"{c.both_directions}/{c.test.n}",
+                fmt(c.test.p_increase),
+                fmt(c.test.p_decrease),
+                fmt(c.test.p_raw),
+                fmt(c.test.p_holm),
+                f"{fmt(c.log_ratio.estimate)} [{fmt(c.log_ratio.low)}, {fmt(c.log_ratio.high)}]",
+            ]
+            for c in switch.comparisons
+        ],
+        note="q_c = p_c / (p_c + p_i); d per source: cue minus control, averaged over both "
+        "passes. Exact one-sided sign flips over the sources, their maximum (intersection-union), "
+        "Holm over every configuration x comparison; a comparison with an unresolved source has "
+        "p = 1. S: half the difference of the log(p_c / p_i) effects across the two worlds "
+        "(sources where every score is finite), 20,000-draw source bootstrap.",
+    )
+    names = list(switch.accepted)
+    cells = sorted({cell for row in switch.accepted.values() for cell in row})
+    accepted = TableBlock(
+        "Accepted (verdict correct) per cue cell",
+        ["cell", *names],
+        [[cell, *(str(switch.accepted[n].get(cell, 0)) for n in names)] for cell in cells],
+        note="Under reference X every cue candidate is incorrect (an acceptance is a false "
+        "positive); under Y every one is correct.",
+    )
+    return Section("Reference switch", [gates, tests, accepted])
+
+
 def judge_sections(run: Run[JudgeRecord], summary: JudgeSummary) -> list[Section]:
     """The judge report's sections, those with data."""
-    sections = [_gates_section(summary)] if summary.gates else []
+    sections = [_switch_section(summary.switch)] if summary.switch is not None else []
+    sections += [_gates_section(summary)] if summary.gates else []
     if summary.primary:
         sections += [_primary_section(summary), _secondary_section(summary)]
     if summary.acceptance:

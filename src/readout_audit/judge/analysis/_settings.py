@@ -34,6 +34,9 @@ class JudgeAnalysisSettings(BaseModel):
     search_stage: str | None = None
     """A cue search's stage (``development-0``, ``confirmation``): no gates or test families,
     which belong to the protocol's inventories; the search ranks and confirms on its own."""
+    study: str | None = None
+    """A robustness study's name (``reference-switch``): its own gates and family replace the
+    confirmation study's."""
 
     @field_validator("dataset_weights")
     @classmethod
@@ -66,6 +69,8 @@ class JudgeAnalysisSettings(BaseModel):
             found["dataset_weights"] = config["dataset_weights"]
         if config.get("search") is not None:
             found["search_stage"] = config["search"].get("stage")
+        if config.get("study") is not None:
+            found["study"] = config["study"].get("name")
         found.update(config.get("analysis") or {})
         try:
             return cls.model_validate(found)

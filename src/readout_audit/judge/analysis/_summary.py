@@ -30,7 +30,9 @@ from readout_audit.judge.analysis._scores import (
 )
 from readout_audit.judge.analysis._secondary import SecondaryResult, secondary_family
 from readout_audit.judge.analysis._settings import JudgeAnalysisSettings
+from readout_audit.judge.analysis._switch import SwitchAnalysis, analyse_switch
 from readout_audit.judge.protocol._record import JudgeRecord
+from readout_audit.judge.protocol._switch import SWITCH_STUDY
 from readout_audit.log._summary import Summary
 
 
@@ -60,6 +62,8 @@ class JudgeSummary(Summary):
     paired_changes: list[PairedChange] = Field(default_factory=list)
     crossings: list[Crossings] = Field(default_factory=list)
     label_mass: list[LabelMass] = Field(default_factory=list)
+    switch: SwitchAnalysis | None = None
+    """The reference-switch study's analysis (its runs only)."""
 
 
 def judge_tables(records: Sequence[JudgeRecord], settings: JudgeAnalysisSettings) -> JudgeSummary:
@@ -79,6 +83,9 @@ def judge_tables(records: Sequence[JudgeRecord], settings: JudgeAnalysisSettings
     )
     if settings.search_stage is not None:
         return described
+    if settings.study == SWITCH_STUDY:
+        seed = settings.seed(family[0], family) if family else 0
+        return described.model_copy(update={"switch": analyse_switch(records, seed=seed)})
     gates = control_gates(panel, present)
     qualification = qualify(gates, family)
     weights = {c: planned_weights(panel, settings, c) for c in present}

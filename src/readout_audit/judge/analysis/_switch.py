@@ -18,7 +18,6 @@ from pydantic import BaseModel, ConfigDict
 
 from readout_audit.judge.analysis._directional import DirectionalResult, directional_family
 from readout_audit.judge.analysis._gates import required_correct
-from readout_audit.judge.protocol._planned import PlannedRequest
 from readout_audit.judge.protocol._record import JudgeRecord
 from readout_audit.judge.protocol._switch import COMPARISONS, REPEAT, WORLDS
 from readout_audit.stats import bootstrap_ci
@@ -141,27 +140,21 @@ class SwitchAnalysis(BaseModel):
 
 
 def analyse_switch(
-    records: Sequence[JudgeRecord],
-    planned: Sequence[PlannedRequest],
-    *,
-    n_boot: int = SWITCH_BOOTSTRAP_DRAWS,
-    seed: int = 0,
+    records: Sequence[JudgeRecord], *, n_boot: int = SWITCH_BOOTSTRAP_DRAWS, seed: int = 0
 ) -> SwitchAnalysis:
-    """The study's analysis from its records, with the planned requests as denominators.
+    """The study's analysis from its records, one per planned request.
 
-    A planned request without a record is unresolved: its source leaves the comparisons it
+    A planned request that came back without a verdict (unknown, failed: the run's plan covers
+    every missing one with such a record) is unresolved: its source leaves the comparisons it
     feeds unresolved (p = 1 there) and it counts against its control gate.
     """
-    by_id = {record.item_id: record for record in records}
     found: dict[tuple[str, str, str], JudgeRecord | None] = {}
     sources: dict[str, list[str]] = {}
-    for request in planned:
-        found[(request.configuration, request.source_id, request.cell)] = by_id.get(
-            request.request_id
-        )
-        sources.setdefault(request.configuration, [])
-        if request.source_id not in sources[request.configuration]:
-            sources[request.configuration].append(request.source_id)
+    for record in records:
+        found[(record.configuration, record.source_id, record.cell)] = record
+        ids = sources.setdefault(record.configuration, [])
+        if record.source_id not in ids:
+            ids.append(record.source_id)
     effects = {
         f"{configuration} {name}": [
             _world_effects(found, configuration, source, cue, control) for source in ids
@@ -193,9 +186,7 @@ def analyse_switch(
                 ),
             )
         )
-    return SwitchAnalysis(
-        comparisons=comparisons, gates=_gates(found, planned), accepted=_accepted(found)
-    )
+    return SwitchAnalysis(comparisons=comparisons, gates=_gates(found), accepted=_accepted(found))
 
 
 Found = Mapping[tuple[str, str, str], JudgeRecord | None]
@@ -226,14 +217,13 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _gates(found: Found, planned: Sequence[PlannedRequest]) -> list[SwitchGate]:
+def _gates(found: Found) -> list[SwitchGate]:
     """Each configuration's four control strata: ⌊95 n / 100⌋ right of n planned (22/24)."""
     counts: dict[tuple[str, str], list[int]] = {}
-    for request in planned:
-        if not request.cell.startswith("final_"):
+    for (configuration, _, cell), record in found.items():
+        if not cell.startswith("final_"):
             continue
-        record = found[(request.configuration, request.source_id, request.cell)]
-        tally = counts.setdefault((request.configuration, request.cell), [0, 0])
+        tally = counts.setdefault((configuration, cell), [0, 0])
         tally[0] += bool(record is not None and record.right)
         tally[1] += 1
     return [

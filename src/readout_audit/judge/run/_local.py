@@ -25,6 +25,9 @@ from readout_audit.readout._position import position_request, read_position
 
 VERDICT_STEM = '{"verdict": "'
 """The assistant's opening: the scored position is where the verdict's label begins."""
+VERDICT_TOKENS = 6
+"""Greedy tokens kept per verdict: enough for the label the judge would write and the quote
+closing it (every contract's labels are at most four tokens); more would only slow a phase."""
 
 
 def labels_of(planned: PlannedRequest) -> list[str]:
@@ -90,5 +93,6 @@ def local_jobs(
         rendering = render(item, codec)
         encodings = encode_in_context(codec, rendering, item.options)
         record = partial(judge_record, planned=planned, rendering=rendering, encodings=encodings)
-        jobs.append(Job((planned.request_id,), position_request(rendering, encodings), record))
+        request = position_request(rendering, encodings, VERDICT_TOKENS)
+        jobs.append(Job((planned.request_id,), request, record))
     return jobs
