@@ -132,6 +132,9 @@ def test_a_candidate_keeps_its_bytes_in_both_worlds_and_only_the_reference_chang
     refused = parse_configuration("hall=HALL@smollm2-135m", PAPER_SEED)
     with pytest.raises(InputError, match="grades with FINAL3, not HALL"):
         build_switch_inventory([refused], seed=PAPER_SEED)
+    for items in (6, 4 * 10**20):  # not a multiple of 4; a typo's size, refused before any work
+        with pytest.raises(InputError, match="multiple of 4 items, at most 10,000"):
+            build_switch_inventory(CONFIGURATIONS, seed=PAPER_SEED, items=items)
 
 
 def answered(planned, probs):

@@ -166,9 +166,10 @@ def test_batched_positions_match_the_one_at_a_time_default_in_float32(model):
 
 def test_row_groups_bound_the_packed_logits_and_change_nothing(model64, monkeypatch):
     from readout_audit.model import _transformers
+    from readout_audit.model._kv_cache import row_groups
 
-    assert _transformers._row_groups([3, 0, 5, 2], 6) == [[0], [2], [3]]
-    assert _transformers._row_groups([3, 0, 5, 2], 10) == [[0, 2], [3]]
+    assert row_groups([3, 0, 5, 2], 6) == [[0], [2], [3]]
+    assert row_groups([3, 0, 5, 2], 10) == [[0, 2], [3]]
     requests = _batch_requests(model64)
     direct = model64.score_positions(requests)
     monkeypatch.setattr(_transformers, "MAX_PACKED_POSITIONS", 6)

@@ -20,69 +20,24 @@ from readout_audit.model._backend import (
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._generation import GENERATION_DEFAULTS, GenerationSettings
+from readout_audit.model._kv_cache import (
+    CACHE_BUDGET_BYTES,
+    KeyValues,
+    cache_bytes_per_token,
+    cache_of,
+    chunked,
+    row_groups,
+    selected_rows,
+    zeroed,
+)
 from readout_audit.model._prefix import PrefixPlan, plan_prefixes, shared_length, tail_groups
 
 MAX_PACKED_POSITIONS = 2048
 """Rows × packed width per continuation forward; bounds its logits (× vocabulary floats)."""
-CACHE_BUDGET_BYTES = 2**30
-"""Default bound on one forward's key-value cache (rows × tokens × bytes per token): a batch
-whose cache would exceed it is scored in chunks of rows (a single longer row runs alone)."""
 SEGMENT_POSITIONS = 256
 """Widest segment a row with more continuations is cut into: packed tokens attend to each
 other under the mask, so a row's attention costs its width squared; segments side by side as
 rows keep that cost linear in the number of options."""
-
-
-def _row_groups(lengths: Sequence[int], budget: int) -> list[list[int]]:
-    """Consecutive rows with packed continuations, grouped so rows × widest stays in budget."""
-    groups: list[list[int]] = []
-    current: list[int] = []
-    widest = 0
-    for row, length in enumerate(lengths):
-        if length == 0:
-            continue
-        if current and max(widest, length) * (len(current) + 1) > budget:
-            groups.append(current)
-            current, widest = [], 0
-        current.append(row)
-        widest = max(widest, length)
-    if current:
-        groups.append(current)
-    return groups
-
-
-KeyValues = list[tuple[torch.Tensor, torch.Tensor]]
-"""Each layer's cached keys and values, shape (rows, heads, tokens, head dim)."""
-
-
-def _cache_of(layers: KeyValues) -> DynamicCache:
-    """A new cache holding these keys and values, not copied.
-
-    A forward on it concatenates its own columns into new tensors and leaves these untouched,
-    so they may be another cache's tensors or views expanded across rows.
-    """
-    cache = DynamicCache()
-    for index, (keys, values) in enumerate(layers):
-        cache.update(keys[:, :, :0], values[:, :, :0], index)
-        layer: Any = cache.layers[index]
-        layer.keys, layer.values = keys, values
-    return cache
-
-
-def _zeros(sample: KeyValues, rows: int, width: int) -> KeyValues:
-    """Zeroed keys and values shaped as ``sample``'s layers, for ``rows`` rows of ``width``."""
-    return [
-        (
-            k.new_zeros((rows, k.shape[1], width, k.shape[3])),
-            v.new_zeros((rows, v.shape[1], width, v.shape[3])),
-        )
-        for k, v in sample
-    ]
-
-
-def _selected_rows(cache: Any, rows: torch.Tensor) -> DynamicCache:
-    """A new cache holding the given batch rows; the original is untouched."""
-    return _cache_of([(layer.keys[rows], layer.values[rows]) for layer in cache.layers])
 
 
 def _working_precision(logits: torch.Tensor) -> torch.Tensor:
@@ -212,7 +167,7 @@ class TransformersModel(ScoringModel):
             if base == len(node) and past is not None:
                 encoded.append(past)
                 continue
-            cache = DynamicCache() if past is None else _cache_of(past)
+            cache = DynamicCache() if past is None else cache_of(past)
             positions = torch.arange(base, len(node), device=self._device)[None]
             with torch.inference_mode():
                 out = self._model(
@@ -272,7 +227,7 @@ class TransformersModel(ScoringModel):
             return (*parts[0], hidden)
         width = max(mask.shape[1] for _, _, mask in parts)
         mask = torch.zeros((len(contexts), width), dtype=torch.long, device=self._device)
-        layers = _zeros([(la.keys, la.values) for la in parts[0][0].layers], len(contexts), width)
+        layers = zeroed([(la.keys, la.values) for la in parts[0][0].layers], len(contexts), width)
         last = parts[0][1].new_zeros((len(contexts), parts[0][1].shape[-1]))
         for group, (cache, logits, part_mask) in zip(groups, parts, strict=True):
             index = torch.tensor(group, device=self._device)
@@ -282,7 +237,7 @@ class TransformersModel(ScoringModel):
             for (keys, values), layer in zip(layers, cache.layers, strict=True):
                 keys[index, :, start:] = layer.keys
                 values[index, :, start:] = layer.values
-        return _cache_of(layers), last, mask, hidden
+        return cache_of(layers), last, mask, hidden
 
     def _remainder_forward(
         self,
@@ -312,7 +267,7 @@ class TransformersModel(ScoringModel):
                 input_ids=ids.to(self._device),
                 attention_mask=mask.to(self._device),
                 position_ids=positions.to(self._device),
-                cache=_cache_of(layers) if past else None,
+                cache=cache_of(layers) if past else None,
                 use_cache=True,
                 logits_to_keep=1,
                 output_hidden_states=hidden,
@@ -338,7 +293,7 @@ class TransformersModel(ScoringModel):
             return [
                 (k.expand(rows, -1, -1, -1), v.expand(rows, -1, -1, -1)) for k, v in past_of[prefix]
             ]
-        layers = _zeros(next(iter(past_of.values())), len(contexts), past)
+        layers = zeroed(next(iter(past_of.values())), len(contexts), past)
         for row, (context, depth) in enumerate(zip(contexts, depths, strict=True)):
             if depth:
                 for (keys, values), (k, v) in zip(layers, past_of[context[:depth]], strict=True):
@@ -370,34 +325,11 @@ class TransformersModel(ScoringModel):
 
     def cache_bytes_per_token(self) -> int:
         """Bytes of keys and values one token adds to the cache, over every layer."""
-        config = self._model.config.get_text_config()
-        heads = int(getattr(config, "num_attention_heads", 0) or 0)
-        width = int(getattr(config, "head_dim", 0) or 0) or config.hidden_size // max(heads, 1)
-        kv_heads = int(getattr(config, "num_key_value_heads", 0) or 0) or heads
-        size = next(self._model.parameters()).element_size()
-        return 2 * int(config.num_hidden_layers) * max(kv_heads * width, 1) * int(size)
+        return cache_bytes_per_token(self._model)
 
     def chunks(self, requests: Sequence[PositionRequest]) -> list[list[int]]:
-        """Request indices in chunks whose cache fits :attr:`cache_budget`.
-
-        A chunk's cache holds rows (its distinct contexts) × its longest context and greedy
-        tokens; requests sharing a context stay in one chunk.
-        """
-        per_token = self.cache_bytes_per_token()
-        by_context: dict[tuple[int, ...], list[int]] = {}
-        for index, request in enumerate(requests):
-            by_context.setdefault(tuple(request.context), []).append(index)
-        chunks: list[list[int]] = []
-        rows, widest = 0, 0
-        for context, indices in by_context.items():
-            width = len(context) + max(requests[i].greedy_tokens for i in indices)
-            if rows and (rows + 1) * max(widest, width) * per_token > self.cache_budget:
-                rows, widest = 0, 0
-            if rows == 0:
-                chunks.append([])
-            chunks[-1].extend(indices)
-            rows, widest = rows + 1, max(widest, width)
-        return chunks
+        """Request indices in chunks whose cache fits :attr:`cache_budget` (:func:`chunked`)."""
+        return chunked(requests, self.cache_bytes_per_token(), self.cache_budget)
 
     def _score_batch(
         self, requests: Sequence[PositionRequest], inputs: Mapping[str, Any] | None = None
@@ -514,12 +446,12 @@ class TransformersModel(ScoringModel):
             if current:
                 segments.append((row, current, size))
         found: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
-        for group in _row_groups([size for _, _, size in segments], MAX_PACKED_POSITIONS):
+        for group in row_groups([size for _, _, size in segments], MAX_PACKED_POSITIONS):
             rows = [segments[k][0] for k in group]
             index = torch.tensor(rows, device=self._device)
             width = max(segments[k][2] for k in group)
             part = self._packed_logprobs(
-                _selected_rows(cache, index), mask[index], [segments[k][1] for k in group], width
+                selected_rows(cache, index), mask[index], [segments[k][1] for k in group], width
             )
             for line, k in enumerate(group):
                 row, offsets, _ = segments[k]

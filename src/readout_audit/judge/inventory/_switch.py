@@ -27,6 +27,8 @@ from readout_audit.judge.protocol._cells import Distance
 from readout_audit.judge.protocol._planned import PlannedRequest
 
 SWITCH_ITEMS = 24
+MAX_SWITCH_ITEMS = 10_000
+"""More items than this is a typo, not a study: 200,000 requests per configuration."""
 GAPS: dict[Distance, tuple[int, int]] = {"near": (1, 9), "far": (100, 400)}
 """|X − Y| of a near and of a far pair."""
 QUESTION = (
@@ -37,8 +39,11 @@ QUESTION = (
 
 def switch_pairs(seed: int, n: int = SWITCH_ITEMS) -> list[tuple[int, int, Distance]]:
     """``n`` pairs (X, Y, distance): balanced near/far, and within each X < Y half the time."""
-    if n < 4 or n % 4:
-        raise InputError(f"the study needs a multiple of 4 items, got {n}", field="items")
+    if n < 4 or n % 4 or n > MAX_SWITCH_ITEMS:
+        raise InputError(
+            f"the study needs a multiple of 4 items, at most {MAX_SWITCH_ITEMS:,}, got {n}",
+            field="items",
+        )
     rng = random.Random(seed)
     pairs: list[tuple[int, int, Distance]] = []
     for i in range(n):
