@@ -81,6 +81,7 @@ def test_bridges():
         "colon": ":",
         "random": "Wmepnu",
         "random_colon": "Wmepnu:",
+        "marker": "Neutral answer",
         "actual": "Actual",
         "correct_answer": "Correct answer",
     }

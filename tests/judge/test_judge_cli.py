@@ -142,4 +142,4 @@ def test_an_existing_inventory_needs_force_and_a_dataset_is_required(tmp_path):
     assert refused.exit_code == 1 and "pass --force" in refused.output
     assert build(*ARGS, "--out", str(tmp_path), "--force").exit_code == 0
     missing = build("--configuration", "f3=FINAL3@smollm2-135m", "--out", str(tmp_path))
-    assert missing.exit_code == 2 and "give --gsm8k, --drop or both" in missing.output
+    assert missing.exit_code == 2 and "give --gsm8k, --drop or --halueval" in missing.output

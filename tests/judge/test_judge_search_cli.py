@@ -203,4 +203,4 @@ def test_search_arguments_are_checked_first(tmp_path):
         missing.output
     )
     bad = search(tmp_path / "s", "--programme", "extend", "--configuration", "c=FINAL9@x")
-    assert bad.exit_code != 0 and "give --gsm8k, --drop or both" in bad.output
+    assert bad.exit_code != 0 and "give --gsm8k, --drop or --halueval" in bad.output

@@ -20,6 +20,7 @@ from readout_audit.judge import (
     half_difference,
     parse_configuration,
     read_inventory,
+    slope_check,
     switch_pairs,
     world_effect,
     write_inventory,
@@ -234,7 +235,7 @@ def test_a_small_study_builds_runs_and_reports_from_the_command_line(tmp_path):
             str(tmp_path / "no"),
         ],
     )
-    assert refused.exit_code == 2 and "generates its items: drop --gsm8k" in refused.output
+    assert refused.exit_code == 2 and "reads no dataset: drop --gsm8k" in refused.output
     out = invoke(
         "judge",
         "run",
@@ -275,3 +276,33 @@ def test_a_small_study_builds_runs_and_reports_from_the_command_line(tmp_path):
         assert row.test.n == 4 and row.test.p_raw >= 1 / 16  # four sources: 2^-4 at best
     right = sum(r.right for r in done.records if r.cell.startswith("final_"))
     assert sum(g.right for g in switch.gates) == right
+
+
+def test_the_slope_check_by_hand_and_against_scipy():
+    rng = np.random.default_rng(11)
+    m_x, m_y = rng.normal(-4.0, 1.0, 24), rng.normal(4.0, 1.0, 24)
+    k, b = 0.6, 0.3  # a shared affine map m' = k m + b: D = (k − 1) m + b in both worlds
+    exact = slope_check((list(m_x), list(m_y)), (list((k - 1) * m_x + b), list((k - 1) * m_y + b)))
+    assert exact.n == 24
+    for slope in (exact.within_x, exact.within_y, exact.between):
+        assert slope == pytest.approx(k - 1, abs=1e-12)
+    assert exact.contrast_x == pytest.approx(0.0, abs=1e-12)
+    assert exact.contrast_y_low == pytest.approx(0.0, abs=1e-9)
+    assert exact.contrast_y_high == pytest.approx(0.0, abs=1e-9)
+    # with noise and a world-specific shift the within-world slopes are scipy's OLS slopes
+    d_x = (k - 1) * m_x + b + rng.normal(0, 0.2, 24)
+    d_y = (k - 1) * m_y + b + 2.0 + rng.normal(0, 0.2, 24)
+    found = slope_check(
+        ([*m_x, None], [*m_y, 1.0]), ([*d_x, 0.0], [*d_y, float("inf")]), n_boot=2_000, seed=3
+    )
+    assert found.n == 24  # the incomplete and the infinite source are left out
+    assert found.within_x == pytest.approx(stats.linregress(m_x, d_x).slope, abs=1e-12)
+    assert found.within_y == pytest.approx(stats.linregress(m_y, d_y).slope, abs=1e-12)
+    between = (d_y.mean() - d_x.mean()) / (m_y.mean() - m_x.mean())
+    assert found.between == pytest.approx(between, abs=1e-12)
+    assert found.contrast_x == pytest.approx(found.within_x - between, abs=1e-12)
+    assert found.contrast_x_low < found.contrast_x < found.contrast_x_high
+    assert found.contrast_y_low < found.contrast_y < found.contrast_y_high
+    # the shift puts the between-world slope above the within-world ones
+    assert found.contrast_x_high < 0 and found.contrast_y_high < 0
+    assert slope_check(([1.0, 2.0], [3.0, 4.0]), ([0.1, 0.2], [0.3, 0.4])).within_x is None

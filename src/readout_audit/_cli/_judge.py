@@ -8,7 +8,12 @@ from typing import Any
 import click
 
 from readout_audit._cli._common import user_errors
-from readout_audit._cli._judge_options import load_banks, require_sources, source_options
+from readout_audit._cli._judge_options import (
+    DATASETS,
+    load_banks,
+    require_sources,
+    source_options,
+)
 from readout_audit._cli._judge_propose import judge_propose_command
 from readout_audit._cli._judge_run import judge_analyze_command, judge_run_command
 from readout_audit._cli._judge_search import judge_search_command
@@ -17,20 +22,19 @@ from readout_audit._cli._report import report_command
 from readout_audit._cli._types import SEED
 from readout_audit._exceptions import InputError
 from readout_audit.judge import (
+    CONFIRMATION_STUDY,
     INVENTORY_FILE,
     PAPER_SEED,
+    SOURCED_STUDIES,
+    STUDIES,
     SWITCH_ITEMS,
-    SWITCH_STUDY,
     Inventory,
-    build_inventory,
-    build_switch_inventory,
+    build_study_inventory,
     parse_configuration,
+    read_inventory,
     read_planned,
     write_inventory,
 )
-
-CONFIRMATION_STUDY = "confirmation"
-"""The protocol's own study: sources from GSM8K and DROP, two presentations."""
 
 
 @click.group("judge")
@@ -50,6 +54,8 @@ def _summary(inventory: Inventory) -> str:
         )
     counts = manifest.counts
     for phase, n in counts["sources"].items():
+        if not n:
+            continue  # a study has no preflight
         lines.append(
             f"{phase}: {n} sources x {counts['per_source'][phase]} calls x "
             f"{len(manifest.configurations)} configurations = {counts['requests'][phase]} requests"
@@ -75,14 +81,27 @@ def _response_formats(texts: tuple[str, ...], names: list[str]) -> dict[str, str
     return forms
 
 
+def _panel(texts: tuple[str, ...]) -> dict[str, int] | None:
+    """``DATASET=N`` options: the repeat panel's sources per dataset (None: the paper's)."""
+    panel: dict[str, int] = {}
+    for text in texts:
+        dataset, eq, count = text.partition("=")
+        if not eq or not dataset or not count.isdigit() or int(count) < 1 or dataset in panel:
+            raise InputError(f"expected DATASET=N once per dataset, got {text!r}", field="panel")
+        panel[dataset] = int(count)
+    return panel or None
+
+
 @judge_group.command("build")
 @click.option(
     "--study",
-    type=click.Choice([CONFIRMATION_STUDY, SWITCH_STUDY]),
+    type=click.Choice(list(STUDIES)),
     default=CONFIRMATION_STUDY,
     show_default=True,
-    help="confirmation: the presentation study on --gsm8k/--drop sources; reference-switch: "
-    "generated items graded against two reference worlds (Section 6), no sources read.",
+    help="confirmation: the presentation study; decomposition: six bridges x two earlier "
+    "values under HALL, HALL_R and FINAL3; formatting-pilot: colon placements x two earlier "
+    "values; repeat: three passes on a decomposition's sources (--from-inventory); "
+    "reference-switch: generated items graded in two reference worlds.",
 )
 @click.option(
     "--items",
@@ -90,6 +109,20 @@ def _response_formats(texts: tuple[str, ...], names: list[str]) -> dict[str, str
     show_default=True,
     type=click.IntRange(4),
     help="Generated items of the reference switch (a multiple of 4).",
+)
+@click.option(
+    "--from-inventory",
+    "reused",
+    type=click.Path(path_type=Path, exists=True, file_okay=False),
+    help="The repeat panel: the decomposition inventory whose sources it reuses.",
+)
+@click.option(
+    "--panel",
+    "panel",
+    multiple=True,
+    metavar="DATASET=N",
+    help="The repeat panel: sources per dataset, the first in the decomposition's sampling "
+    "order [default: drop=56, halueval=24] (repeatable).",
 )
 @source_options
 @click.option(
@@ -101,10 +134,9 @@ def _response_formats(texts: tuple[str, ...], names: list[str]) -> dict[str, str
 @click.option("--seed", default=PAPER_SEED, show_default=True, type=SEED)
 @click.option(
     "--per-dataset",
-    default=100,
-    show_default=True,
     type=click.IntRange(1),
-    help="Confirmation sources per dataset.",
+    help="Sources per dataset [default: the paper's: confirmation 100, decomposition 120, "
+    "formatting-pilot 8].",
 )
 @click.option(
     "--preflight-per-dataset",
@@ -142,9 +174,11 @@ def _response_formats(texts: tuple[str, ...], names: list[str]) -> dict[str, str
 def build_command(
     study: str,
     items: int,
+    reused: Path | None,
+    panel: tuple[str, ...],
     out: Path,
     seed: int,
-    per_dataset: int,
+    per_dataset: int | None,
     preflight_per_dataset: int,
     configurations: tuple[str, ...],
     response_formats: tuple[str, ...],
@@ -152,13 +186,13 @@ def build_command(
     force: bool,
     **sources: Any,
 ) -> None:
-    """Build a frozen inventory: sources, candidates, both presentations, ordered requests."""
-    if study == SWITCH_STUDY:
-        named = [name for name in ("gsm8k", "drop") if sources[name] is not None]
-        if named:
-            raise click.UsageError(f"the reference switch generates its items: drop --{named[0]}")
-    else:
+    """Build a frozen inventory: sources, candidates, presentations, ordered requests."""
+    if study in SOURCED_STUDIES:
         require_sources(sources)
+    else:
+        named = [name for name in DATASETS if sources[name] is not None]
+        if named:
+            raise click.UsageError(f"the {study} study reads no dataset: drop --{named[0]}")
     if (out / INVENTORY_FILE).exists() and not force:
         raise InputError("holds an inventory; pass --force to overwrite it", source=str(out))
     first_seed = seed if bootstrap_seed is None else bootstrap_seed
@@ -167,17 +201,18 @@ def build_command(
         parse_configuration(text, first_seed + i, forms.get(text.partition("=")[0], "json_schema"))
         for i, text in enumerate(configurations)
     ]
-    if study == SWITCH_STUDY:
-        inventory = build_switch_inventory(parsed, seed=seed, items=items)
-    else:
-        inventory = build_inventory(
-            load_banks(sources),
-            parsed,
-            seed=seed,
-            per_dataset=per_dataset,
-            preflight_per_dataset=preflight_per_dataset,
-            priors=[read_planned(path) for path in sources["exclude"]],
-        )
+    inventory = build_study_inventory(
+        study,
+        parsed,
+        seed=seed,
+        banks=load_banks(sources) if study in SOURCED_STUDIES else (),
+        per_dataset=per_dataset,
+        preflight_per_dataset=preflight_per_dataset,
+        priors=[read_planned(path) for path in sources["exclude"]],
+        items=items,
+        reused=None if reused is None else read_inventory(reused),
+        panel=_panel(panel),
+    )
     write_inventory(out, inventory)
     click.echo(_summary(inventory))
     click.echo(f"wrote {len(inventory.requests)} requests to {out / INVENTORY_FILE}")

@@ -38,8 +38,15 @@ _DATASETS = (
         "DROP in the hub's layout: a JSON-lines or JSON-array file, or a hub dataset id or "
         "local copy (e.g. ucinlp/drop).",
     ),
+    (
+        "halueval",
+        "data",
+        "HaluEval QA (qa_data.json's layout): a JSON-lines or JSON-array file, or a hub "
+        "dataset id or local copy (e.g. pminervini/HaluEval, configuration qa).",
+    ),
 )
 """Each dataset's option name, default split and help."""
+DATASETS = tuple(name for name, _, _ in _DATASETS)
 
 
 def source_options(command: F) -> F:
@@ -77,13 +84,13 @@ def source_options(command: F) -> F:
 
 
 def require_sources(options: dict[str, Any]) -> None:
-    """At least one of ``--gsm8k`` and ``--drop`` (checked before anything slow)."""
-    if options["gsm8k"] is None and options["drop"] is None:
-        raise click.UsageError("give --gsm8k, --drop or both")
+    """At least one of ``--gsm8k``, ``--drop`` and ``--halueval`` (before anything slow)."""
+    if all(options[name] is None for name in DATASETS):
+        raise click.UsageError("give --gsm8k, --drop or --halueval (one or more)")
 
 
 def load_banks(options: dict[str, Any]) -> list[SourceBank]:
-    """The datasets ``source_options`` name, GSM8K first."""
+    """The datasets ``source_options`` name, in the order GSM8K, DROP, HaluEval."""
     require_sources(options)
     return [
         load_bank(
@@ -94,7 +101,7 @@ def load_banks(options: dict[str, Any]) -> list[SourceBank]:
             dates=dataset == "drop" and options["drop_dates"],
             limit=options["limit"],
         )
-        for dataset in ("gsm8k", "drop")
+        for dataset in DATASETS
         if options[dataset] is not None
     ]
 

@@ -10,6 +10,20 @@ from readout_audit.judge.analysis._analysis import (
 from readout_audit.judge.analysis._checks import (
     judge_checks,
 )
+from readout_audit.judge.analysis._contrasts import (
+    ContrastTest,
+    StudyCellCount,
+    StudyGate,
+    StudyPanel,
+    contrast_slot,
+    contrast_values,
+    run_family,
+)
+from readout_audit.judge.analysis._decomposition import (
+    DecompositionAnalysis,
+    Witness,
+    analyse_decomposition,
+)
 from readout_audit.judge.analysis._descriptives import (
     AcceptanceRow,
     DuplicateRow,
@@ -34,6 +48,11 @@ from readout_audit.judge.analysis._gates import (
 from readout_audit.judge.analysis._panel import (
     JudgePanel,
 )
+from readout_audit.judge.analysis._pilot import (
+    CellMean,
+    PilotAnalysis,
+    analyse_pilot,
+)
 from readout_audit.judge.analysis._primary import (
     PRIMARY_TERMS,
     InteractionTest,
@@ -44,6 +63,15 @@ from readout_audit.judge.analysis._primary import (
     planned_weights,
     primary_cells,
     primary_family,
+)
+from readout_audit.judge.analysis._repeat import (
+    Agreement,
+    PassCounts,
+    RepeatAnalysis,
+    ScoreShift,
+    agreement,
+    analyse_repeat,
+    score_shift,
 )
 from readout_audit.judge.analysis._report import (
     judge_sections,
@@ -72,6 +100,11 @@ from readout_audit.judge.analysis._settings import (
     PRIMARY_DRAWS,
     JudgeAnalysisSettings,
 )
+from readout_audit.judge.analysis._slopes import (
+    SLOPE_DRAWS,
+    SlopeCheck,
+    slope_check,
+)
 from readout_audit.judge.analysis._summary import (
     JudgeSummary,
     judge_tables,
@@ -81,7 +114,6 @@ from readout_audit.judge.analysis._switch import (
     HalfDifference,
     SwitchAnalysis,
     SwitchComparison,
-    SwitchGate,
     analyse_switch,
     half_difference,
     switch_scores,
@@ -90,9 +122,13 @@ from readout_audit.judge.analysis._switch import (
 
 __all__ = [
     "AcceptanceRow",
+    "Agreement",
     "CROSSING_THRESHOLDS",
     "CellCount",
+    "CellMean",
+    "ContrastTest",
     "Crossings",
+    "DecompositionAnalysis",
     "DirectionalResult",
     "DuplicateRow",
     "GATE_PERCENT",
@@ -107,20 +143,35 @@ __all__ = [
     "PRIMARY_DRAWS",
     "PRIMARY_TERMS",
     "PairedChange",
+    "PassCounts",
+    "PilotAnalysis",
     "PrimaryResult",
     "Qualification",
+    "RepeatAnalysis",
     "SCORE_READINGS",
+    "SLOPE_DRAWS",
     "SWITCH_BOOTSTRAP_DRAWS",
     "ScoreInteraction",
+    "ScoreShift",
     "SecondaryResult",
+    "SlopeCheck",
     "SourceCells",
+    "StudyCellCount",
+    "StudyGate",
+    "StudyPanel",
     "SwitchAnalysis",
     "SwitchComparison",
-    "SwitchGate",
+    "Witness",
     "acceptance_table",
+    "agreement",
+    "analyse_decomposition",
     "analyse_judge",
+    "analyse_pilot",
+    "analyse_repeat",
     "analyse_switch",
     "conditional_correctness",
+    "contrast_slot",
+    "contrast_values",
     "control_gates",
     "directional_family",
     "discordances",
@@ -141,9 +192,12 @@ __all__ = [
     "primary_family",
     "qualify",
     "required_correct",
+    "run_family",
     "score_crossings",
     "score_interaction",
+    "score_shift",
     "secondary_family",
+    "slope_check",
     "summarise_judge",
     "switch_scores",
     "world_effect",

@@ -116,12 +116,14 @@ def interaction_test(
     seed: int,
     alpha: float = 0.05,
     tolerance: float = 1e-12,
+    value_range: tuple[float, float] = (-2.0, 2.0),
 ) -> InteractionTest:
     """θ̂, its percentile interval and null-centred bootstrap p, or the Hoeffding fallback.
 
     Bootstrap: p = (1 + #{|θ*_b − θ̂| ≥ |θ̂| − tol}) / (B + 1), sources resampled within each
-    dataset. Fallback (every weighted dataset's sample constant): θ̂ ± 4√(S log(2/α) / 2), S =
-    Σ w_d² / n_d, truncated to [−2, 2], p = min(1, 2 exp(−θ̂² / (8S))), 1 at θ̂ = 0.
+    dataset. Fallback (every weighted dataset's sample constant): θ̂ ± R√(S log(2/α) / 2), S =
+    Σ w_d² / n_d, R the width of ``value_range`` (4 for D_i ∈ [−2, 2]), truncated to it,
+    p = min(1, 2 exp(−2θ̂² / (R² S))), 1 at θ̂ = 0.
     """
     x, d = np.asarray(values, dtype=np.float64), np.asarray(datasets)
     weighted = {k: w for k, w in weights.items() if w > 0}
@@ -143,6 +145,7 @@ def interaction_test(
             untested.estimate,
             [n_complete[k] for k in weighted],
             list(weighted.values()),
+            value_range=value_range,
             alpha=alpha,
         )
         found = {"low": bound.low, "high": bound.high, "p_value": bound.p_value}

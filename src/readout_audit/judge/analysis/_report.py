@@ -8,17 +8,19 @@ from __future__ import annotations
 
 from readout_audit.judge.analysis._gates import CellCount
 from readout_audit.judge.analysis._primary import PrimaryResult
+from readout_audit.judge.analysis._study_report import (
+    decomposition_section,
+    pilot_section,
+    pp,
+    repeat_section,
+    switch_section,
+    yes,
+)
 from readout_audit.judge.analysis._summary import JudgeSummary
-from readout_audit.judge.analysis._switch import SwitchAnalysis
 from readout_audit.judge.protocol._cells import CONTROL_CELLS, FIXTURE_CELLS
 from readout_audit.judge.protocol._record import JudgeRecord
 from readout_audit.log._run import Run
 from readout_audit.report._blocks import MISSING, Block, FigureBlock, Section, TableBlock, fmt, plot
-
-
-def _pp(value: float | None) -> str:
-    """A proportion (or D-scale value) in signed percentage points."""
-    return MISSING if value is None else f"{100 * value:+.2f}"
 
 
 def _share(accepted: int, observed: int, planned: int) -> str:
@@ -29,10 +31,6 @@ def _share(accepted: int, observed: int, planned: int) -> str:
 def _gate_cell(count: CellCount) -> str:
     needed = "" if count.required is None else f" (≥ {count.required})"
     return f"{count.right}/{count.planned}{needed}"
-
-
-def _yes(value: bool | None) -> str:
-    return MISSING if value is None else ("yes" if value else "no")
 
 
 def _gates_section(summary: JudgeSummary) -> Section:
@@ -73,10 +71,10 @@ def _gates_section(summary: JudgeSummary) -> Section:
             [
                 [
                     q.configuration,
-                    _yes(q.preflight),
-                    _yes(q.confirmation),
-                    _yes(q.skipped),
-                    _yes(q.competent),
+                    yes(q.preflight),
+                    yes(q.confirmation),
+                    yes(q.skipped),
+                    yes(q.competent),
                 ]
                 for q in summary.qualification
             ],
@@ -95,20 +93,20 @@ def _primary_section(summary: JudgeSummary) -> Section:
     rows = []
     for r in summary.primary:
         t = r.test
-        bounds = MISSING if r.bounds is None else f"[{_pp(r.bounds[0])}, {_pp(r.bounds[1])}]"
-        interval = MISSING if t.low is None else f"[{_pp(t.low)}, {_pp(t.high)}] {t.method}"
+        bounds = MISSING if r.bounds is None else f"[{pp(r.bounds[0])}, {pp(r.bounds[1])}]"
+        interval = MISSING if t.low is None else f"[{pp(t.low)}, {pp(t.high)}] {t.method}"
         rows.append(
             [
                 r.configuration,
                 _complete(r),
-                _pp(t.estimate),
-                _pp(t.pooled),
+                pp(t.estimate),
+                pp(t.pooled),
                 interval,
                 fmt(r.p_raw),
                 fmt(r.p_holm),
                 bounds,
-                _yes(r.competent),
-                _yes(r.success),
+                yes(r.competent),
+                yes(r.success),
             ]
         )
     weights = {k: v for r in summary.primary for k, v in r.test.weights.items()}
@@ -161,7 +159,7 @@ def _secondary_section(summary: JudgeSummary) -> Section:
             str(s.cue_accepted),
             str(s.control_accepted),
             f"{s.forward}/{s.reverse}",
-            _pp(s.excess),
+            pp(s.excess),
             fmt(s.p_raw),
             fmt(s.p_holm),
         ]
@@ -357,66 +355,15 @@ def _mass_section(run: Run[JudgeRecord], summary: JudgeSummary) -> Section:
     )
 
 
-def _switch_section(switch: SwitchAnalysis) -> Section:
-    gates = TableBlock(
-        "Clean controls (a bare final value under each reference)",
-        ["configuration", "cell", "right / planned", "required", "passed"],
-        [
-            [g.configuration, g.cell, f"{g.right}/{g.planned}", str(g.required), _yes(g.passed)]
-            for g in switch.gates
-        ],
-        note="Cell final_v@w: the final value v (x or y) where the reference assigns w's value.",
-    )
-    tests = TableBlock(
-        "Directional tests: the cue raises q_c under reference X and lowers it under Y",
-        [
-            "configuration",
-            "comparison",
-            "mean d_X (pp)",
-            "mean d_Y (pp)",
-            "both directions",
-            "p (X up)",
-            "p (Y down)",
-            "IUT p",
-            "Holm p",
-            "S (nats) [95%]",
-        ],
-        [
-            [
-                c.configuration,
-                c.comparison,
-                _pp(c.mean_d_x),
-                _pp(c.mean_d_y),
-                f"{c.both_directions}/{c.test.n}",
-                fmt(c.test.p_increase),
-                fmt(c.test.p_decrease),
-                fmt(c.test.p_raw),
-                fmt(c.test.p_holm),
-                f"{fmt(c.log_ratio.estimate)} [{fmt(c.log_ratio.low)}, {fmt(c.log_ratio.high)}]",
-            ]
-            for c in switch.comparisons
-        ],
-        note="q_c = p_c / (p_c + p_i); d per source: cue minus control, averaged over both "
-        "passes. Exact one-sided sign flips over the sources, their maximum (intersection-union), "
-        "Holm over every configuration x comparison; a comparison with an unresolved source has "
-        "p = 1. S: half the difference of the log(p_c / p_i) effects across the two worlds "
-        "(sources where every score is finite), 20,000-draw source bootstrap.",
-    )
-    names = list(switch.accepted)
-    cells = sorted({cell for row in switch.accepted.values() for cell in row})
-    accepted = TableBlock(
-        "Accepted (verdict correct) per cue cell",
-        ["cell", *names],
-        [[cell, *(str(switch.accepted[n].get(cell, 0)) for n in names)] for cell in cells],
-        note="Under reference X every cue candidate is incorrect (an acceptance is a false "
-        "positive); under Y every one is correct.",
-    )
-    return Section("Reference switch", [gates, tests, accepted])
-
-
 def judge_sections(run: Run[JudgeRecord], summary: JudgeSummary) -> list[Section]:
     """The judge report's sections, those with data."""
-    sections = [_switch_section(summary.switch)] if summary.switch is not None else []
+    sections = [switch_section(summary.switch)] if summary.switch is not None else []
+    if summary.decomposition is not None:
+        sections.append(decomposition_section(summary.decomposition))
+    if summary.repeat is not None:
+        sections.append(repeat_section(summary.repeat))
+    if summary.pilot is not None:
+        sections.append(pilot_section(summary.pilot))
     sections += [_gates_section(summary)] if summary.gates else []
     if summary.primary:
         sections += [_primary_section(summary), _secondary_section(summary)]

@@ -37,6 +37,8 @@ class JudgeAnalysisSettings(BaseModel):
     study: str | None = None
     """A robustness study's name (``reference-switch``): its own gates and family replace the
     confirmation study's."""
+    study_design: dict[str, Any] | None = None
+    """The study's manifest entry (its judges, families, panel): what its analysis reads."""
 
     @field_validator("dataset_weights")
     @classmethod
@@ -71,6 +73,9 @@ class JudgeAnalysisSettings(BaseModel):
             found["search_stage"] = config["search"].get("stage")
         if config.get("study") is not None:
             found["study"] = config["study"].get("name")
+            found["study_design"] = config["study"]
+            if config["study"].get("dataset_weights") is not None:
+                found.setdefault("dataset_weights", config["study"]["dataset_weights"])
         found.update(config.get("analysis") or {})
         try:
             return cls.model_validate(found)

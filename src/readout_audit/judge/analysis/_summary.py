@@ -9,6 +9,10 @@ from pydantic import Field
 
 from readout_audit.judge.analysis._chronology import Chronology
 from readout_audit.judge.analysis._coverage import Coverage
+from readout_audit.judge.analysis._decomposition import (
+    DecompositionAnalysis,
+    analyse_decomposition,
+)
 from readout_audit.judge.analysis._descriptives import (
     AcceptanceRow,
     DuplicateRow,
@@ -19,7 +23,9 @@ from readout_audit.judge.analysis._descriptives import (
 )
 from readout_audit.judge.analysis._gates import Gate, Qualification, control_gates, qualify
 from readout_audit.judge.analysis._panel import JudgePanel
+from readout_audit.judge.analysis._pilot import PilotAnalysis, analyse_pilot
 from readout_audit.judge.analysis._primary import PrimaryResult, planned_weights, primary_family
+from readout_audit.judge.analysis._repeat import RepeatAnalysis, analyse_repeat
 from readout_audit.judge.analysis._scores import (
     Crossings,
     PairedChange,
@@ -32,6 +38,7 @@ from readout_audit.judge.analysis._secondary import SecondaryResult, secondary_f
 from readout_audit.judge.analysis._settings import JudgeAnalysisSettings
 from readout_audit.judge.analysis._switch import SwitchAnalysis, analyse_switch
 from readout_audit.judge.protocol._record import JudgeRecord
+from readout_audit.judge.protocol._studies import DECOMPOSITION_STUDY, PILOT_STUDY, REPEAT_STUDY
 from readout_audit.judge.protocol._switch import SWITCH_STUDY
 from readout_audit.log._summary import Summary
 
@@ -64,6 +71,9 @@ class JudgeSummary(Summary):
     label_mass: list[LabelMass] = Field(default_factory=list)
     switch: SwitchAnalysis | None = None
     """The reference-switch study's analysis (its runs only)."""
+    decomposition: DecompositionAnalysis | None = None
+    repeat: RepeatAnalysis | None = None
+    pilot: PilotAnalysis | None = None
 
 
 def judge_tables(records: Sequence[JudgeRecord], settings: JudgeAnalysisSettings) -> JudgeSummary:
@@ -86,6 +96,13 @@ def judge_tables(records: Sequence[JudgeRecord], settings: JudgeAnalysisSettings
     if settings.study == SWITCH_STUDY:
         seed = settings.seed(family[0], family) if family else 0
         return described.model_copy(update={"switch": analyse_switch(records, seed=seed)})
+    if settings.study == DECOMPOSITION_STUDY:
+        found = analyse_decomposition(records, settings)
+        return described.model_copy(update={"decomposition": found})
+    if settings.study == REPEAT_STUDY:
+        return described.model_copy(update={"repeat": analyse_repeat(records, settings, family)})
+    if settings.study == PILOT_STUDY:
+        return described.model_copy(update={"pilot": analyse_pilot(records, settings, family)})
     gates = control_gates(panel, present)
     qualification = qualify(gates, family)
     weights = {c: planned_weights(panel, settings, c) for c in present}

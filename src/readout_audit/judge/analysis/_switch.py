@@ -16,8 +16,9 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from readout_audit.judge.analysis._contrasts import StudyGate, study_gate
 from readout_audit.judge.analysis._directional import DirectionalResult, directional_family
-from readout_audit.judge.analysis._gates import required_correct
+from readout_audit.judge.analysis._slopes import SlopeCheck, slope_check
 from readout_audit.judge.protocol._record import JudgeRecord
 from readout_audit.judge.protocol._switch import COMPARISONS, REPEAT, WORLDS
 from readout_audit.stats import bootstrap_ci
@@ -113,19 +114,8 @@ class SwitchComparison(BaseModel):
     test: DirectionalResult
     log_ratio: HalfDifference
     """S on the log-ratio scale (sources where every readout is finite)."""
-
-
-class SwitchGate(BaseModel):
-    """A clean-control stratum (reference × final value): right verdicts against the plan."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    configuration: str
-    cell: str
-    right: int
-    planned: int
-    required: int
-    passed: bool
+    slopes: SlopeCheck | None = None
+    """Whether one affine map of the control's log-ratio margin explains both worlds' effects."""
 
 
 class SwitchAnalysis(BaseModel):
@@ -134,7 +124,7 @@ class SwitchAnalysis(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     comparisons: list[SwitchComparison]
-    gates: list[SwitchGate]
+    gates: list[StudyGate]
     accepted: dict[str, dict[str, int]]
     """Per configuration and cue cell: verdicts ``correct`` (false positives under X)."""
 
@@ -184,6 +174,11 @@ def analyse_switch(
                 log_ratio=half_difference(
                     [e["x"][1] for e in rows], [e["y"][1] for e in rows], n_boot=n_boot, seed=seed
                 ),
+                slopes=slope_check(
+                    ([e["x"][2] for e in rows], [e["y"][2] for e in rows]),
+                    ([e["x"][1] for e in rows], [e["y"][1] for e in rows]),
+                    seed=seed,
+                ),
             )
         )
     return SwitchAnalysis(comparisons=comparisons, gates=_gates(found), accepted=_accepted(found))
@@ -195,8 +190,11 @@ Found = Mapping[tuple[str, str, str], JudgeRecord | None]
 
 def _world_effects(
     found: Found, configuration: str, source: str, cue: str, control: str
-) -> dict[str, tuple[float | None, float | None]]:
-    """Per world: the source's (q_c, log-ratio) effect of ``cue`` over ``control``, both passes."""
+) -> dict[str, tuple[float | None, float | None, float | None]]:
+    """Per world: the (q_c, log-ratio) effect of ``cue`` and the control's log-ratio margin.
+
+    Each is averaged over both passes, None if any pass lacks it.
+    """
     effects = {}
     for world in WORLDS:
         scores = {
@@ -209,6 +207,7 @@ def _world_effects(
         effects[world] = (
             world_effect([q for q, _ in scores[cue]], [q for q, _ in scores[control]]),
             world_effect([r for _, r in scores[cue]], [r for _, r in scores[control]]),
+            world_effect([r for _, r in scores[control]], [0.0] * len(scores[control])),
         )
     return effects
 
@@ -217,25 +216,15 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _gates(found: Found) -> list[SwitchGate]:
+def _gates(found: Found) -> list[StudyGate]:
     """Each configuration's four control strata: ⌊95 n / 100⌋ right of n planned (22/24)."""
-    counts: dict[tuple[str, str], list[int]] = {}
+    strata: dict[tuple[str, str], list[JudgeRecord | None]] = {}
     for (configuration, _, cell), record in found.items():
-        if not cell.startswith("final_"):
-            continue
-        tally = counts.setdefault((configuration, cell), [0, 0])
-        tally[0] += bool(record is not None and record.right)
-        tally[1] += 1
+        if cell.startswith("final_"):
+            strata.setdefault((configuration, cell), []).append(record)
     return [
-        SwitchGate(
-            configuration=configuration,
-            cell=cell,
-            right=right,
-            planned=n,
-            required=required_correct("bare_correct", n),
-            passed=right >= required_correct("bare_correct", n),
-        )
-        for (configuration, cell), (right, n) in sorted(counts.items())
+        study_gate(configuration, cell, records, "bare_correct")
+        for (configuration, cell), records in sorted(strata.items())
     ]
 
 

@@ -3,6 +3,7 @@
 Sources read, candidates selected, the inventory built and stored (write-once, hashed).
 """
 
+from readout_audit.judge.inventory._banks import DATASETS, DEFAULT_SPLITS, load_bank
 from readout_audit.judge.inventory._build import (
     BankStats,
     ChosenSources,
@@ -16,6 +17,11 @@ from readout_audit.judge.inventory._build import (
     choose_sources,
     inventory_bytes,
     source_entry,
+)
+from readout_audit.judge.inventory._by_study import (
+    SOURCED_STUDIES,
+    STUDIES,
+    build_study_inventory,
 )
 from readout_audit.judge.inventory._candidates import (
     BLANK,
@@ -36,7 +42,6 @@ from readout_audit.judge.inventory._datasets import (
     GSM8K_HUB_ID,
     drop_source,
     gsm8k_source,
-    load_bank,
     load_drop_hf,
     load_drop_json,
     load_gsm8k_hf,
@@ -48,6 +53,13 @@ from readout_audit.judge.inventory._file import (
     read_inventory,
     read_planned,
     write_inventory,
+)
+from readout_audit.judge.inventory._halueval import (
+    HALUEVAL_HUB_ID,
+    NON_NUMERIC_ANSWER,
+    halueval_source,
+    load_halueval_hf,
+    load_halueval_json,
 )
 from readout_audit.judge.inventory._inventory import (
     PAPER_SEED,
@@ -72,6 +84,15 @@ from readout_audit.judge.inventory._sources import (
     normalise_question,
     parse_number,
 )
+from readout_audit.judge.inventory._studies import (
+    DECOMPOSITION_PER_DATASET,
+    PILOT_PER_DATASET,
+    REPEAT_PANEL,
+    build_decomposition_inventory,
+    build_pilot_inventory,
+    build_repeat_inventory,
+    judge_groups,
+)
 from readout_audit.judge.inventory._switch import SWITCH_ITEMS, build_switch_inventory, switch_pairs
 
 __all__ = [
@@ -80,21 +101,30 @@ __all__ = [
     "COLON",
     "ChosenSources",
     "Configuration",
+    "DATASETS",
+    "DECOMPOSITION_PER_DATASET",
+    "DEFAULT_SPLITS",
     "DROP_HUB_ID",
     "EXCLUSION_REASONS",
     "GSM8K_HUB_ID",
+    "HALUEVAL_HUB_ID",
     "INVENTORY_FILE",
     "Inventory",
     "InventoryManifest",
     "MANIFEST_FILE",
+    "NON_NUMERIC_ANSWER",
     "NO_ANSWER",
     "PAPER_SEED",
     "PHASE_CELLS",
+    "PILOT_PER_DATASET",
     "PriorInventory",
     "PriorSources",
     "READABLE_CUES",
+    "REPEAT_PANEL",
     "RequestHashes",
     "SCAFFOLDS",
+    "SOURCED_STUDIES",
+    "STUDIES",
     "SWITCH_ITEMS",
     "SelectedSource",
     "Source",
@@ -102,7 +132,11 @@ __all__ = [
     "SourceEntry",
     "assemble_inventory",
     "bridges",
+    "build_decomposition_inventory",
     "build_inventory",
+    "build_pilot_inventory",
+    "build_repeat_inventory",
+    "build_study_inventory",
     "build_switch_inventory",
     "canonical_number",
     "cell_candidate",
@@ -110,14 +144,18 @@ __all__ = [
     "cue_candidate",
     "drop_source",
     "gsm8k_source",
+    "halueval_source",
     "interleave_key",
     "inventory_bytes",
+    "judge_groups",
     "judge_model_name",
     "load_bank",
     "load_drop_hf",
     "load_drop_json",
     "load_gsm8k_hf",
     "load_gsm8k_jsonl",
+    "load_halueval_hf",
+    "load_halueval_json",
     "mutated",
     "normalise_question",
     "parse_configuration",

@@ -68,6 +68,16 @@ class SourceEntry(_Frozen):
     letters: str
     sha256: str
     """SHA-256 of the compact JSON of the whole source (question, references, evidence)."""
+    z: str | None = None
+    """The wrong earlier value Z of a study that varies the prefix (left out otherwise)."""
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Without a Z the entry is as it was before the field existed."""
+        data: dict[str, Any] = handler(self)
+        if data.get("z") is None:
+            data.pop("z", None)
+        return data
 
 
 class RequestHashes(_Frozen):
@@ -174,12 +184,18 @@ def choose_sources(
     per_dataset: int,
     preflight_per_dataset: int,
     priors: Sequence[tuple[PriorInventory, Sequence[PlannedRequest]]] = (),
+    prefixed: bool = False,
 ) -> ChosenSources:
-    """Each dataset's preflight and confirmation sources, fresh against the prior inventories."""
+    """Each dataset's preflight and confirmation sources, fresh against the prior inventories.
+
+    ``prefixed``: a study varying the earlier line; each source also gets its wrong Z.
+    """
     excluded = PriorSources()
     for _, requests in priors:
         excluded.add(requests)
-    selected, exclusions = select_sources(banks, seed, per_dataset, preflight_per_dataset, excluded)
+    selected, exclusions = select_sources(
+        banks, seed, per_dataset, preflight_per_dataset, excluded, prefixed=prefixed
+    )
     return ChosenSources(
         selected=selected,
         banks=[_bank_stats(bank) for bank in banks],
@@ -202,6 +218,7 @@ def source_entry(selected: SelectedSource) -> SourceEntry:
         y=selected.y,
         letters=selected.letters,
         sha256=_source_sha256(selected.source),
+        z=selected.z,
     )
 
 

@@ -14,6 +14,7 @@ from decimal import Decimal
 from readout_audit.judge.protocol._cells import REPEAT_CELLS, Distance
 from readout_audit.judge.protocol._contracts import Contract
 from readout_audit.judge.protocol._present import compact_json
+from readout_audit.judge.protocol._studies import MARKER
 
 BLANK = ""
 """The blank bridge: the scaffold keeps its empty middle line."""
@@ -58,6 +59,17 @@ def mutated(x: float, distance: Distance) -> float:
     return float(exact + step)
 
 
+def prefixed_values(x: float, distance: Distance) -> tuple[float, float]:
+    """(Z, Y) of a study that varies the earlier line: Z = X + s, Y = X + 2s.
+
+    s = 1 (near) or max(|X|, 20) (far), in exact decimals: the paper's printed witness has
+    X = 1900, Z = 1901, Y = 1902. Both are wrong values whenever X is the only reference.
+    """
+    exact = Decimal(repr(x))
+    step = Decimal(1) if distance == "near" else max(abs(exact), Decimal(20))
+    return float(exact + step), float(exact + 2 * step)
+
+
 def cue_candidate(x: str, bridge: str, y: str, scaffold: str = "correct_first") -> str:
     """A bridge in a scaffold: by default earlier value, bridge, wrong final commitment."""
     return SCAFFOLDS[scaffold].format(x=x, bridge=bridge, y=y)
@@ -70,6 +82,7 @@ def bridges(letters: str) -> dict[str, str]:
         "colon": COLON,
         "random": letters,
         "random_colon": letters + COLON,
+        "marker": MARKER,
         **READABLE_CUES,
     }
 

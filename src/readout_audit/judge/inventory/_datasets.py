@@ -214,34 +214,3 @@ def load_drop_hf(
     """DROP from a hub dataset id (or local copy); the paper draws from the training split."""
     rows = _hub(dataset, None, split, revision, allow_download)
     return _bank("drop", rows, partial(drop_source, dates=dates), limit)
-
-
-def load_bank(
-    where: str | Path,
-    dataset: str,
-    *,
-    split: str | None = None,
-    allow_download: bool = False,
-    dates: bool = False,
-    limit: int | None = None,
-) -> SourceBank:
-    """``gsm8k`` or ``drop`` sources from a file, or else from a hub dataset id or local copy.
-
-    A file is JSON lines (DROP: or one JSON array); ``split`` is the dataset's default when None.
-    ``limit`` reads only the first ``limit`` rows (the bank's ``rows`` says how many were read).
-    """
-    if dataset not in ("gsm8k", "drop"):
-        raise InputError(f"{dataset!r} is not gsm8k or drop", field="dataset")
-    if dates and dataset != "drop":
-        raise InputError("dates are admitted only as DROP references", field="dates")
-    if Path(where).is_file():
-        if dataset == "gsm8k":
-            return load_gsm8k_jsonl(where, limit=limit)
-        return load_drop_json(where, dates=dates, limit=limit)
-    if dataset == "gsm8k":
-        return load_gsm8k_hf(
-            str(where), split=split or "test", allow_download=allow_download, limit=limit
-        )
-    return load_drop_hf(
-        str(where), split=split or "train", allow_download=allow_download, dates=dates, limit=limit
-    )

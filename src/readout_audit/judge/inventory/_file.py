@@ -23,7 +23,7 @@ from readout_audit.judge.inventory._build import (
     RequestHashes,
     inventory_bytes,
 )
-from readout_audit.judge.inventory._inventory import Configuration, interleave_key
+from readout_audit.judge.inventory._inventory import Configuration, stream_key
 from readout_audit.judge.protocol._planned import PlannedRequest
 from readout_audit.judge.protocol._present import content_sha256, wire_body, wire_sha256
 
@@ -99,10 +99,10 @@ def read_inventory(directory: str | Path) -> Inventory:
             f"holds {len(requests)} requests; the manifest lists {len(manifest.requests)}",
             source=str(path),
         )
-    previous = ""
+    previous = (0, "")
     for line, (request, listed) in enumerate(zip(requests, manifest.requests, strict=True), 1):
         field = _mismatch(request, listed, configurations.get(request.configuration))
-        key = interleave_key(manifest.seed, request.request_id)
+        key = stream_key(manifest.seed, request)
         if field is None and key < previous:
             field = ("request_id", "is out of the interleaved order")
         if field is not None:

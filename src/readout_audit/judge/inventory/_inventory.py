@@ -43,6 +43,7 @@ from readout_audit.judge.protocol._present import (
     wire_body,
     wire_sha256,
 )
+from readout_audit.judge.protocol._studies import FIXTURE
 from readout_audit.model._load import parse_model_spec
 from readout_audit.model._served_spec import is_served, parse_served_spec
 from readout_audit.serve import redact_url
@@ -146,6 +147,16 @@ def parse_configuration(
 def interleave_key(seed: int, request_id: str) -> str:
     """A request's place in the inventory: SHA-256 of ``[seed, "interleave", request_id]``."""
     return hashlib.sha256(compact_json([seed, "interleave", request_id]).encode()).hexdigest()
+
+
+def stream_key(seed: int, request: PlannedRequest) -> tuple[int, str]:
+    """A request's place in its stream: opening fixtures, then the interleave, then closing ones.
+
+    Only the repeat panel has fixtures (``fixture.open.*`` and ``fixture.close.*`` cells); every
+    other inventory is in plain interleaved order.
+    """
+    rank = {f"{FIXTURE}.open": 0, f"{FIXTURE}.close": 2}.get(request.cell.rpartition(".")[0], 1)
+    return rank, interleave_key(seed, request.request_id)
 
 
 def plan_request(

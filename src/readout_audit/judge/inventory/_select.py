@@ -17,7 +17,12 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, ConfigDict
 
 from readout_audit._exceptions import InputError
-from readout_audit.judge.inventory._candidates import canonical_number, mutated, random_letters
+from readout_audit.judge.inventory._candidates import (
+    canonical_number,
+    mutated,
+    prefixed_values,
+    random_letters,
+)
 from readout_audit.judge.inventory._sources import Source, SourceBank, normalise_question
 from readout_audit.judge.protocol._cells import Distance, Phase
 from readout_audit.judge.protocol._planned import PlannedRequest
@@ -74,6 +79,8 @@ class SelectedSource(BaseModel):
     """The wrong final value Y."""
     letters: str
     """The source's title-case six-letter string R."""
+    earlier_wrong: float | None = None
+    """The constructed wrong earlier value Z of a study whose candidates vary the prefix."""
 
     @property
     def x(self) -> str:
@@ -84,6 +91,11 @@ class SelectedSource(BaseModel):
     def y(self) -> str:
         """The wrong final value Y as candidates show it."""
         return canonical_number(self.wrong)
+
+    @property
+    def z(self) -> str | None:
+        """The wrong earlier value Z as candidates show it (None outside prefix studies)."""
+        return None if self.earlier_wrong is None else canonical_number(self.earlier_wrong)
 
 
 def source_order_key(seed: int, source_id: str) -> str:
@@ -96,6 +108,8 @@ class _Walk:
     """The sources admitted so far across datasets, and the reasons others were passed over."""
 
     seed: int
+    prefixed: bool = False
+    """Construct Z and Y with :func:`prefixed_values` instead of Y alone."""
     clusters: set[tuple[str, str]] = field(default_factory=set)
     questions: set[str] = field(default_factory=set)
 
@@ -118,8 +132,11 @@ class _Walk:
                 continue
             phase: Phase = "preflight" if len(chosen) < wanted["preflight"] else "confirmation"
             distance: Distance = "near" if admitted[phase] % 2 == 0 else "far"
-            wrong = mutated(source.references[0], distance)
-            if wrong in source.references:
+            x = source.references[0]
+            z, wrong = (
+                prefixed_values(x, distance) if self.prefixed else (None, mutated(x, distance))
+            )
+            if wrong in source.references or z in source.references:
                 excluded["mutation_matches_reference"] += 1
                 continue
             self.clusters.add((source.dataset, source.cluster))
@@ -128,7 +145,12 @@ class _Walk:
             admitted[phase] += 1
             chosen.append(
                 SelectedSource(
-                    source=source, phase=phase, distance=distance, wrong=wrong, letters=letters
+                    source=source,
+                    phase=phase,
+                    distance=distance,
+                    wrong=wrong,
+                    letters=letters,
+                    earlier_wrong=z,
                 )
             )
         if len(chosen) < needed:
@@ -147,13 +169,18 @@ def select_sources(
     per_dataset: int,
     preflight_per_dataset: int,
     prior: PriorSources | None = None,
+    *,
+    prefixed: bool = False,
 ) -> tuple[list[SelectedSource], dict[str, dict[str, int]]]:
-    """Each dataset's preflight and confirmation sources, and per dataset the exclusion counts."""
+    """Each dataset's preflight and confirmation sources, and per dataset the exclusion counts.
+
+    ``prefixed``: each source also gets a wrong earlier value Z (:func:`prefixed_values`).
+    """
     datasets = [bank.dataset for bank in banks]
     if len(set(datasets)) != len(datasets):
         raise InputError(f"each dataset once, got {datasets}", field="dataset")
     prior = prior or PriorSources()
-    walk = _Walk(seed)
+    walk = _Walk(seed, prefixed)
     wanted: dict[Phase, int] = {"preflight": preflight_per_dataset, "confirmation": per_dataset}
     selected: list[SelectedSource] = []
     exclusions: dict[str, dict[str, int]] = {}

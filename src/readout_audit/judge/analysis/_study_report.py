@@ -1,0 +1,349 @@
+"""Report sections of the robustness studies: decomposition, repeat panel, pilot, switch."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from readout_audit.judge.analysis._contrasts import ContrastTest, StudyCellCount, StudyGate
+from readout_audit.judge.analysis._decomposition import DecompositionAnalysis
+from readout_audit.judge.analysis._pilot import PilotAnalysis
+from readout_audit.judge.analysis._repeat import RepeatAnalysis
+from readout_audit.judge.analysis._switch import SwitchAnalysis
+from readout_audit.report._blocks import MISSING, Section, TableBlock, fmt
+
+
+def pp(value: float | None) -> str:
+    """A proportion (or D-scale value) in signed percentage points."""
+    return MISSING if value is None else f"{100 * value:+.2f}"
+
+
+def yes(value: bool | None) -> str:
+    """yes, no, or the missing mark."""
+    return MISSING if value is None else ("yes" if value else "no")
+
+
+def _scaled(value: float | None, reading: str) -> str:
+    return pp(value) if reading == "accepted" else fmt(value)
+
+
+def family_table(title: str, tests: Sequence[ContrastTest], note: str) -> TableBlock:
+    """One family: estimate with its interval, discordances, bounds, method, raw and Holm p."""
+    return TableBlock(
+        title,
+        [
+            "test",
+            "estimate [95%]",
+            "complete / planned",
+            "B/C",
+            "panel bounds",
+            "method",
+            "p",
+            "Holm p",
+        ],
+        [
+            [
+                t.slot,
+                f"{_scaled(t.estimate, t.reading)} "
+                f"[{_scaled(t.low, t.reading)}, {_scaled(t.high, t.reading)}]",
+                f"{sum(t.n_complete.values())}/{sum(t.n_planned.values())}",
+                MISSING if t.forward is None else f"{t.forward}/{t.reverse}",
+                MISSING
+                if t.bounds is None
+                else f"[{_scaled(t.bounds[0], t.reading)}, {_scaled(t.bounds[1], t.reading)}]",
+                t.method,
+                fmt(t.p_raw),
+                fmt(t.p_holm),
+            ]
+            for t in tests
+        ],
+        note=note,
+    )
+
+
+def _gates_table(gates: Sequence[StudyGate]) -> TableBlock:
+    return TableBlock(
+        "Clean gates (missing verdicts count against them)",
+        ["configuration", "control", "right / planned", "required", "passed"],
+        [
+            [g.configuration, g.cell, f"{g.right}/{g.planned}", str(g.required), yes(g.passed)]
+            for g in gates
+        ],
+    )
+
+
+def _cells_table(title: str, cells: Sequence[StudyCellCount]) -> TableBlock:
+    return TableBlock(
+        title,
+        ["configuration", "cell", "accepted / answered", "planned", "mean positive score"],
+        [
+            [
+                c.configuration,
+                c.cell,
+                f"{c.accepted}/{c.observed}",
+                str(c.planned),
+                fmt(c.mean_score),
+            ]
+            for c in cells
+        ],
+        note="Cell p.b: earlier line p (x the reference value, z a constructed wrong one), "
+        "bridge b, and a wrong final value: every cue candidate's required verdict is negative.",
+    )
+
+
+UNITS = "Verdict contrasts in percentage points, score contrasts on the probability scale."
+
+
+def decomposition_section(found: DecompositionAnalysis) -> Section:
+    """Both families, the acceptance table, the witnesses."""
+    witnesses = TableBlock(
+        "Witnesses (the first source by id of each kind)",
+        ["judge", "kind", "source", "displayed positive scores"],
+        [
+            [w.judge, w.kind, w.source, ", ".join(f"{c} {fmt(p)}" for c, p in w.scores.items())]
+            for w in found.witnesses
+        ],
+    )
+    return Section(
+        "Decomposition study",
+        [
+            family_table(
+                "Primary family: I_HALL(Actual) and the reference-field change",
+                found.primary,
+                "Centred source bootstrap (49,999 draws within datasets, equal weights; the "
+                "Hoeffding fallback when every sample is constant), Holm over the family. " + UNITS,
+            ),
+            family_table(
+                "Secondary family: seventeen cue and formatting contrasts",
+                found.secondary,
+                "Same test; Holm over the seventeen contrasts of every judge.",
+            ),
+            _cells_table("Acceptance per contract and cell", found.cells),
+            witnesses,
+        ],
+    )
+
+
+def repeat_section(found: RepeatAnalysis) -> Section:
+    """Gates, families, per-pass counts, patterns, agreement and the score shift."""
+    passes = TableBlock(
+        "Acceptances per pass",
+        ["configuration", "cell", "accepted per pass", "answered per pass", "planned"],
+        [
+            [
+                p.configuration,
+                p.cell,
+                ", ".join(map(str, p.accepted)),
+                ", ".join(map(str, p.observed)),
+                str(p.planned),
+            ]
+            for p in found.passes
+        ],
+    )
+    patterns = TableBlock(
+        "Three-pass patterns of R: with X (T: accepted, F: rejected, ?: no verdict)",
+        ["configuration", "patterns"],
+        [[c, ", ".join(f"{k} {v}" for k, v in rows.items())] for c, rows in found.patterns.items()],
+    )
+    agreement = TableBlock(
+        "Within-request agreement (identical bodies, later minus first call)",
+        [
+            "configuration",
+            "cell",
+            "groups",
+            "same verdict",
+            "same probabilities",
+            "mean |change|",
+            "mean change",
+            "up / tie / down",
+        ],
+        [
+            [
+                a.configuration,
+                a.cell,
+                str(a.groups),
+                str(a.same_verdict),
+                str(a.same_probs),
+                fmt(a.mean_abs_change),
+                fmt(a.mean_change),
+                f"{a.increases}/{a.ties}/{a.decreases}",
+            ]
+            for a in [*found.agreement, *found.fixtures]
+        ],
+        note="Fixture rows: the first source's clean controls at the opening and the closing of "
+        "the stream.",
+    )
+    shift = TableBlock(
+        "Paired score shift of R: over R with X (first pass)",
+        [
+            "configuration",
+            "pairs",
+            "weighted mean [95%]",
+            "pooled",
+            "median",
+            "up / tie / down",
+            "up among rejected both",
+            "controls at 0",
+            "mean gap change",
+        ],
+        [
+            [
+                s.configuration,
+                str(s.pairs),
+                f"{fmt(s.mean)} [{fmt(s.low)}, {fmt(s.high)}]",
+                fmt(s.pooled),
+                fmt(s.median),
+                f"{s.rises}/{s.ties}/{s.falls}",
+                f"{s.rises_rejected_both}/{s.rejected_both}",
+                str(s.control_at_zero),
+                fmt(s.mean_gap_change),
+            ]
+            for s in found.shift
+        ],
+        note="Planned-share dataset weights; the interval is pointwise and unadjusted "
+        "(secondary). Gap g = p_c − max(p_i, p_n).",
+    )
+    return Section(
+        "Repeat panel",
+        [
+            _gates_table(found.gates),
+            family_table(
+                "Primary family: punctuation excess and prefix-by-punctuation interaction",
+                found.primary,
+                "Exact McNemar on pooled first-pass discordances; the interaction by the centred "
+                "stratified bootstrap. Holm over every configuration. " + UNITS,
+            ),
+            family_table(
+                "Secondary family (exact McNemar)", found.secondary, "Holm over the family."
+            ),
+            passes,
+            patterns,
+            agreement,
+            shift,
+        ],
+    )
+
+
+def pilot_section(found: PilotAnalysis) -> Section:
+    """Gates, T, its cell means, acceptances and the descriptive McNemar test."""
+    means = TableBlock(
+        "Cell means of displayed p(correct) over complete blocks (they reconstruct T)",
+        ["configuration", "cell", "mean", "complete blocks"],
+        [
+            [
+                m.configuration,
+                m.cell,
+                fmt(m.mean),
+                ", ".join(f"{d} {n}" for d, n in m.blocks.items()),
+            ]
+            for m in found.cell_means
+        ],
+    )
+    return Section(
+        "Formatting pilot",
+        [
+            _gates_table(found.gates),
+            family_table(
+                "Primary family: T = [(R: − R) − (colon − blank)]_X − [same]_Z",
+                found.primary,
+                "Displayed p(correct), final value wrong in all eight cells; centred source "
+                "bootstrap with equal dataset weights, Holm over the configurations.",
+            ),
+            means,
+            _cells_table("Acceptance per cell", found.cells),
+            family_table(
+                "Descriptive: R: against R with X (exact McNemar, outside the family)",
+                found.descriptive,
+                "Not adjusted.",
+            ),
+        ],
+    )
+
+
+def switch_section(switch: SwitchAnalysis) -> Section:
+    """Clean controls, the directional family with S, the slope check, acceptances."""
+    gates = TableBlock(
+        "Clean controls (a bare final value under each reference)",
+        ["configuration", "cell", "right / planned", "required", "passed"],
+        [
+            [g.configuration, g.cell, f"{g.right}/{g.planned}", str(g.required), yes(g.passed)]
+            for g in switch.gates
+        ],
+        note="Cell final_v@w: the final value v (x or y) where the reference assigns w's value.",
+    )
+    tests = TableBlock(
+        "Directional tests: the cue raises q_c under reference X and lowers it under Y",
+        [
+            "configuration",
+            "comparison",
+            "mean d_X (pp)",
+            "mean d_Y (pp)",
+            "both directions",
+            "p (X up)",
+            "p (Y down)",
+            "IUT p",
+            "Holm p",
+            "S (nats) [95%]",
+        ],
+        [
+            [
+                c.configuration,
+                c.comparison,
+                pp(c.mean_d_x),
+                pp(c.mean_d_y),
+                f"{c.both_directions}/{c.test.n}",
+                fmt(c.test.p_increase),
+                fmt(c.test.p_decrease),
+                fmt(c.test.p_raw),
+                fmt(c.test.p_holm),
+                f"{fmt(c.log_ratio.estimate)} [{fmt(c.log_ratio.low)}, {fmt(c.log_ratio.high)}]",
+            ]
+            for c in switch.comparisons
+        ],
+        note="q_c = p_c / (p_c + p_i); d per source: cue minus control, averaged over both "
+        "passes. Exact one-sided sign flips over the sources, their maximum (intersection-union), "
+        "Holm over every configuration x comparison; a comparison with an unresolved source has "
+        "p = 1. S: half the difference of the log(p_c / p_i) effects across the two worlds "
+        "(sources where every score is finite), 20,000-draw source bootstrap.",
+    )
+    slopes = TableBlock(
+        "Slope check (post-hoc): does one affine map of the control margin explain both worlds?",
+        [
+            "configuration",
+            "comparison",
+            "sources",
+            "within X",
+            "within Y",
+            "between",
+            "X − between [95%]",
+            "Y − between [95%]",
+        ],
+        [
+            [
+                c.configuration,
+                c.comparison,
+                str(c.slopes.n),
+                fmt(c.slopes.within_x),
+                fmt(c.slopes.within_y),
+                fmt(c.slopes.between),
+                f"{fmt(c.slopes.contrast_x)} [{fmt(c.slopes.contrast_x_low)}, "
+                f"{fmt(c.slopes.contrast_x_high)}]",
+                f"{fmt(c.slopes.contrast_y)} [{fmt(c.slopes.contrast_y_low)}, "
+                f"{fmt(c.slopes.contrast_y_high)}]",
+            ]
+            for c in switch.comparisons
+            if c.slopes is not None
+        ],
+        note="m: the control's log(p_c / p_i), D: the cue's log-ratio effect, both averaged over "
+        "the passes; OLS slopes of D on m within each world and the slope joining the world "
+        "means; 5,000 paired source-bootstrap draws.",
+    )
+    names = list(switch.accepted)
+    cells = sorted({cell for row in switch.accepted.values() for cell in row})
+    accepted = TableBlock(
+        "Accepted (verdict correct) per cue cell",
+        ["cell", *names],
+        [[cell, *(str(switch.accepted[n].get(cell, 0)) for n in names)] for cell in cells],
+        note="Under reference X every cue candidate is incorrect (an acceptance is a false "
+        "positive); under Y every one is correct.",
+    )
+    return Section("Reference switch", [gates, tests, slopes, accepted])

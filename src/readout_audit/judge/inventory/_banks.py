@@ -1,0 +1,53 @@
+"""Which loader reads a dataset: a file in its layout, or else a hub dataset id or local copy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from readout_audit._exceptions import InputError
+from readout_audit.judge.inventory._datasets import (
+    load_drop_hf,
+    load_drop_json,
+    load_gsm8k_hf,
+    load_gsm8k_jsonl,
+)
+from readout_audit.judge.inventory._halueval import load_halueval_hf, load_halueval_json
+from readout_audit.judge.inventory._sources import SourceBank
+
+DATASETS = ("gsm8k", "drop", "halueval")
+DEFAULT_SPLITS = {"gsm8k": "test", "drop": "train", "halueval": "data"}
+
+
+def load_bank(
+    where: str | Path,
+    dataset: str,
+    *,
+    split: str | None = None,
+    allow_download: bool = False,
+    dates: bool = False,
+    limit: int | None = None,
+) -> SourceBank:
+    """``gsm8k``, ``drop`` or ``halueval`` sources from a file, or a hub dataset id or copy.
+
+    A file is JSON lines (DROP and HaluEval: or one JSON array); ``split`` is the dataset's
+    default when None. ``limit`` reads only the first ``limit`` rows (the bank's ``rows`` says
+    how many were read).
+    """
+    if dataset not in DATASETS:
+        raise InputError(f"{dataset!r} is not one of {', '.join(DATASETS)}", field="dataset")
+    if dates and dataset != "drop":
+        raise InputError("dates are admitted only as DROP references", field="dates")
+    split = split or DEFAULT_SPLITS[dataset]
+    if Path(where).is_file():
+        if dataset == "gsm8k":
+            return load_gsm8k_jsonl(where, limit=limit)
+        if dataset == "halueval":
+            return load_halueval_json(where, limit=limit)
+        return load_drop_json(where, dates=dates, limit=limit)
+    if dataset == "gsm8k":
+        return load_gsm8k_hf(str(where), split=split, allow_download=allow_download, limit=limit)
+    if dataset == "halueval":
+        return load_halueval_hf(str(where), split=split, allow_download=allow_download, limit=limit)
+    return load_drop_hf(
+        str(where), split=split, allow_download=allow_download, dates=dates, limit=limit
+    )
