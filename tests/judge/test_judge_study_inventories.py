@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from study_banks import BANKS, JEV, REPEAT_JUDGES, bank, decomposition, repeat_panel
 
+from readout_audit._cli import main
 from readout_audit._exceptions import InputError
 from readout_audit.judge import (
     PAPER_SEED,
@@ -114,7 +116,7 @@ def test_the_decomposition_refuses_a_judge_without_its_three_contracts():
         build_decomposition_inventory(BANKS, [JEV[0], JEV[2]], seed=PAPER_SEED, per_dataset=2)
     assert error.value.field == "configuration"
     final4 = parse_configuration("four=FINAL4@smollm2-135m", PAPER_SEED)
-    with pytest.raises(InputError, match="grades with HALL and HALL_R and FINAL3, not FINAL4"):
+    with pytest.raises(InputError, match="grades with HALL, HALL_R, FINAL3, not FINAL4"):
         build_decomposition_inventory(BANKS, [*JEV, final4], seed=PAPER_SEED, per_dataset=2)
     twice = parse_configuration("again=HALL@smollm2-135m", PAPER_SEED)
     with pytest.raises(InputError, match="already grades under HALL"):
@@ -219,3 +221,28 @@ def test_a_study_is_built_by_name_with_what_it_reads():
     assert error.value.field == "from-inventory"
     with pytest.raises(InputError, match="'nope' is not one of"):
         build_study_inventory("nope", JEV, seed=1)
+    with pytest.raises(InputError, match="only the repeat panel takes a panel"):
+        build_study_inventory("decomposition", JEV, seed=1, banks=BANKS, panel={"drop": 2})
+    with pytest.raises(InputError, match="draws no sources per dataset"):
+        build_study_inventory("reference-switch", REPEAT_JUDGES, seed=1, per_dataset=5)
+
+
+def test_the_command_line_refuses_a_judge_before_reading_any_dataset(tmp_path):
+    # a hub id that is not there would fail on reading; the configuration fails first
+    result = CliRunner().invoke(
+        main,
+        [
+            "judge",
+            "build",
+            "--study",
+            "decomposition",
+            "--halueval",
+            "no-such-org/no-such-dataset",
+            "--configuration",
+            "f=FINAL3@smollm2-135m",
+            "--out",
+            str(tmp_path / "out"),
+        ],
+    )
+    assert result.exit_code != 0 and "needs a configuration for each of HALL" in result.output
+    assert not (tmp_path / "out").exists()

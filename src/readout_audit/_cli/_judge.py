@@ -30,6 +30,7 @@ from readout_audit.judge import (
     SWITCH_ITEMS,
     Inventory,
     build_study_inventory,
+    check_configurations,
     parse_configuration,
     read_inventory,
     read_planned,
@@ -201,6 +202,7 @@ def build_command(
         parse_configuration(text, first_seed + i, forms.get(text.partition("=")[0], "json_schema"))
         for i, text in enumerate(configurations)
     ]
+    check_configurations(study, parsed)  # before any dataset is read
     inventory = build_study_inventory(
         study,
         parsed,

@@ -22,6 +22,7 @@ from readout_audit.judge.inventory._by_study import (
     SOURCED_STUDIES,
     STUDIES,
     build_study_inventory,
+    check_configurations,
 )
 from readout_audit.judge.inventory._candidates import (
     BLANK,
@@ -92,6 +93,7 @@ from readout_audit.judge.inventory._studies import (
     build_pilot_inventory,
     build_repeat_inventory,
     judge_groups,
+    require_contracts,
 )
 from readout_audit.judge.inventory._switch import SWITCH_ITEMS, build_switch_inventory, switch_pairs
 
@@ -140,6 +142,7 @@ __all__ = [
     "build_switch_inventory",
     "canonical_number",
     "cell_candidate",
+    "check_configurations",
     "choose_sources",
     "cue_candidate",
     "drop_source",
@@ -165,6 +168,7 @@ __all__ = [
     "random_letters",
     "read_inventory",
     "read_planned",
+    "require_contracts",
     "select_sources",
     "source_entry",
     "source_order_key",

@@ -15,6 +15,8 @@ from readout_audit.judge.inventory._studies import (
     build_decomposition_inventory,
     build_pilot_inventory,
     build_repeat_inventory,
+    judge_groups,
+    require_contracts,
 )
 from readout_audit.judge.inventory._switch import SWITCH_ITEMS, build_switch_inventory
 from readout_audit.judge.protocol._studies import (
@@ -30,6 +32,14 @@ SOURCED_STUDIES = (CONFIRMATION_STUDY, DECOMPOSITION_STUDY, PILOT_STUDY)
 """The studies that draw sources from datasets; the repeat panel reuses a decomposition's and
 the reference switch generates its items."""
 CONFIRMATION_PER_DATASET = 100
+
+
+def check_configurations(study: str, configurations: Sequence[Configuration]) -> None:
+    """Refuse configurations the study cannot grade, before any source is read."""
+    if study == DECOMPOSITION_STUDY:
+        judge_groups(configurations)
+    elif study != CONFIRMATION_STUDY:
+        require_contracts(configurations, ("FINAL3",))
 
 
 def build_study_inventory(
@@ -56,6 +66,11 @@ def build_study_inventory(
             "the repeat panel, and it alone, reuses a decomposition inventory",
             field="from-inventory",
         )
+    if panel is not None and study != REPEAT_STUDY:
+        raise InputError("only the repeat panel takes a panel", field="panel")
+    if per_dataset is not None and study not in SOURCED_STUDIES:
+        raise InputError(f"the {study} study draws no sources per dataset", field="per-dataset")
+    check_configurations(study, configurations)
     if study == SWITCH_STUDY:
         return build_switch_inventory(configurations, seed=seed, items=items)
     if reused is not None:  # the repeat panel, as checked above

@@ -92,7 +92,8 @@ def _counts(requests: Sequence[PlannedRequest], sources: int, per_source: int) -
     }
 
 
-def _require_contracts(configurations: Sequence[Configuration], allowed: Sequence[str]) -> None:
+def require_contracts(configurations: Sequence[Configuration], allowed: Sequence[str]) -> None:
+    """Distinct names, each grading under one of the ``allowed`` contracts."""
     names = [c.name for c in configurations]
     if not configurations or len(set(names)) != len(names):
         raise InputError(
@@ -101,7 +102,7 @@ def _require_contracts(configurations: Sequence[Configuration], allowed: Sequenc
     for configuration in configurations:
         if configuration.contract not in allowed:
             raise InputError(
-                f"{configuration.name}: this study grades with {' and '.join(allowed)}, not "
+                f"{configuration.name}: this study grades with {', '.join(allowed)}, not "
                 f"{configuration.contract}",
                 field="configuration",
             )
@@ -113,7 +114,7 @@ def judge_groups(configurations: Sequence[Configuration]) -> dict[str, dict[str,
     Every judge must grade under HALL, HALL_R and FINAL3, once each: the reference-field test
     pairs a judge's HALL and HALL_R readings of the same source.
     """
-    _require_contracts(configurations, design.DECOMPOSITION_CONTRACTS)
+    require_contracts(configurations, design.DECOMPOSITION_CONTRACTS)
     groups: dict[str, dict[str, str]] = {}
     judges: dict[str, str] = {}
     for configuration in configurations:
@@ -237,7 +238,7 @@ def build_pilot_inventory(
     priors: Priors = (),
 ) -> Inventory:
     """The formatting pilot: eight prefix-by-bridge cells and four clean controls, FINAL3."""
-    _require_contracts(configurations, ("FINAL3",))
+    require_contracts(configurations, ("FINAL3",))
     cells = [
         *(design.cell(p, b) for p in design.PREFIXES for b in design.PILOT_BRIDGES),
         *design.GATED_CONTROLS,
@@ -313,7 +314,7 @@ def build_repeat_inventory(
     panel: Mapping[str, int] | None = None,
 ) -> Inventory:
     """The repeat panel on a decomposition's sources, in the decomposition's interleave seed."""
-    _require_contracts(configurations, ("FINAL3",))
+    require_contracts(configurations, ("FINAL3",))
     panel = dict(REPEAT_PANEL if panel is None else panel)
     if not panel or any(n < 1 for n in panel.values()):
         raise InputError(f"expected a positive count per dataset, got {panel}", field="panel")
