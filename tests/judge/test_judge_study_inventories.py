@@ -129,6 +129,8 @@ def test_the_repeat_panel_reuses_80_decomposition_sources_in_1448_calls_each():
     panel, source = repeat_panel(), decomposition()
     requests = panel.requests
     assert panel.manifest.counts["configurations"] == {"jev": 1448, "liquid": 1448}
+    again = build_repeat_inventory(source, REPEAT_JUDGES)
+    assert inventory_bytes(again.requests) == inventory_bytes(requests)
     study = panel.manifest.study
     assert study is not None and study["dataset_weights"] == {"drop": 0.7, "halueval": 0.3}
     assert study["reused_from"]["inventory_sha256"] == source.manifest.inventory_sha256
@@ -191,6 +193,15 @@ def test_the_pilot_plans_192_calls_on_16_fresh_sources(tmp_path):
         priors=[read_planned(tmp_path / "inventory.jsonl")],
     )
     assert pilot.manifest.counts["configurations"] == {"jev": 192, "liquid": 192}
+    again = build_study_inventory(
+        "formatting-pilot",
+        REPEAT_JUDGES,
+        seed=PAPER_SEED + 7,
+        banks=[bank("drop", 260), bank("halueval", 260, start=1900)],
+        priors=[read_planned(tmp_path / "inventory.jsonl")],
+    )
+    assert inventory_bytes(again.requests) == inventory_bytes(pilot.requests)
+    assert again.manifest == pilot.manifest
     assert pilot.manifest.study is not None
     assert pilot.manifest.study["primary"] == ["jev T", "liquid T"]
     # zero exact-id and declared-cluster overlap with the decomposition
