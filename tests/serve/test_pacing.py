@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-
 from upstream_app import Upstream, sha
 
 from readout_audit.serve import Endpoint, RequestRunner
@@ -18,8 +16,11 @@ def test_starts_keep_to_the_bucket_and_requests_in_flight_to_the_concurrency(led
         results = RequestRunner([endpoint], ledger).run(calls)
     assert {r.state for r in results} == {"completed"}
     started = sorted(ledger.entry(call.key).started_at for call in calls)
-    slack = 0.01  # wall clock against the bucket's monotonic clock
-    assert all(b - a >= 1 / 20 - slack for a, b in itertools.pairwise(started))
+    # a start's time is written just after its token is taken: on a loaded machine a thread can
+    # be descheduled in between, so starts are compared four apart (unpaced, the four in flight
+    # would start together), with room for that delay
+    slack = 0.05
+    assert all(started[i + 4] - started[i] >= 4 / 20 - slack for i in range(len(started) - 4))
     assert started[-1] - started[0] >= 39 / 20 - slack
     sent = sorted(ledger.entry(call.key).sent_at for call in calls)
     assert sent[-1] - sent[0] >= 1.9  # each body follows its start within milliseconds here

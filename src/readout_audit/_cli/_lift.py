@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from readout_audit._cli._common import force_option, user_errors
 from readout_audit._cli._lift_predict import predict_command
 from readout_audit._cli._lift_score import lift_score_command, lift_toy_command
+from readout_audit._cli._lift_sft import sft_command
 from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._report import report_command
@@ -86,6 +87,7 @@ def cut_command(
 lift_group.add_command(predict_command)
 lift_group.add_command(lift_score_command)
 lift_group.add_command(lift_toy_command)
+lift_group.add_command(sft_command)
 lift_group.add_command(report_command)
 
 

@@ -96,6 +96,11 @@ class TransformersModel(ScoringModel):
         self.cache_budget = CACHE_BUDGET_BYTES
         """Bytes one forward's key-value cache may take (:meth:`chunks`)."""
 
+    @property
+    def module(self) -> Any:
+        """The torch model itself: what a fine-tuning step (a LoRA adapter) trains."""
+        return self._model
+
     def _ids(self, rows: Sequence[Sequence[int]]) -> torch.Tensor:
         return torch.tensor([list(row) for row in rows], dtype=torch.long, device=self._device)
 

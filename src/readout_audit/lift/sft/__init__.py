@@ -1,0 +1,47 @@
+"""The context-only SFT control of the likelihood-lift benchmark (seed 001, Section 6).
+
+Papers split into disjoint training and held-out sets, context-only examples from the training
+papers' cuts, and a resumable LoRA fine-tuning of the scorer with the clipLL_2 objective.
+"""
+
+from readout_audit.lift.sft._examples import SftExample, sft_examples
+from readout_audit.lift.sft._objective import CLIP_FLOOR, RAW_WEIGHT, clipped_objective
+from readout_audit.lift.sft._split import PaperSplit, split_papers
+from readout_audit.lift.sft._train import (
+    ADAPTER,
+    CHECKPOINT,
+    LOSSES,
+    SFT_MANIFEST,
+    SftConfig,
+    SftManifest,
+    StepLoss,
+    batch_of,
+    encode_example,
+    epoch_order,
+    example_sha256,
+    target_logprobs,
+    train_sft,
+)
+
+__all__ = [
+    "ADAPTER",
+    "CHECKPOINT",
+    "CLIP_FLOOR",
+    "LOSSES",
+    "PaperSplit",
+    "RAW_WEIGHT",
+    "SFT_MANIFEST",
+    "SftConfig",
+    "SftExample",
+    "SftManifest",
+    "StepLoss",
+    "batch_of",
+    "clipped_objective",
+    "encode_example",
+    "epoch_order",
+    "example_sha256",
+    "sft_examples",
+    "split_papers",
+    "target_logprobs",
+    "train_sft",
+]

@@ -1,0 +1,170 @@
+"""The context-only SFT control: split, examples, objective by hand, and LoRA on the real scorer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+from click.testing import CliRunner
+from lift_cuts import equation_cut
+
+from readout_audit._cli import main
+from readout_audit._exceptions import InputError
+from readout_audit.lift import LiftSetup
+from readout_audit.lift._score import leading_ids
+from readout_audit.lift.sft import (
+    ADAPTER,
+    LOSSES,
+    SftConfig,
+    batch_of,
+    clipped_objective,
+    encode_example,
+    epoch_order,
+    sft_examples,
+    split_papers,
+    target_logprobs,
+    train_sft,
+)
+from readout_audit.model import load_model
+
+TARGETS = {
+    "alpha": r"\hbar \omega \left(n + \frac{1}{2}\right)",
+    "beta": r"\frac{p^2}{2m} + V(x)",
+    "gamma": r"m \omega^2 x^2 / 2",
+    "delta": r"\sqrt{k / m}",
+    "eps": r"\sum_{n} c_n \psi_n(x)",
+    "zeta": r"\int dx \, |\psi(x)|^2 = 1",
+}
+CUTS = [
+    equation_cut(target=target, paper=paper, key=f"eq{k}")
+    for paper, target in TARGETS.items()
+    for k in (1, 2)
+]
+
+
+def test_the_split_is_seeded_disjoint_and_covers_every_paper():
+    split = split_papers([c.paper for c in CUTS], held_out=0.5, seed=3)
+    assert len(split.held_out) == 3 and len(split.train) == 3
+    assert set(split.train) | set(split.held_out) == set(TARGETS)
+    assert not set(split.train) & set(split.held_out)
+    assert split_papers(reversed([c.paper for c in CUTS]), held_out=0.5, seed=3) == split
+    others = {tuple(split_papers(TARGETS, held_out=0.5, seed=s).held_out) for s in range(8)}
+    assert len(others) > 1  # the seed moves the split
+    assert len(split_papers(TARGETS, held_out=0.01).held_out) == 1  # at least one each side
+    assert len(split_papers(TARGETS, held_out=0.99).train) == 1
+    with pytest.raises(InputError, match="at least two papers"):
+        split_papers(["one"])
+    with pytest.raises(InputError, match="between 0 and 1"):
+        split_papers(TARGETS, held_out=1.0)
+
+
+def test_examples_come_from_training_papers_only_by_id_and_by_text():
+    split = split_papers(TARGETS, held_out=0.5, seed=3)
+    examples = sft_examples(CUTS, split, LiftSetup())
+    assert {e.paper for e in examples} == set(split.train) and len(examples) == 6
+    held = [c for c in CUTS if c.paper in split.held_out]
+    assert not {e.id for e in examples} & {c.id for c in held}
+    for cut in held:  # no held-out target text reaches a training prompt or target
+        assert all(cut.target not in e.prompt + e.target for e in examples)
+    first = examples[0]
+    assert first.prompt.endswith("\n\\begin{align}\n" + CUTS[0].prefix)
+    assert first.target.endswith("\n\\end{align}")
+
+
+def test_the_objective_by_hand():
+    logprobs = torch.tensor([-0.5, -3.0, -1.0], requires_grad=True)
+    loss = clipped_objective(logprobs, floor=-2.0, raw_weight=0.05)
+    # clipLL_2 = mean(-0.5, -2, -1) = -7/6; raw mean = -1.5
+    assert float(loss) == pytest.approx(7 / 6 + 0.05 * 1.5)
+    loss.backward()
+    # a token above the clip: -(1 + w)/3; below it only the raw term: -w/3
+    assert logprobs.grad.tolist() == pytest.approx([-(1.05) / 3, -0.05 / 3, -(1.05) / 3])
+
+
+def test_batches_walk_a_seeded_order_per_epoch():
+    config = SftConfig(batch_size=4, seed=2)
+    first = [i for step in range(3) for i in batch_of(step, 10, config)]
+    assert sorted(first) == list(range(10))  # one epoch: every example once
+    assert first == epoch_order(10, 0, 2)
+    assert batch_of(3, 10, config) == epoch_order(10, 1, 2)[:4]
+
+
+@pytest.mark.model
+def test_lora_lowers_the_loss_resumes_after_a_kill_and_reloads_to_the_same_scores(
+    tmp_path, float32_budget
+):
+    from peft import PeftModel
+
+    few = [c for c in CUTS if c.key == "eq1"][:4]  # four papers, two trained on: two examples
+    cuts = tmp_path / "cuts.jsonl"
+    cuts.write_text("".join(c.model_dump_json() + "\n" for c in few))
+    options = ["--steps", "3", "--batch-size", "2", "--learning-rate", "5e-3"]
+    options += ["--checkpoint-every", "2", "--max-tokens", "48", "--seed", "1"]
+    result = CliRunner().invoke(
+        main, ["lift", "sft", "--cuts", str(cuts), "--out", str(tmp_path / "whole"), *options]
+    )
+    assert result.exit_code == 0, result.output
+    assert "2 training papers (2 cuts), 2 held out" in result.output
+    assert "step 3/3: loss" in result.output and "trained 3 steps" in result.output
+    split = split_papers([c.paper for c in few], held_out=0.5, seed=1)
+    examples = sft_examples(few, split, LiftSetup())
+    config = SftConfig(
+        steps=3, batch_size=2, learning_rate=5e-3, checkpoint_every=2, max_tokens=48, seed=1
+    )
+    whole = json.loads((tmp_path / "whole" / "sft.json").read_text())
+    assert whole["split"]["held_out"] == split.held_out and whole["steps_done"] == 3
+    assert set(whole["examples"]) == {e.id for e in examples}
+    assert [s["step"] for s in whole["losses"]] == [1, 2, 3]
+
+    # the saved adapter lowers the clipped loss on the examples it was trained on
+    base = load_model()
+    lead = leading_ids(base.codec, LiftSetup())
+    encoded = [encode_example(base.codec, lead, e, config.max_tokens) for e in examples]
+
+    def mean_loss(module) -> float:
+        with torch.no_grad():
+            losses = [float(clipped_objective(target_logprobs(module, *e))) for e in encoded]
+        return sum(losses) / len(losses)
+
+    before = mean_loss(base.module)
+    adapted = PeftModel.from_pretrained(base.module, str(tmp_path / "whole" / ADAPTER)).eval()
+    after = mean_loss(adapted)
+    assert after < before - 0.05, (before, after)
+
+    # killed during step 3 (the checkpoint is at 2), then rerun: continues from step 2
+    class Killed(Exception):
+        pass
+
+    def kill(step, total):
+        if step.step == 3:
+            raise Killed
+
+    with pytest.raises(Killed):
+        train_sft(load_model(), examples, split, tmp_path / "killed", config=config, on_step=kill)
+    lines = (tmp_path / "killed" / LOSSES).read_text().splitlines()
+    assert len(lines) == 3
+    scorer = load_model()
+    resumed = train_sft(scorer, examples, split, tmp_path / "killed", config=config)
+    assert [s.step for s in resumed.losses] == [1, 2, 3]
+    for a, b in zip(whole["losses"], resumed.losses, strict=True):
+        assert a["examples"] == b.examples
+        assert a["loss"] == pytest.approx(b.loss, abs=1e-4)
+
+    # the resumed adapter, saved and loaded on a fresh scorer, reads the trained scorer's numbers
+    fresh = load_model()
+    reloaded = PeftModel.from_pretrained(fresh.module, str(tmp_path / "killed" / ADAPTER)).eval()
+    with torch.no_grad():
+        for ids, start in encoded:
+            mine = target_logprobs(reloaded, ids, start)
+            trained = target_logprobs(scorer.module, ids, start)
+            assert torch.allclose(mine, trained, atol=float32_budget(len(ids)), rtol=0)
+    # the same out with other settings is refused, nothing overwritten
+    with pytest.raises(InputError, match="other examples, split or settings"):
+        train_sft(
+            load_model(),
+            examples,
+            split,
+            tmp_path / "whole",
+            config=config.model_copy(update={"steps": 4}),
+        )
