@@ -159,6 +159,16 @@ def test_lora_lowers_the_loss_resumes_after_a_kill_and_reloads_to_the_same_score
             mine = target_logprobs(reloaded, ids, start)
             trained = target_logprobs(scorer.module, ids, start)
             assert torch.allclose(mine, trained, atol=float32_budget(len(ids)), rtol=0)
+    # merged into the weights at load, for scoring: the same numbers, the adapter recorded
+    merged = load_model(adapter=tmp_path / "killed" / ADAPTER)
+    assert "adapter_model.safetensors" in {f.path for f in merged.info.files}
+    with torch.no_grad():
+        for ids, start in encoded:
+            mine = target_logprobs(merged.module, ids, start)
+            trained = target_logprobs(scorer.module, ids, start)
+            assert torch.allclose(mine, trained, atol=float32_budget(len(ids)), rtol=0)
+    with pytest.raises(InputError, match="not a LoRA adapter directory"):
+        load_model(adapter=tmp_path)
     # the same out with other settings is refused, nothing overwritten
     with pytest.raises(InputError, match="other examples, split or settings"):
         train_sft(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -115,6 +115,7 @@ def load_model(
     threads: int | None = None,
     cache_budget_mb: int | None = None,
     preflight: Preflight | None = None,
+    adapter: str | Path | None = None,
 ) -> ScoringModel:
     """Load a model spec as a scoring backend (local files only unless ``allow_download``).
 
@@ -127,6 +128,8 @@ def load_model(
     exceed it is scored in chunks, with the same numbers.
     ``preflight(codec)`` runs once the tokenizer is loaded and before the weights are, so a
     check that needs only the tokenizer (items against the context window) fails early.
+    ``adapter``: a LoRA adapter directory (peft's format, e.g. ``readout lift sft``'s
+    ``adapter/``) merged into the weights; its files' hashes join the model's in the manifest.
     """
     parsed = parse_model_spec(spec)
     set_threads(threads)
@@ -135,7 +138,11 @@ def load_model(
     resolved = resolve_device(device)
     place = Placement(resolved, resolve_dtype(dtype, resolved), device_map, trust_remote_code)
     directory, gguf_file, weights = locate_files(parsed, allow_download)
+    if adapter is not None and not (Path(adapter) / "adapter_config.json").is_file():
+        raise InputError("is not a LoRA adapter directory", source=str(adapter), field="adapter")
     model = _load_transformers(str(parsed), directory, gguf_file, weights, place, preflight)
+    if adapter is not None:
+        model = _with_adapter(model, Path(adapter))
     if cache_budget_mb is not None:
         if cache_budget_mb < 1:
             raise InputError(
@@ -144,6 +151,18 @@ def load_model(
             )
         model.cache_budget = cache_budget_mb * 2**20
     return model
+
+
+def _with_adapter(model: TransformersModel, adapter: Path) -> TransformersModel:
+    """The model with a LoRA adapter merged into its weights, the adapter's files recorded."""
+    from peft import PeftModel
+
+    from readout_audit.model._transformers import TransformersModel
+
+    merged = PeftModel.from_pretrained(model.module, str(adapter)).merge_and_unload()
+    files = _model_files([p for p in adapter.iterdir() if p.is_file()])
+    info = replace(model.info, files=(*model.info.files, *files))
+    return TransformersModel(merged, model.codec, info)
 
 
 def set_threads(threads: int | None) -> None:
