@@ -107,6 +107,11 @@ def test_a_forecast_for_an_unknown_cut_is_named(tmp_path):
 def test_toy_command_prints_table_one_and_its_verdict():
     output = invoke("lift", "toy")
     lines = output.splitlines()
-    assert lines[0].split() == ["case", "condition", "raw", "clipLL_2", "vs.", "empty"]
+    header = ["case", "condition", "raw", "clipLL_2", "vs.", "empty", "P(recovery)"]
+    assert lines[0].split() == header
     assert len(lines) == 1 + 4 * 5 + 1
+    recovery = {tuple(line.split()[:2]): line.split()[-1] for line in lines[1:-1]}
+    # Table 2: the true token after the mismatch, likelier after the exact forecast than empty
+    exact, empty = (float(recovery[("Z=X+A+B", c)]) for c in ("exact", "empty"))
+    assert 0 < empty < exact <= 1
     assert lines[-1].startswith("WARN: the exact forecast beats the controls in all 4 cases")

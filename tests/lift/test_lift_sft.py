@@ -12,7 +12,9 @@ from lift_cuts import equation_cut
 from readout_audit._cli import main
 from readout_audit._exceptions import InputError
 from readout_audit.lift import LiftSetup
-from readout_audit.lift._score import leading_ids
+from readout_audit.lift._conditions import SFT, conditions, target_text
+from readout_audit.lift._kind import summarise_lift
+from readout_audit.lift._score import encode_scored, leading_ids
 from readout_audit.lift.sft import (
     ADAPTER,
     LOSSES,
@@ -21,11 +23,13 @@ from readout_audit.lift.sft import (
     clipped_objective,
     encode_example,
     epoch_order,
+    read_sft,
     sft_examples,
     split_papers,
     target_logprobs,
     train_sft,
 )
+from readout_audit.log import read_run
 from readout_audit.model import load_model
 
 TARGETS = {
@@ -90,29 +94,39 @@ def test_batches_walk_a_seeded_order_per_epoch():
     assert batch_of(3, 10, config) == epoch_order(10, 1, 2)[:4]
 
 
-@pytest.mark.model
-def test_lora_lowers_the_loss_resumes_after_a_kill_and_reloads_to_the_same_scores(
-    tmp_path, float32_budget
-):
-    from peft import PeftModel
+FEW = [c for c in CUTS if c.key == "eq1"][:4]  # four papers, two trained on: two examples
+TRAINING = ["--steps", "3", "--batch-size", "2", "--learning-rate", "5e-3"]
+TRAINING += ["--checkpoint-every", "2", "--max-tokens", "48", "--seed", "1"]
 
-    few = [c for c in CUTS if c.key == "eq1"][:4]  # four papers, two trained on: two examples
-    cuts = tmp_path / "cuts.jsonl"
-    cuts.write_text("".join(c.model_dump_json() + "\n" for c in few))
-    options = ["--steps", "3", "--batch-size", "2", "--learning-rate", "5e-3"]
-    options += ["--checkpoint-every", "2", "--max-tokens", "48", "--seed", "1"]
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """``readout lift sft`` on the four cuts: (the cut file, the fine-tuning's directory)."""
+    root = tmp_path_factory.mktemp("sft")
+    cuts = root / "cuts.jsonl"
+    cuts.write_text("".join(c.model_dump_json() + "\n" for c in FEW))
     result = CliRunner().invoke(
-        main, ["lift", "sft", "--cuts", str(cuts), "--out", str(tmp_path / "whole"), *options]
+        main, ["lift", "sft", "--cuts", str(cuts), "--out", str(root / "whole"), *TRAINING]
     )
     assert result.exit_code == 0, result.output
     assert "2 training papers (2 cuts), 2 held out" in result.output
     assert "step 3/3: loss" in result.output and "trained 3 steps" in result.output
+    return cuts, root / "whole"
+
+
+@pytest.mark.model
+def test_lora_lowers_the_loss_resumes_after_a_kill_and_reloads_to_the_same_scores(
+    tmp_path, float32_budget, trained
+):
+    from peft import PeftModel
+
+    few, (_, whole_dir) = FEW, trained
     split = split_papers([c.paper for c in few], held_out=0.5, seed=1)
     examples = sft_examples(few, split, LiftSetup())
     config = SftConfig(
         steps=3, batch_size=2, learning_rate=5e-3, checkpoint_every=2, max_tokens=48, seed=1
     )
-    whole = json.loads((tmp_path / "whole" / "sft.json").read_text())
+    whole = json.loads((whole_dir / "sft.json").read_text())
     assert whole["split"]["held_out"] == split.held_out and whole["steps_done"] == 3
     assert set(whole["examples"]) == {e.id for e in examples}
     assert [s["step"] for s in whole["losses"]] == [1, 2, 3]
@@ -128,7 +142,7 @@ def test_lora_lowers_the_loss_resumes_after_a_kill_and_reloads_to_the_same_score
         return sum(losses) / len(losses)
 
     before = mean_loss(base.module)
-    adapted = PeftModel.from_pretrained(base.module, str(tmp_path / "whole" / ADAPTER)).eval()
+    adapted = PeftModel.from_pretrained(base.module, str(whole_dir / ADAPTER)).eval()
     after = mean_loss(adapted)
     assert after < before - 0.05, (before, after)
 
@@ -144,6 +158,8 @@ def test_lora_lowers_the_loss_resumes_after_a_kill_and_reloads_to_the_same_score
         train_sft(load_model(), examples, split, tmp_path / "killed", config=config, on_step=kill)
     lines = (tmp_path / "killed" / LOSSES).read_text().splitlines()
     assert len(lines) == 3
+    with pytest.raises(InputError, match="has not finished its 3 steps"):
+        read_sft(tmp_path / "killed")  # an unfinished fine-tuning is no scorer
     scorer = load_model()
     resumed = train_sft(scorer, examples, split, tmp_path / "killed", config=config)
     assert [s.step for s in resumed.losses] == [1, 2, 3]
@@ -175,6 +191,65 @@ def test_lora_lowers_the_loss_resumes_after_a_kill_and_reloads_to_the_same_score
             load_model(),
             examples,
             split,
-            tmp_path / "whole",
+            whole_dir,
             config=config.model_copy(update={"steps": 4}),
         )
+
+
+@pytest.mark.model
+def test_the_sft_rung_is_read_on_held_out_papers_by_the_fine_tuned_scorer(
+    tmp_path, trained, float32_budget
+):
+    cuts_path, whole = trained
+    out = tmp_path / "run"
+    options = ["--no-toy", "--no-oracle", "--multipliers", "1", "--plain"]
+    command = ["lift", "score", "--cuts", str(cuts_path), "--out", str(out), *options]
+    result = CliRunner().invoke(main, [*command, "--sft", str(whole)])
+    assert result.exit_code == 0, result.output
+    run = read_run(out)
+    split = read_sft(whole).split
+    by = {(r.item_id, r.variant): r for r in run.records}
+    held = [c for c in FEW if c.paper in split.held_out]
+    assert {i for i, v in by if v == SFT} == {c.id for c in held} and len(held) == 2
+    sft = run.manifest.config["sft"]
+    assert sft["held_out"] == split.held_out and sft["n_cuts"] == 2
+    assert "adapter_model.safetensors" in {f["path"] for f in sft["adapter_files"]}
+
+    # independently: the merged scorer's log-probabilities of each held-out cut's context prompt
+    setup = LiftSetup(multipliers=(1,), oracle=False)
+    merged = load_model(adapter=whole / ADAPTER)
+    lead = leading_ids(merged.codec, setup)
+    for cut in held:
+        (prompt,) = [c.prompt for c in conditions(cut, {}, setup) if c.name == "context"]
+        ids, start = encode_scored(merged.codec, lead, prompt, target_text(cut, setup))
+        with torch.no_grad():
+            expected = target_logprobs(merged.module, ids, start)
+        got = torch.tensor(by[(cut.id, SFT)].target_logprobs)
+        assert torch.allclose(got, expected, atol=float32_budget(len(ids)), rtol=0)
+        base = torch.tensor(by[(cut.id, "context")].target_logprobs)
+        assert float((got - base).abs().max()) > 0.01  # the fine-tuned scorer, not the scorer
+
+    summary = summarise_lift(run)
+    (row,) = [r for r in summary.ladder if r.condition == SFT]
+    assert row.vs_reference.n_cuts == 2 and row.vs_reference.n_papers == 2
+    assert SFT not in summary.incomplete
+    assert [r.condition for r in summary.ladder] == ["empty", "context", SFT]
+    report = CliRunner().invoke(main, ["report", str(out), "--plain"])
+    shown = " ".join(report.output.split())  # the note wraps in the terminal
+    assert "read on the 2 cuts of 2 papers held out from its training" in shown
+
+    # a cut file with no held-out paper is refused before any model loads or anything is written
+    only_trained = tmp_path / "trained.jsonl"
+    only_trained.write_text(
+        "".join(c.model_dump_json() + "\n" for c in FEW if c.paper in split.train)
+    )
+    command = ["lift", "score", "--cuts", str(only_trained), "--out", str(tmp_path / "no")]
+    refused = CliRunner().invoke(main, [*command, *options, "--sft", str(whole)])
+    assert refused.exit_code != 0
+    assert "no cut of this run is on one of the fine-tuning's held-out papers" in refused.output
+    assert not (tmp_path / "no").exists()
+    # prompts opened with BOS are not the route the adapter was tuned on: refused, nothing written
+    command = ["lift", "score", "--cuts", str(cuts_path), "--out", str(tmp_path / "bos")]
+    refused = CliRunner().invoke(main, [*command, *options, "--bos", "--sft", str(whole)])
+    assert refused.exit_code != 0 and "bos False (this run: True)" in refused.output
+    assert not (tmp_path / "bos").exists()

@@ -203,6 +203,7 @@ def test_condition_ladder_rows_use_the_cuts_shared_with_the_reference():
         "low": 0.0,
         "high": 0.0,
         "positive": 0.0,
+        "median": 0.0,
         "ties": 1.0,
         "p_value": None,
         "n_cuts": 4,

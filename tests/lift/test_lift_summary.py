@@ -30,12 +30,21 @@ FORECASTS = {
 }
 
 
+TOKENS = {  # the predictor's token use per forecast (Table 7), as a forecast file reports it
+    f"paper{i % 3}:eq{i}": {
+        "good": {"output": 20 + i, "reasoning": 100 * (i + 1)},
+        "bad": {"output": 5, "reasoning": None if i == 0 else 0},
+    }
+    for i in range(6)
+}
+
+
 @pytest.fixture(scope="module")
 def run_dir(model, tmp_path_factory):
     out = tmp_path_factory.mktemp("lift") / "run"
     cuts = [equation_cut(TARGETS[i % 3], paper=f"paper{i % 3}", key=f"eq{i}") for i in range(6)]
     forecasts = {c.id: {s: zs[i % 3] for s, zs in FORECASTS.items()} for i, c in enumerate(cuts)}
-    score_lift(model, cuts, out, forecasts=forecasts, seed=3)
+    score_lift(model, cuts, out, forecasts=forecasts, seed=3, token_counts=TOKENS)
     return out
 
 
@@ -114,7 +123,10 @@ def test_examples_are_a_seeded_sample_and_the_report_draws_every_section(run_dir
     html = render_html(run)
     for title in ("Control ladder (clip2", "Paired forecast advantages", "first N target tokens"):
         assert title in html
-    assert html.count("<svg") == 2  # the ladder and the window curve
+    # the ladder, the window curve, Figure 2's CDFs and lift against reasoning tokens
+    assert html.count("<svg") == 4
+    for title in ("(Figure 2)", "Predictor token use (Table 7)", "where bad lifts least"):
+        assert title in html
     assert "\\frac{1}{2}" in html  # TeX escaped as text, not interpreted
 
 
@@ -170,3 +182,112 @@ def test_empty_forecasts_are_counted_per_setting_and_warned(run_dir):
     summary = LIFT.summary(read_run(run_dir)).model_copy(update={"empty_forecasts": {"bad": 1}})
     check = next(c for c in lift_checks(summary) if c.name == "empty_forecasts")
     assert check.verdict == "warn" and "bad: 1" in check.finding
+
+
+def _lifts(run, setting):
+    """Per-cut clipLL_2 lift of a setting over the same-budget context, from the records."""
+    by = {(r.item_id, r.variant): r for r in run.records}
+    cuts = sorted({r.item_id for r in run.records})
+    return {
+        c: _clip2(by[(c, f"forecast/{setting}")].target_logprobs)
+        - _clip2(by[(c, "context")].target_logprobs)
+        for c in cuts
+    }
+
+
+def test_distributions_hardest_cuts_and_token_use_from_the_stored_records(run_dir):
+    run = read_run(run_dir)
+    summary = LIFT.summary(run)
+    by = {(r.item_id, r.variant): r for r in run.records}
+    for table in summary.settings:  # Figure 2: the per-cut lifts, their median and quantiles
+        d = _lifts(run, table.setting)
+        shown = table.distribution
+        assert shown.values == pytest.approx(sorted(d.values()), abs=1e-12)
+        assert shown.median == pytest.approx(np.median(list(d.values())), abs=1e-12)
+        assert table.lift.median == pytest.approx(shown.median, abs=1e-12)
+        assert shown.quantiles["q25"] == pytest.approx(np.quantile(list(d.values()), 0.25))
+    empty = next(x for x in summary.distributions if x.name == "empty")
+    scores = [_clip2(r.target_logprobs) for r in run.records if r.variant == "empty"]
+    assert empty.mean == pytest.approx(np.mean(scores), abs=1e-12) and empty.n_cuts == 6
+
+    # section 9: ⌈0.2 · 6⌉ = 2 cuts where the last setting (bad) lifts least; good − bad there
+    hardest = summary.hardest
+    bad = _lifts(run, "bad")
+    kept = sorted(sorted(bad, key=lambda c: (bad[c], c))[:2])
+    assert hardest.selector == "forecast/bad" and hardest.cuts == kept and hardest.n_cuts == 2
+    assert hardest.threshold == pytest.approx(max(bad[c] for c in kept), abs=1e-12)
+    (contrast,) = hardest.contrasts
+    good = _lifts(run, "good")
+    assert contrast.selected_on and (contrast.a, contrast.b) == ("forecast/good", "forecast/bad")
+    on_slice = [good[c] - bad[c] for c in kept]  # the context cancels in good − bad
+    assert contrast.hardest.mean == pytest.approx(np.mean(on_slice), abs=1e-12)
+    assert contrast.full.mean == pytest.approx(np.mean([good[c] - bad[c] for c in good]))
+
+    # Table 7: mean tokens over the cuts each lift uses (bad's first cut reports none)
+    effort = {t.setting: t.effort for t in summary.settings}
+    assert effort["good"].reasoning_tokens == pytest.approx(350.0)  # 100 · (1 + … + 6) / 6
+    assert effort["good"].output_tokens == pytest.approx(22.5)
+    assert effort["bad"].reasoning_tokens == 0.0 and effort["bad"].reported == 5
+    # appendix C's score table of each shown example: every condition's clipLL_2 on its cut
+    for example in summary.examples:
+        for condition, value in example.scores.items():
+            stored = by[(example.cut_id, condition)].target_logprobs
+            assert value == pytest.approx(_clip2(stored), abs=1e-12)
+
+
+def test_the_recovery_point_reads_the_true_token_after_the_mismatch(run_dir, model):
+    import torch
+
+    from readout_audit.lift._conditions import conditions
+    from readout_audit.lift._score import encode_scored, leading_ids
+    from readout_audit.lift._toy import TOY_CASES, TOY_SETUP, toy_cut
+    from readout_audit.lift.sft import target_logprobs
+
+    toy = {(r.case, r.condition): r for r in LIFT.summary(read_run(run_dir)).toy}
+    case = TOY_CASES[0]  # target X + A + B, reordered X + B + A: P(B) after "X + A +"
+    cut = toy_cut(case)
+    forecasts = {"exact": case.target, "reordered": case.reordered, "wrong-symbol": case.wrong}
+    lead = leading_ids(model.codec, TOY_SETUP)
+    for condition in conditions(cut, forecasts, TOY_SETUP):
+        ids, start = encode_scored(model.codec, lead, condition.prompt, case.target)
+        pieces = [model.codec.decode(ids[start : i + 1]) for i in range(start, len(ids))]
+        (at,) = [k for k, text in enumerate(pieces) if text.endswith(" B")]
+        assert pieces[at - 1] == " X + A +"  # the token after "X + A +" is " B"
+        with torch.no_grad():  # one plain forward, not the run's cached scoring
+            expected = float(target_logprobs(model.module, ids, start)[at].exp())
+        name = condition.name.removeprefix("forecast/")
+        assert toy[("Z=X+A+B", name)].recovery == pytest.approx(expected, abs=1e-4)
+
+
+def test_an_example_expanded_as_in_appendix_c(run_dir):
+    import json
+
+    from click.testing import CliRunner
+
+    from readout_audit._cli import main
+    from readout_audit.lift._cut import sha256_text
+
+    run = read_run(run_dir)
+    by = {(r.item_id, r.variant): r for r in run.records}
+    cut = sorted({r.item_id for r in run.records})[0]
+    command = ["lift", "example", str(run_dir), "--cut", cut]
+    detail = json.loads(CliRunner().invoke(main, [*command, "--json"]).output)
+    names = [c["condition"] for c in detail["conditions"]]
+    assert names == ["empty", "context", "context3", "forecast/bad", "forecast/good", "oracle"]
+    for row in detail["conditions"]:  # the prompts shown are the prompts scored
+        record = by[(cut, row["condition"])]
+        assert sha256_text(row["prompt"]) == record.prompt_sha256
+        assert row["clip2"] == pytest.approx(_clip2(record.target_logprobs), abs=1e-12)
+    context = detail["conditions"][1]["clip2"]
+    assert detail["conditions"][4]["vs_context"] == pytest.approx(
+        detail["conditions"][4]["clip2"] - context, abs=1e-12
+    )
+    assert detail["scored_target"] == detail["target"] + "\n\\end{align}"
+    assert detail["forecasts"] == {"good": FORECASTS["good"][0], "bad": FORECASTS["bad"][0]}
+    text = CliRunner().invoke(main, command).output
+    for part in ("Predictor prompt.", "True suffix.", "Scoring prompt: forecast/good.", "vs. C_B"):
+        assert part in text
+    first = read_run(run_dir).artifacts["cuts"][0]["id"]  # no --cut: the run's first cut
+    assert f"Cut {first} " in CliRunner().invoke(main, ["lift", "example", str(run_dir)]).output
+    missing = CliRunner().invoke(main, ["lift", "example", str(run_dir), "--cut", "nope"])
+    assert missing.exit_code != 0 and "is not a cut of this run" in missing.output

@@ -52,6 +52,12 @@ ONE_DECADE = {
     "window_curves": lambda: _plots.window_curves(
         {"a": [(1, 0.02, 0.001), (2, 0.03, 0.001), (4, 0.035, 0.001)]}, "lift"
     ),
+    "ecdf_curves": lambda: _plots.ecdf_curves(
+        {"a": [0.61, 0.62, 0.63, 0.64], "b": [0.615, 0.625, 0.635]}, "cdf", "lift"
+    ),
+    "lift_vs_tokens": lambda: _plots.lift_vs_tokens(
+        {"a": (20.0, 0.61, 0.001), "b": (40.0, 0.63, 0.001), "c": (80.0, 0.64, 0.001)}, "tokens"
+    ),
 }
 
 

@@ -8,6 +8,7 @@ import click
 from pydantic import ValidationError
 
 from readout_audit._cli._common import force_option, user_errors
+from readout_audit._cli._lift_example import example_command
 from readout_audit._cli._lift_predict import predict_command
 from readout_audit._cli._lift_score import lift_score_command, lift_toy_command
 from readout_audit._cli._lift_sft import sft_command
@@ -89,6 +90,7 @@ lift_group.add_command(lift_score_command)
 lift_group.add_command(lift_toy_command)
 lift_group.add_command(sft_command)
 lift_group.add_command(report_command)
+lift_group.add_command(example_command)
 
 
 @register_commands

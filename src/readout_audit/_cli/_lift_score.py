@@ -18,15 +18,19 @@ from readout_audit._exceptions import InputError
 from readout_audit.lift._conditions import LiftSetup
 from readout_audit.lift._cut import Cut
 from readout_audit.lift._cutfile import read_cuts
+from readout_audit.lift._effort import TokenCounts
 from readout_audit.lift._forecasts import Forecast, read_forecasts
 from readout_audit.lift._score import (
     Forecasts,
+    check_hardest_by,
     cut_jobs,
     forecast_settings,
     score_lift,
     setting_contrasts,
 )
+from readout_audit.lift._sft_scorer import check_sft_setup, rung_cuts
 from readout_audit.lift._toy import toy_check, toy_rows
+from readout_audit.lift.sft import open_sft_scorer, read_sft
 from readout_audit.model._served_spec import is_served
 from readout_audit.progress import progress_mode
 
@@ -43,6 +47,16 @@ def forecasts_by_cut(forecasts: Iterable[Forecast]) -> Forecasts:
                 field="setting",
             )
         per_cut[f.setting] = f.z
+    return found
+
+
+def token_counts(forecasts: Iterable[Forecast]) -> TokenCounts:
+    """Cut id → setting → the predictor's output and reasoning tokens, where reported."""
+    found: dict[str, dict[str, dict[str, int | None]]] = {}
+    for f in forecasts:
+        if f.n_tokens is not None or f.reasoning_tokens is not None:
+            counts = {"output": f.n_tokens, "reasoning": f.reasoning_tokens}
+            found.setdefault(f.cut_id, {})[f.setting] = counts
     return found
 
 
@@ -96,6 +110,19 @@ def _pair(text: str) -> tuple[str, str]:
     help="A setting contrast A − B (repeatable), e.g. within each model family; default: each "
     "setting against the next, in the order the forecasts were given.",
 )
+@click.option(
+    "--sft",
+    "sft_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="A finished `readout lift sft` directory: its fine-tuned scorer reads the SFT rung "
+    "(the recent-context prompt) on the cuts of its held-out papers.",
+)
+@click.option(
+    "--hardest-by",
+    metavar="SETTING",
+    help="Section 9's heuristic: compare the settings on the fifth of cuts where this "
+    "setting's lift is lowest (default: the last setting given).",
+)
 @limit_option("cuts of the cut file (and only their forecasts)")
 @model_options
 @user_errors
@@ -110,13 +137,15 @@ def lift_score_command(
     no_toy: bool,
     seed: int,
     contrasts: tuple[str, ...],
+    sft_dir: Path | None,
+    hardest_by: str | None,
     limit: int | None,
     **options: Any,
 ) -> None:
     """Score each cut's true target under every condition, then report the lift.
 
-    The conditions: the empty scaffold, recent context (B and 3B characters), each forecast
-    and the oracle (the true suffix in the scaffold).
+    The conditions: the empty scaffold, recent context (B and 3B characters), the SFT rung
+    (with --sft), each forecast and the oracle (the true suffix in the scaffold).
     """
     try:
         factors = tuple(int(m) for m in multipliers.split(","))
@@ -132,8 +161,15 @@ def lift_score_command(
     cuts = cuts[:limit]
     kept = {cut.id for cut in cuts}
     forecasts = forecasts_by_cut(f for f in found if f.cut_id in kept)
+    counts = token_counts(f for f in found if f.cut_id in kept)
     pairs = [_pair(text) for text in contrasts] if contrasts else None
-    setting_contrasts(forecast_settings(forecasts), pairs)  # checked before the model loads
+    settings = forecast_settings(forecasts)
+    setting_contrasts(settings, pairs)  # checked before the model loads
+    check_hardest_by(settings, hardest_by)
+    if sft_dir is not None:
+        trained = read_sft(sft_dir)
+        rung_cuts(cuts, trained.split.held_out, trained.examples)
+        check_sft_setup(trained.setup, setup)
     check_out(out, "lift")
 
     def preflight(codec: Any) -> None:
@@ -141,6 +177,7 @@ def lift_score_command(
             cut_jobs(cut, forecasts.get(cut.id, {}), setup, codec)
 
     model = ModelChoice.from_options(options).open(preflight)
+    tuned = None if sft_dir is None else open_sft_scorer(sft_dir, device=options["device"])
     score_lift(
         model,
         cuts,
@@ -152,6 +189,9 @@ def lift_score_command(
         toy=not no_toy,
         seed=seed,
         contrasts=pairs,
+        sft=tuned,
+        token_counts=counts,
+        hardest_by=hardest_by,
     )
     finish(out, options["plain"], options["verbose"])
 
@@ -175,10 +215,15 @@ def lift_toy_command(ledger: Path | None, **options: Any) -> None:
     model = ModelChoice.from_options(options).open()
     with model.bound_to(ledger) if ledger else nullcontext():
         rows = toy_rows(model)
-    click.echo(f"{'case':<9} {'condition':<13} {'raw':>7} {'clipLL_2':>9} {'vs. empty':>10}")
+    click.echo(
+        f"{'case':<9} {'condition':<13} {'raw':>7} {'clipLL_2':>9} {'vs. empty':>10} "
+        f"{'P(recovery)':>12}"
+    )
     for r in rows:
+        recovery = "–" if r.recovery is None else f"{r.recovery:.3f}"
         click.echo(
-            f"{r.case:<9} {r.condition:<13} {r.raw:>7.3f} {r.clip2:>9.3f} {r.vs_empty:>+10.3f}"
+            f"{r.case:<9} {r.condition:<13} {r.raw:>7.3f} {r.clip2:>9.3f} {r.vs_empty:>+10.3f} "
+            f"{recovery:>12}"
         )
     check = toy_check(rows)
     click.echo(f"{check.verdict.upper()}: {check.finding}")

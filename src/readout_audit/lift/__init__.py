@@ -1,6 +1,7 @@
 """Likelihood lift (seed 001): forecasts of hidden TeX continuations scored by a fixed scorer."""
 
 from readout_audit.lift._conditions import (
+    SFT,
     LiftSetup,
 )
 from readout_audit.lift._cut import (
@@ -79,6 +80,9 @@ from readout_audit.lift._select import (
     PaperStats,
     seed_for,
 )
+from readout_audit.lift._sft_scorer import (
+    SftScorer,
+)
 from readout_audit.lift._sources import (
     TexPaper,
     read_papers,
@@ -121,6 +125,8 @@ __all__ = [
     "RULES",
     "RuleName",
     "RuleRow",
+    "SFT",
+    "SftScorer",
     "TOY_CASES",
     "TexPaper",
     "TokenRecords",

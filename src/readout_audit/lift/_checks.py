@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from readout_audit.lift._conditions import CONTEXT, EMPTY, ORACLE
+from readout_audit.lift._conditions import CONTEXT, EMPTY, ORACLE, SFT
 from readout_audit.lift._lift_stats import Contrast
 from readout_audit.lift._summary import LiftSummary
 from readout_audit.lift._toy import toy_check
@@ -38,8 +38,24 @@ def oracle_check(summary: LiftSummary) -> Check | None:
     )
 
 
+def sft_check(setting: str, c: Contrast) -> Check:
+    """Does the forecast beat the context-only fine-tuned scorer on held-out papers?"""
+    name = f"forecast_beats_sft[{setting}]"
+    evidence = {"lift": c.mean, "se": c.se, "p": c.p_value, "n_cuts": c.n_cuts}
+    if _above_zero(c):
+        return Check(name, "pass", f"forecast − {SFT} {_interval(c)} (held-out papers)", evidence)
+    return Check(
+        name,
+        "warn",
+        f"the forecast does not beat the context-only fine-tuned scorer: {_interval(c)}",
+        evidence,
+        repair="its lift over recent context may be priming a fine-tuning reproduces; the "
+        "paper's weaker predictor fails this control too (Table 9)",
+    )
+
+
 def forecast_checks(summary: LiftSummary) -> list[Check]:
-    """Per setting: lift over the same-budget control, and raw against clipped agreement."""
+    """Per setting: lift over the same-budget control and the SFT rung, raw against clipped."""
     found = []
     for table in summary.settings:
         c = table.lift
@@ -58,6 +74,9 @@ def forecast_checks(summary: LiftSummary) -> list[Check]:
                     "text; compare predictors only above this control",
                 )
             )
+        sft = next((a.contrast for a in table.advantages if a.b == SFT), None)
+        if sft is not None:
+            found.append(sft_check(table.setting, sft))
         raw = next((r.lift for r in table.rules if r.rule == "raw"), None)
         if raw is not None and (raw.mean > 0) != (c.mean > 0):
             found.append(

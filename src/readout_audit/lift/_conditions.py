@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 from readout_audit._exceptions import InputError
 from readout_audit.lift._cut import Cut
 
 EMPTY, CONTEXT, TRIPLE, ORACLE = "empty", "context", "context3", "oracle"
+SFT = "sft"
+"""The context-only SFT control: the ``context`` prompt read by the fine-tuned scorer."""
 FORECAST = "forecast/"
 """Forecast conditions are named ``forecast/<setting>``."""
 
@@ -45,6 +48,15 @@ class LiftSetup:
     """Open every scorer prompt with the tokenizer's beginning-of-sequence token when it does
     not add one itself (SmolLM2's is ``<|im_start|>``): a document start, and what
     llama-cpp-python needs to read echoed log-probabilities at their own positions."""
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> LiftSetup:
+        """The setup a run's manifest recorded (:meth:`as_config`)."""
+        names = [f.name for f in fields(cls)]
+        found = {name: config[name] for name in names if name in config}
+        if "multipliers" in found:
+            found["multipliers"] = tuple(found["multipliers"])
+        return cls(**found)
 
     def as_config(self) -> dict[str, object]:
         """The setup as a run manifest records it."""

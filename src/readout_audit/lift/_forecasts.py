@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from readout_audit._exceptions import InputError
 from readout_audit._util._jsonl import iter_values
@@ -40,8 +40,11 @@ class Forecast(BaseModel):
     """SHA-256 of the predictor prompt's text (before any chat template)."""
     seed: int | None = None
     """The sampling seed of this cut (derived from the run's seed and the cut id)."""
-    n_tokens: int | None = None
+    n_tokens: int | None = Field(default=None, ge=0)
     """Tokens generated, the end-of-turn token included when there was one."""
+    reasoning_tokens: int | None = Field(default=None, ge=0)
+    """Hidden reasoning tokens among them: what an API reports (OpenAI's ``reasoning_tokens``),
+    or the tokens of a local model's leading thinking block (0 without one)."""
     model: str | None = None
     """The predictor's model spec."""
     seconds: float | None = None

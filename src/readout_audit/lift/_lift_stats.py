@@ -33,11 +33,13 @@ NEAR_MAXIMUM = -0.10
 _LISTED = 5
 
 
-class _Row(BaseModel):
+class FrozenRow(BaseModel):
+    """A result row of the lift tables: frozen, no unknown fields (read back from JSON)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Contrast(_Row):
+class Contrast(FrozenRow):
     """Paired difference a − b over cuts: mean, paper-clustered SE, ±2 SE, sign counts, p."""
 
     mean: float
@@ -49,6 +51,8 @@ class Contrast(_Row):
     """mean + 2 SE."""
     positive: float
     """Fraction of cuts with a − b > 0 (Table 6's "frac. +")."""
+    median: float | None = None
+    """Median of the per-cut differences (section 5's paired medians)."""
     ties: float
     """Fraction of cuts with a − b = 0 exactly."""
     p_value: float | None
@@ -57,7 +61,7 @@ class Contrast(_Row):
     n_papers: int
 
 
-class LadderRow(_Row):
+class LadderRow(FrozenRow):
     """One condition against the reference on the cuts both have (Table 8)."""
 
     condition: str
@@ -67,7 +71,7 @@ class LadderRow(_Row):
     vs_reference: Contrast
 
 
-class WindowRow(_Row):
+class WindowRow(FrozenRow):
     """Lift on the first ``window`` target tokens (Table 10)."""
 
     window: int
@@ -78,14 +82,14 @@ class WindowRow(_Row):
     """Mean number of target tokens scored per cut."""
 
 
-class RuleRow(_Row):
+class RuleRow(FrozenRow):
     """Lift under one scoring rule (Tables 3 and 4)."""
 
     rule: RuleName
     lift: Contrast
 
 
-class NearMaximum(_Row):
+class NearMaximum(FrozenRow):
     """Cuts whose score is at least ``threshold`` (section 6: 16.3% at −0.10)."""
 
     threshold: float
@@ -194,6 +198,7 @@ def paired_contrast(a: Any, b: Any, papers: Any) -> Contrast:
         low=None if se is None else mean - 2 * se,
         high=None if se is None else mean + 2 * se,
         positive=float(np.mean(d > 0)),
+        median=float(np.median(d)),
         ties=float(np.mean(d == 0)),
         p_value=None if se is None else normal_p_value(mean, se),
         n_cuts=int(d.size),

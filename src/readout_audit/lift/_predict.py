@@ -141,6 +141,12 @@ def clean_forecast(raw: str, closing: str = "") -> str:
     return text
 
 
+def thinking_tokens(codec: TextCodec, raw: str) -> int:
+    """Tokens of the leading ``<think>…</think>`` block of a predictor's text (0 without one)."""
+    found = _THINKING.match(raw)
+    return len(codec.encode(found.group(0))) if found else 0
+
+
 def default_setting(spec: str) -> str:
     """A setting name from a model spec: its last name part, lower-cased, plus ``-t1``."""
     name = spec.rsplit("#", 1)[-1].rstrip("/").rsplit("/", 1)[-1].removesuffix(".gguf")
@@ -187,6 +193,7 @@ def forecast_cut(
         prompt_sha256=sha256_text(prompt),
         seed=cut_seed,
         n_tokens=len(generated),
+        reasoning_tokens=thinking_tokens(model.codec, raw),
         model=model.info.spec,
         seconds=round(seconds, 3),
     )

@@ -7,10 +7,17 @@ the same visible text).
 
 from __future__ import annotations
 
-from readout_audit.lift._conditions import CONTEXT
+from readout_audit.lift._conditions import CONTEXT, EMPTY, SFT
 from readout_audit.lift._lift_stats import Contrast
 from readout_audit.lift._record import LiftRecord
-from readout_audit.lift._summary import LiftSummary
+from readout_audit.lift._report_analyses import (
+    distribution_section,
+    effort_section,
+    hardest_section,
+    plus_minus,
+    recovery_table,
+)
+from readout_audit.lift._summary import LiftSummary, condition_rank
 from readout_audit.log._run import Run
 from readout_audit.report._blocks import MISSING, Block, FigureBlock, Section, TableBlock, plot
 
@@ -21,11 +28,6 @@ def _p(value: float | None) -> str:
     if value is None:
         return MISSING
     return "<0.001" if value < 1e-3 else f"{value:.3f}"
-
-
-def _pm(c: Contrast) -> str:
-    """Mean ± SE (the mean alone from a single paper)."""
-    return f"{c.mean:+.3f}" if c.se is None else f"{c.mean:+.3f} ± {c.se:.3f}"
 
 
 def _spread(c: Contrast) -> tuple[float, float, float]:
@@ -44,13 +46,14 @@ def _contrast_cells(c: Contrast) -> list[str]:
         f"{c.mean:+.3f}",
         *spread,
         f"{c.positive:.3f}",
+        MISSING if c.median is None else f"{c.median:+.3f}",
         _p(c.p_value),
         str(c.n_cuts),
         str(c.n_papers),
     ]
 
 
-CONTRAST_COLUMNS = ["mean", "SE", "± 2 SE", "frac. +", "p (normal)", "cuts", "papers"]
+CONTRAST_COLUMNS = ["mean", "SE", "± 2 SE", "frac. +", "median", "p (normal)", "cuts", "papers"]
 
 
 def _toy_section(summary: LiftSummary) -> Section:
@@ -65,7 +68,20 @@ def _toy_section(summary: LiftSummary) -> Section:
         note="The exact forecast should score near the maximum (0) and beat the empty scaffold "
         "and the context-only condition; the paper's 8B scorers give about −0.01.",
     )
-    return Section("Toy check", [table])
+    recovery = recovery_table(summary)
+    return Section("Toy check", [table] if recovery is None else [table, recovery])
+
+
+def _sft_note(summary: LiftSummary) -> str | None:
+    """Where the SFT rung was read: the held-out papers' cuts only."""
+    row = next((r for r in summary.ladder if r.condition == SFT), None)
+    if row is None:
+        return None
+    return (
+        f"{SFT}: the context-only fine-tuned scorer, read on the {row.vs_reference.n_cuts} cuts "
+        f"of {row.vs_reference.n_papers} papers held out from its training; each row is paired "
+        "with the empty scaffold on its own cuts."
+    )
 
 
 def _ladder_section(summary: LiftSummary) -> Section:
@@ -83,6 +99,7 @@ def _ladder_section(summary: LiftSummary) -> Section:
             f"Control ladder ({summary.rule}, paired against the empty scaffold)",
             ["condition", "mean", "vs. empty", "SE", "± 2 SE", "cuts"],
             rows,
+            note=_sft_note(summary),
         ),
         FigureBlock(
             "Control ladder",
@@ -137,7 +154,7 @@ def _forecast_section(summary: LiftSummary) -> Section:
 
 def _rules_section(summary: LiftSummary) -> Section:
     rules = [r.rule for r in summary.settings[0].rules]
-    cells = {(t.setting, r.rule): _pm(r.lift) for t in summary.settings for r in t.rules}
+    cells = {(t.setting, r.rule): plus_minus(r.lift) for t in summary.settings for r in t.rules}
     table = TableBlock(
         "Forecast lift over recent context under each scoring rule (mean ± SE)",
         ["rule", *(t.setting for t in summary.settings)],
@@ -149,7 +166,7 @@ def _rules_section(summary: LiftSummary) -> Section:
 
 def _windows_section(summary: LiftSummary) -> Section:
     windows = [w.window for w in summary.settings[0].windows]
-    cells = {(t.setting, w.window): _pm(w.lift) for t in summary.settings for w in t.windows}
+    cells = {(t.setting, w.window): plus_minus(w.lift) for t in summary.settings for w in t.windows}
     curves = {
         t.setting: [(w.window, w.lift.mean, w.lift.se or 0.0) for w in t.windows]
         for t in summary.settings
@@ -166,6 +183,24 @@ def _windows_section(summary: LiftSummary) -> Section:
                 "Lift by target window",
                 plot("window_curves", curves, "Lift by scored target window"),
             ),
+        ],
+    )
+
+
+def _example_scores(cut_id: str, scores: dict[str, float]) -> TableBlock:
+    """Appendix C's score table: each condition's clipLL_2, against empty and recent context."""
+
+    def versus(name: str, reference: str) -> str:
+        if reference not in scores or name == reference:
+            return MISSING
+        return f"{scores[name] - scores[reference]:+.3f}"
+
+    return TableBlock(
+        f"{cut_id}: scores",
+        ["condition", "clipLL_2", "vs. empty", f"vs. {CONTEXT}"],
+        [
+            [name, f"{value:.3f}", versus(name, EMPTY), versus(name, CONTEXT)]
+            for name, value in sorted(scores.items(), key=lambda item: condition_rank(item[0]))
         ],
     )
 
@@ -187,6 +222,8 @@ def _examples_section(summary: LiftSummary) -> Section:
                 wrap=("continuation",),
             )
         )
+        if example.scores:
+            blocks.append(_example_scores(example.cut_id, example.scores))
     return Section("Examples (a seeded sample; lift of each forecast over recent context)", blocks)
 
 
@@ -199,6 +236,11 @@ def lift_sections(run: Run[LiftRecord], summary: LiftSummary) -> list[Section]:
         sections.append(_ladder_section(summary))
     if summary.settings:
         sections += [_forecast_section(summary), _rules_section(summary), _windows_section(summary)]
+    if summary.distributions:
+        sections.append(distribution_section(summary))
+    sections += [
+        found for found in (effort_section(summary), hardest_section(summary)) if found is not None
+    ]
     if summary.examples:
         sections.append(_examples_section(summary))
     return sections

@@ -12,15 +12,25 @@ import hashlib
 import itertools
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
 from readout_audit.kind._runner import Job, ScoreResult, run_kind
-from readout_audit.lift._conditions import Condition, LiftSetup, conditions, target_text
+from readout_audit.lift._conditions import (
+    CONTEXT,
+    SFT,
+    Condition,
+    LiftSetup,
+    conditions,
+    target_text,
+)
 from readout_audit.lift._cut import Cut, sha256_text
+from readout_audit.lift._effort import TokenCounts
 from readout_audit.lift._record import LiftRecord
+from readout_audit.lift._sft_scorer import SftScorer
 from readout_audit.log._run import RunDirectory
 from readout_audit.model._backend import (
     DEFAULT_BATCH_SIZE,
@@ -29,6 +39,7 @@ from readout_audit.model._backend import (
     ScoringModel,
 )
 from readout_audit.model._codec import TextCodec
+from readout_audit.model._executor import RoutedExecutor
 from readout_audit.progress import ProgressMode
 
 Forecasts = Mapping[str, Mapping[str, str]]
@@ -101,11 +112,22 @@ def encode_scored(
 
 
 def cut_jobs(
-    cut: Cut, forecasts: Mapping[str, str], setup: LiftSetup, codec: TextCodec
+    cut: Cut,
+    forecasts: Mapping[str, str],
+    setup: LiftSetup,
+    codec: TextCodec,
+    *,
+    sft: bool = False,
 ) -> list[Job[Any]]:
-    """The cut's jobs: its scaffold conditions over one shared context, its controls alone."""
+    """The cut's jobs: its scaffold conditions over one shared context, its controls alone.
+
+    ``sft``: also the SFT rung, the ``context`` prompt again (read by the fine-tuned scorer).
+    """
     target = target_text(cut, setup)
     found = conditions(cut, forecasts, setup)
+    if sft:
+        (context,) = [c for c in found if c.name == CONTEXT]
+        found.append(replace(context, name=SFT))
     lead = leading_ids(codec, setup)
     encoded = {c.name: encode_scored(codec, lead, c.prompt, target) for c in found}
     window = codec.context_window
@@ -139,6 +161,20 @@ def cut_jobs(
     return jobs
 
 
+def same_tokens(codec: TextCodec, tuned: TextCodec, cuts: Sequence[Cut], setup: LiftSetup) -> None:
+    """Refuse an SFT scorer whose tokenizer reads a rung's prompt as other tokens."""
+    for cut in cuts:
+        (context,) = [c for c in conditions(cut, {}, setup) if c.name == CONTEXT]
+        text = context.prompt + target_text(cut, setup)
+        if codec.encode(text) != tuned.encode(text):
+            raise InputError(
+                "the SFT scorer's tokenizer reads this cut's prompt as other tokens than the "
+                "scorer's",
+                item_id=cut.id,
+                field="sft",
+            )
+
+
 def _digest(value: Any) -> str:
     """SHA-256 of a value's sorted JSON, for the manifest."""
     return hashlib.sha256(json.dumps(value, sort_keys=True).encode("utf-8")).hexdigest()
@@ -170,6 +206,38 @@ def setting_contrasts(
     return [(a, b) for a, b in contrasts]
 
 
+def checked_counts(counts: TokenCounts, known: set[str]) -> dict[str, Any]:
+    """Token counts as plain dicts, each a cut of the run with ``output``/``reasoning`` ≥ 0."""
+    found: dict[str, Any] = {}
+    for cut_id, by_setting in counts.items():
+        if cut_id not in known:
+            raise InputError("token counts name no cut of this run", item_id=cut_id, field="cut_id")
+        for setting, count in by_setting.items():
+            bad = [
+                k
+                for k, v in count.items()
+                if k not in ("output", "reasoning")
+                or not (v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 0))
+            ]
+            if bad:
+                raise InputError(
+                    f"setting {setting!r}: token counts must be output/reasoning integers ≥ 0",
+                    item_id=cut_id,
+                    field=bad[0],
+                )
+        found[cut_id] = {setting: dict(count) for setting, count in by_setting.items()}
+    return found
+
+
+def check_hardest_by(settings: Sequence[str], hardest_by: str | None) -> None:
+    """Refuse a section 9 selector that is not one of the run's forecast settings."""
+    if hardest_by is not None and hardest_by not in settings:
+        raise InputError(
+            f"{hardest_by!r} is not a setting of the forecasts ({', '.join(settings)})",
+            field="hardest_by",
+        )
+
+
 def score_lift(
     model: ScoringModel,
     cuts: Sequence[Cut],
@@ -183,6 +251,9 @@ def score_lift(
     toy: bool = True,
     seed: int = 0,
     contrasts: Sequence[tuple[str, str]] | None = None,
+    sft: SftScorer | None = None,
+    token_counts: TokenCounts | None = None,
+    hardest_by: str | None = None,
 ) -> ScoreResult:
     """Score every cut under every condition into ``out`` (resumable; the summary follows).
 
@@ -191,6 +262,11 @@ def score_lift(
     scorer (``toy``); ``seed`` draws the report's example cuts. The settings keep the order
     their forecasts were given in; the setting contrasts (Table 6) are each setting against
     the next, or the ``contrasts`` pairs (a, b) given, e.g. within each model family.
+    ``sft``: the context-only fine-tuned scorer, read as the ``sft`` rung on the cuts of its
+    held-out papers (Table 8); the other conditions are read by ``model``. ``token_counts``:
+    per cut and setting, the predictor's output and reasoning tokens (Table 7), kept with the
+    forecasts. ``hardest_by``: the setting whose lowest-lift fifth of cuts section 9's
+    heuristic keeps (default: the last setting).
     """
     from readout_audit.lift._kind import LIFT
     from readout_audit.lift._toy import toy_rows
@@ -205,9 +281,19 @@ def score_lift(
     for cut_id in forecasts:
         if cut_id not in known:
             raise InputError("a forecast names no cut of this run", item_id=cut_id, field="cut_id")
-    jobs = [j for c in cuts for j in cut_jobs(c, forecasts.get(c.id, {}), setup, model.codec)]
+    rung = set() if sft is None else sft.scored(cuts)
+    if sft is not None:
+        sft.check_setup(setup)
+        same_tokens(model.codec, sft.model.codec, [c for c in cuts if c.id in rung], setup)
+    jobs = [
+        j
+        for c in cuts
+        for j in cut_jobs(c, forecasts.get(c.id, {}), setup, model.codec, sft=c.id in rung)
+    ]
     settings = forecast_settings(forecasts)
     pairs = setting_contrasts(settings, contrasts)
+    check_hardest_by(settings, hardest_by)
+    counts = checked_counts(token_counts or {}, known)
     config: dict[str, Any] = {
         **setup.as_config(),
         "n_cuts": len(cuts),
@@ -216,14 +302,19 @@ def score_lift(
         "forecast_settings": settings,
         "contrasts": [list(pair) for pair in pairs],
         "forecasts_sha256": _digest({k: dict(v) for k, v in forecasts.items()}),
+        "forecast_tokens_sha256": _digest(counts),
+        "hardest_by": hardest_by,
         "toy": toy,
         "seed": seed,
     }
+    if sft is not None:
+        config["sft"] = {**sft.identity, "held_out": sorted(sft.held_out), "n_cuts": len(rung)}
 
     def plan(run_dir: RunDirectory) -> list[Job[Any]]:
         if run_dir.artifact("cuts") is None:
             run_dir.write_artifact("cuts", [c.model_dump() for c in cuts])
             run_dir.write_artifact("forecasts", {k: dict(v) for k, v in forecasts.items()})
+            run_dir.write_artifact("forecast_tokens", counts)
         if toy and run_dir.artifact("toy") is None:
             run_dir.write_artifact(
                 "toy", [row.model_dump() for row in toy_rows(model, bos=setup.bos)]
@@ -237,6 +328,14 @@ def score_lift(
         config,
         plan,
         batch_size=batch_size,
+        executor=None if sft is None else _routed(model, sft.model, batch_size),
         progress=progress,
         overwrite=overwrite,
+    )
+
+
+def _routed(model: ScoringModel, tuned: ScoringModel, batch_size: int) -> RoutedExecutor:
+    """The scorer's executor, with the SFT rung's jobs sent to the fine-tuned scorer's."""
+    return RoutedExecutor(
+        model.executor(batch_size), tuned.executor(batch_size), lambda key: key[-1] == SFT
     )

@@ -9,6 +9,8 @@ and beat the empty scaffold and the context-only condition.
 from __future__ import annotations
 
 import dataclasses
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
@@ -20,6 +22,7 @@ from readout_audit.lift._rules import score_tokens
 from readout_audit.lift._score import cut_jobs
 from readout_audit.log._summary import Check
 from readout_audit.model._backend import ScoringModel
+from readout_audit.model._codec import TextCodec
 
 TOY_CONTEXT = "Here are some equations involving some sums."
 TOY_SETUP = LiftSetup(multipliers=(1,), oracle=False, closing=False)
@@ -60,6 +63,9 @@ class ToyRow(BaseModel):
     clip2: float
     vs_empty: float
     """clipLL_2 minus the empty scaffold's."""
+    recovery: float | None = None
+    """The scorer's probability of the true token at the recovery point (Table 2): where the
+    target shows the symbol the reordered forecast put first, e.g. B after ``X + A +``."""
 
 
 def toy_cut(case: ToyCase) -> Cut:
@@ -86,6 +92,32 @@ def toy_cut(case: ToyCase) -> Cut:
     )
 
 
+def recovery_token(target: str, reordered: str, ends: Sequence[int]) -> int | None:
+    """The target token at the recovery point, from each target token's end in characters.
+
+    The reordered forecast first differs from the target at some symbol s (B in ``X + B + A``
+    against ``X + A + B``); the recovery point is where the target itself reaches s, after the
+    mismatch. None when the two never differ or s never follows.
+    """
+    first = next(
+        (i for i, (a, b) in enumerate(zip(target, reordered, strict=False)) if a != b), None
+    )
+    if first is None:
+        return None
+    at = target.find(reordered[first], first + 1)
+    if at < 0:
+        return None
+    return next((k for k, end in enumerate(ends) if at < end), None)
+
+
+def recovery_probability(record: LiftRecord, case: ToyCase, codec: TextCodec) -> float | None:
+    """Exp of the record's log-probability at the case's recovery token (Table 2)."""
+    ids = record.target_token_ids
+    ends = [len(codec.decode(ids[: k + 1])) for k in range(len(ids))]
+    k = recovery_token(case.target, case.reordered, ends)
+    return None if k is None else math.exp(record.target_logprobs[k])
+
+
 def _condition(variant: str) -> str:
     if variant == CONTEXT:
         return "context"
@@ -110,6 +142,7 @@ def toy_rows(
             _condition(r.variant): (
                 score_tokens(r.target_logprobs, "raw").score,
                 score_tokens(r.target_logprobs, "clip2").score,
+                recovery_probability(r, case, model.codec),
             )
             for r in records
         }
@@ -121,6 +154,7 @@ def toy_rows(
                 raw=scores[name][0],
                 clip2=scores[name][1],
                 vs_empty=scores[name][1] - empty,
+                recovery=scores[name][2],
             )
             for name in ORDER
         ]

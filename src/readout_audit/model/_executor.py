@@ -7,9 +7,9 @@ pending request at once and writes each answer as it arrives, in whatever order.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from readout_audit._exceptions import InputError
 from readout_audit.model._backend import (
@@ -130,3 +130,39 @@ class LocalExecutor:
         """Generate one job at a time, in order (each is seeded on its own)."""
         for job in jobs:
             yield job, self.model.generate(job.request.context, job.request.settings)
+
+
+class RoutedExecutor:
+    """Two scorers in one run: jobs whose key ``takes`` go to ``other``, the rest to ``default``.
+
+    The likelihood-lift SFT rung is read by a fine-tuned copy of the scorer beside the scorer
+    itself; each executor answers its own jobs (``default``'s first), generations stay with
+    ``default``, and a served ``default`` keeps reporting its requests and spend.
+    """
+
+    def __init__(
+        self, default: Executor, other: Executor, takes: Callable[[tuple[str, ...]], bool]
+    ) -> None:
+        self.default = default
+        self.other = other
+        self.takes = takes
+
+    @property
+    def status(self) -> Any:
+        """The default executor's request status (a served model's), if it has one."""
+        return getattr(self.default, "status", None)
+
+    def run(self, jobs: Sequence[J]) -> Iterator[tuple[J, PositionScores]]:
+        """Answer ``default``'s jobs, then ``other``'s."""
+        theirs = [job for job in jobs if self.takes(job.key)]
+        mine = [job for job in jobs if not self.takes(job.key)]
+        if mine:
+            yield from self.default.run(mine)
+        if theirs:
+            yield from self.other.run(theirs)
+
+    def generate(
+        self, jobs: Sequence[Pending[GenerationRequest]]
+    ) -> Iterator[tuple[Pending[GenerationRequest], list[int]]]:
+        """Generations are the default scorer's."""
+        return self.default.generate(jobs)

@@ -27,6 +27,7 @@ plt.rcParams.update(
         "axes.spines.right": False,
     }
 )
+LIFT_LABEL = "lift over recent context (clipLL_2)"
 COLOURS = ["#1f6feb", "#d1242f", "#1a7f37", "#9a6700", "#8250df", "#57606a", "#bf3989", "#0a7ea4"]
 
 
@@ -57,6 +58,15 @@ def _log_x(axes: Any) -> None:
     if math.floor(math.log10(high)) - math.ceil(math.log10(low)) < 1:
         axes.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
         axes.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
+
+
+def _right_legend_svg(figure: Figure, axes: Any, xlabel: str, ylabel: str, title: str) -> str:
+    """Label the axes, put the legend right of them, title, and return the SVG."""
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel(ylabel)
+    _legend(axes, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+    axes.set_title(title)
+    return _svg(figure)
 
 
 def mass_distribution(masses: Mapping[str, Sequence[float]], title: str) -> str:
@@ -194,11 +204,8 @@ def budget_curves(
         axes.errorbar(budgets, means, yerr=sds, marker="o", capsize=3, color=colour, label=name)
         axes.axhline(raw[name], color=colour, linestyle="--", linewidth=1)
     _log_x(axes)
-    axes.set_xlabel("unlabelled fit examples (log scale); dashed: raw accuracy")
-    axes.set_ylabel("held-out accuracy")
-    _legend(axes, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
-    axes.set_title(title)
-    return _svg(figure)
+    xlabel = "unlabelled fit examples (log scale); dashed: raw accuracy"
+    return _right_legend_svg(figure, axes, xlabel, "held-out accuracy", title)
 
 
 def null_histogram(
@@ -232,8 +239,29 @@ def window_curves(curves: Mapping[str, Sequence[tuple[int, float, float]]], titl
         )
         axes.set_xticks(range(len(windows)), [f"{int(w)}" for w in windows])
     axes.axhline(0, color="#8c959f", linestyle=":", linewidth=1)
-    axes.set_xlabel("scored target tokens (first N)")
-    axes.set_ylabel("lift over recent context (clipLL_2)")
-    _legend(axes, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
-    axes.set_title(title)
-    return _svg(figure)
+    xlabel = "scored target tokens (first N)"
+    return _right_legend_svg(figure, axes, xlabel, LIFT_LABEL, title)
+
+
+def ecdf_curves(values: Mapping[str, Sequence[float]], title: str, xlabel: str) -> str:
+    """Each group's empirical CDF of per-item values, its median dashed (seed 001, Figure 2)."""
+    figure, axes = plt.subplots(figsize=(7.0, 3.4))
+    for index, (name, points) in enumerate(values.items()):
+        colour = COLOURS[index % len(COLOURS)]
+        x = np.sort(np.asarray(points, dtype=float))
+        axes.step(x, np.arange(1, x.size + 1) / x.size, where="post", color=colour, label=name)
+        axes.axvline(float(np.median(x)), color=colour, linestyle="--", linewidth=1)
+    axes.axvline(0, color="#8c959f", linestyle=":", linewidth=1)
+    return _right_legend_svg(figure, axes, xlabel, "fraction of cuts", title)
+
+
+def lift_vs_tokens(points: Mapping[str, tuple[float, float, float]], title: str) -> str:
+    """Lift (± 2 SE) against mean reasoning tokens on a log axis, zero drawn at 1 (Figure 1)."""
+    figure, axes = plt.subplots(figsize=(7.0, 3.4))
+    for index, (name, (tokens, mean, se)) in enumerate(points.items()):
+        colour = COLOURS[index % len(COLOURS)]
+        x = max(tokens, 1.0)
+        axes.errorbar([x], [mean], yerr=[2 * se], marker="o", capsize=3, color=colour, label=name)
+    _log_x(axes)
+    xlabel = "mean hidden reasoning tokens (log scale; none drawn at 1)"
+    return _right_legend_svg(figure, axes, xlabel, LIFT_LABEL, title)

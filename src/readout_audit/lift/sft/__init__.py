@@ -6,6 +6,7 @@ papers' cuts, and a resumable LoRA fine-tuning of the scorer with the clipLL_2 o
 
 from readout_audit.lift.sft._examples import SftExample, sft_examples
 from readout_audit.lift.sft._objective import CLIP_FLOOR, RAW_WEIGHT, clipped_objective
+from readout_audit.lift.sft._rung import open_sft_scorer, read_sft
 from readout_audit.lift.sft._split import PaperSplit, split_papers
 from readout_audit.lift.sft._train import (
     ADAPTER,
@@ -40,6 +41,8 @@ __all__ = [
     "encode_example",
     "epoch_order",
     "example_sha256",
+    "open_sft_scorer",
+    "read_sft",
     "sft_examples",
     "split_papers",
     "target_logprobs",

@@ -1,0 +1,68 @@
+"""A finished fine-tuning opened as the SFT rung's scorer: its scorer with the adapter merged.
+
+The scorer named in ``sft.json`` is loaded again (its weights' hashes must be those it was
+trained from) and the adapter merged into it; the run's manifest records the fine-tuning's
+manifest hash, the adapter's files and the held-out papers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from readout_audit._exceptions import InputError
+from readout_audit.lift._sft_scorer import SftScorer
+from readout_audit.lift.sft._train import ADAPTER, SFT_MANIFEST, SftManifest
+from readout_audit.model import load_model
+
+
+def read_sft(directory: str | Path) -> SftManifest:
+    """A finished fine-tuning's manifest, or an error naming what is missing."""
+    path = Path(directory) / SFT_MANIFEST
+    if not path.is_file():
+        raise InputError(
+            f"holds no {SFT_MANIFEST}: not a readout lift sft directory", source=str(directory)
+        )
+    try:
+        manifest = SftManifest.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValueError as error:
+        raise InputError(f"is not a fine-tuning manifest: {error}", source=str(path)) from None
+    if manifest.steps_done != manifest.config.steps:
+        raise InputError(
+            f"the fine-tuning has not finished its {manifest.config.steps} steps; rerun "
+            "readout lift sft on it to finish",
+            source=str(directory),
+        )
+    if not (Path(directory) / ADAPTER / "adapter_config.json").is_file():
+        raise InputError(f"holds no {ADAPTER}/ directory", source=str(directory))
+    return manifest
+
+
+def open_sft_scorer(directory: str | Path, *, device: str = "auto") -> SftScorer:
+    """Load the fine-tuned scorer of a finished ``readout lift sft`` directory."""
+    manifest = read_sft(directory)
+    spec = str(manifest.scorer["spec"])
+    model = load_model(spec, device=device, dtype="float32", adapter=Path(directory) / ADAPTER)
+    trained_from = [(f["path"], f["sha256"]) for f in manifest.scorer["files"]]
+    loaded = [(f.path, f.sha256) for f in model.info.files[: len(trained_from)]]
+    if loaded != trained_from:
+        raise InputError(
+            f"the scorer {spec!r} no longer has the weights this adapter was trained on",
+            source=str(directory),
+            field="scorer",
+        )
+    adapter = model.info.files[len(trained_from) :]
+    text = (Path(directory) / SFT_MANIFEST).read_bytes()
+    return SftScorer(
+        model=model,
+        held_out=frozenset(manifest.split.held_out),
+        trained=frozenset(manifest.examples),
+        setup=dict(manifest.setup),
+        identity={
+            "sft_manifest_sha256": hashlib.sha256(text).hexdigest(),
+            "scorer": spec,
+            "steps": manifest.steps_done,
+            "split_seed": manifest.split.seed,
+            "adapter_files": [{"path": f.path, "sha256": f.sha256} for f in adapter],
+        },
+    )
