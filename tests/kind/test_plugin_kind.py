@@ -187,6 +187,10 @@ QUESTIONS = [
 ]
 
 
+N_ITEMS = 8
+"""Items of the toy run, two per cluster; each costs a batch-size-1 run ~0.5 s of CPU."""
+
+
 def readout(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "readout_audit", *args],
@@ -233,7 +237,7 @@ def wait_for_records(path: Path, n: int, process: subprocess.Popen[str], limit: 
 @pytest.mark.model
 def test_a_kind_defined_in_a_test_runs_resumes_reports_and_compares(tmp_path):
     items = tmp_path / "items.jsonl"
-    write_items(items, 24)
+    write_items(items, N_ITEMS)
     out, whole = tmp_path / "run", tmp_path / "whole"
     command = ["audit", "toy", "--items", str(items), "--out", str(out), "--batch-size", "1"]
 
@@ -246,6 +250,9 @@ def test_a_kind_defined_in_a_test_runs_resumes_reports_and_compares(tmp_path):
     )
     try:
         wait_for_records(out / "records.jsonl", 3, first, limit=240)
+        # paused, the writer keeps its lock and writes no more records (the kill below then
+        # lands mid-run however long the second writer takes, so few items are needed)
+        first.send_signal(signal.SIGSTOP)
         # a second writer on the same directory stops at once, before loading the model
         started = time.monotonic()
         second = readout(*command, timeout=120)
@@ -260,7 +267,7 @@ def test_a_kind_defined_in_a_test_runs_resumes_reports_and_compares(tmp_path):
     records = out / "records.jsonl"
     data = records.read_bytes()
     lines = data.splitlines(keepends=True)
-    assert len(lines) < 24 and len(set(lines)) == len(lines)
+    assert len(lines) < N_ITEMS and len(set(lines)) == len(lines)
     records.write_bytes(b"".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])
     cut_id = json.loads(lines[-1])["item_id"]
     report = readout("report", str(out), "--plain")
@@ -273,7 +280,7 @@ def test_a_kind_defined_in_a_test_runs_resumes_reports_and_compares(tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     run = read_run(out)
     assert run.state == "finished" and run.cut_line is None
-    assert sorted(r.item_id for r in run.records) == [f"q{i:02d}" for i in range(24)]
+    assert sorted(r.item_id for r in run.records) == [f"q{i:02d}" for i in range(N_ITEMS)]
     assert cut_id in {r.item_id for r in run.records}  # re-scored after the cut
     assert len(run.manifest.invocations) == 2
 
@@ -310,7 +317,7 @@ def test_a_kind_defined_in_a_test_runs_resumes_reports_and_compares(tmp_path):
     compared = readout("compare", str(out), str(whole), "--json", str(tmp_path / "c.json"))
     assert compared.returncode == 0, compared.stderr
     comparison = json.loads((tmp_path / "c.json").read_text())
-    assert comparison["kind"] == "toy" and comparison["n_paired"] == 24
+    assert comparison["kind"] == "toy" and comparison["n_paired"] == N_ITEMS
     mass = comparison["differences"]["production"][0]
     assert mass["metric"] == "option mass"
     assert abs(mass["difference"]["estimate"]) < 1e-4  # batch 1 vs 32: float32 rounding only

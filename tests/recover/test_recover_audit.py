@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -21,29 +22,49 @@ from readout_audit.report import render_html
 
 pytestmark = pytest.mark.cost(40)
 
-N = 26
+SIZES = {"train": 12, "fit": 26, "lexical": 12}
+"""Generated items per split (seed 3). The run costs one forward per item, so each split is as
+small as its checks allow. The fit split's 26 rows are one more than the paper's smallest fit
+budget (25): its budget curve holds a subsampled budget and the whole split. The probe-training
+and held-out splits hold 12 each, every label twice at each generated depth (1, 2): every seed's
+bootstrap replicate of the training rows then holds the three labels, and on these items each
+probe readout's seeds disagree on at least 3 held-out examples (with 6 held-out items one
+readout's seeds agreed on all of them, which adds a ``probe_seeds`` check to the three that
+``test_checks_read_the_unlabelled_fit_split_and_the_slot_mass`` expects)."""
+N_RECORDS = sum(SIZES.values())
+SETUP = RecoverSetup(n_perm=500, n_boot=500, probe_rows=SIZES["train"])
+"""The probes take no more rows than the training split holds: each seed fits its own bootstrap
+replicate of them."""
+
+
+def _items(split):
+    return generate_controlled_logic(split, SIZES[split], 3)
 
 
 @pytest.fixture(scope="module")
 def splits():
     return RecoverSplits(
-        train=generate_controlled_logic("train", 2 * N, 3),
-        fit=generate_controlled_logic("fit", N, 3),
-        evals={"lexical": generate_controlled_logic("lexical", N, 3)},
+        train=_items("train"), fit=_items("fit"), evals={"lexical": _items("lexical")}
     )
 
 
 @pytest.fixture(scope="module")
 def run_dir(model, splits, tmp_path_factory):
     out = tmp_path_factory.mktemp("recover") / "run"
-    setup = RecoverSetup(n_perm=500, n_boot=500, probe_rows=2 * N)
-    audit_recover(model, splits, out, setup=setup, batch_size=8)
+    audit_recover(model, splits, out, setup=SETUP, batch_size=8)
     return out
+
+
+@pytest.fixture(scope="module")
+def summary(run_dir):
+    """The summary recomputed from the run's files (the run wrote its own when it finished)."""
+    return RECOVER.summary(read_run(run_dir))
 
 
 def test_records_hold_every_readout_of_one_forward(run_dir, splits):
     run = read_run(run_dir)
-    assert len(run.records) == 4 * N
+    assert len(run.records) == N_RECORDS
+    assert Counter(r.split for r in run.records) == SIZES
     fit = [r for r in run.records if r.role == "fit"]
     assert fit and all(r.label is None for r in fit)  # the fit split's labels are never kept
     for record in run.records:
@@ -64,9 +85,7 @@ def test_stored_hidden_states_equal_a_plain_forward(run_dir, model, torch_model)
     assert layout.layers == (15, 30)
     states = read_hidden(run_dir, layout)
     record = max(run.records, key=lambda r: r.n_tokens)
-    source = next(
-        i for i in generate_controlled_logic(record.split, N, 3) if i.id == record.item_id
-    )
+    source = next(i for i in _items(record.split) if i.id == record.item_id)
     if record.role == "fit":
         source = source.model_copy(update={"label": None})
     ids = render(Configuration("main", "words").item(source, chat=True), model.codec).token_ids
@@ -100,11 +119,13 @@ def test_probes_refit_from_the_stored_arrays_equal_the_runs(run_dir):
     assert found["full string"] == float(np.mean(np.argmax(held.sums, axis=1) == held.labels))
 
 
-def test_analysis_is_deterministic_under_its_seeds(run_dir):
+def test_analysis_is_deterministic_under_its_seeds(run_dir, summary):
     run = read_run(run_dir)
-    first = RECOVER.summary(run).model_dump()
-    again = RECOVER.summary(read_run(run_dir)).model_dump()
-    assert first["configurations"] == again["configurations"]
+    # the summary the run wrote when it finished, read back, against one computed afresh from
+    # the same files (the module's `summary`, shared with the checks' test)
+    assert run.summary is not None
+    first = summary.model_dump()
+    assert first["configurations"] == run.summary.model_dump()["configurations"]
     split = first["configurations"][0]["splits"][0]
     # the paper's budgets below the fit split's 26 rows (25, in 30 subsamples), then all of it
     assert [(b["budget"], b["draws"]) for b in split["budgets"]] == [(25, 30), (26, 1)]
@@ -118,10 +139,10 @@ def test_analysis_is_deterministic_under_its_seeds(run_dir):
 
 
 def test_resuming_a_finished_run_scores_nothing(run_dir, model, splits):
-    setup = RecoverSetup(n_perm=500, n_boot=500, probe_rows=2 * N)
-    result = audit_recover(model, splits, run_dir, setup=setup, batch_size=8)
+    result = audit_recover(model, splits, run_dir, setup=SETUP, batch_size=8)
     assert result.n_new == 0
-    assert (run_dir / "hidden.f32").stat().st_size == 4 * N * HiddenLayout((15, 30), 576).row_bytes
+    row = HiddenLayout((15, 30), 576).row_bytes
+    assert (run_dir / "hidden.f32").stat().st_size == N_RECORDS * row
     assert LABELS == ("true", "false", "unknown")
 
 
@@ -134,7 +155,7 @@ def test_an_interrupted_run_is_summarised_and_reported(run_dir):
         summary=None,
     )
     summary = RECOVER.summary(early)
-    assert summary.configurations == [] and summary.n_records == 2 * N
+    assert summary.configurations == [] and summary.n_records == SIZES["train"]
     assert [s.title for s in RECOVER.sections(early, summary)] == []
 
 
@@ -152,9 +173,9 @@ def test_html_report_draws_every_section(run_dir):
     assert html.count("<svg") == 3  # the histograms, the null of the one held-out split, budgets
 
 
-def test_checks_read_the_unlabelled_fit_split_and_the_slot_mass(run_dir):
+def test_checks_read_the_unlabelled_fit_split_and_the_slot_mass(run_dir, summary):
     run = read_run(run_dir)
-    checks = {c.name: c for c in RECOVER.summary(run).checks}
+    checks = {c.name: c for c in summary.checks}
     assert list(checks) == ["candidates", "label_mass", "collapse"]
     fit = [r for r in run.records if r.role == "fit"]
     picks = [LABELS[int(np.argmax(r.option_logprobs))] for r in fit]

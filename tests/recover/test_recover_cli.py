@@ -15,6 +15,11 @@ pytestmark = pytest.mark.cost(20)
 
 QUESTION = "Based on the above information, is the following statement true, false, or unknown?"
 FAST = ["--n-perm", "200", "--n-boot", "200", "--no-progress", "--plain"]
+N = 6
+"""Items per file of the model run, kept small since each run scores one forward per distinct
+prompt: each label twice (once at each generated depth). The probes need two labels in each
+seed's bootstrap replicate of the training file's rows, and for the default seeds (42, 123, 456)
+every replicate of these 6 rows holds at least two."""
 
 
 def _logic_llm(path, items):
@@ -72,8 +77,8 @@ def test_bad_input_is_named_before_the_model_loads(tmp_path, arguments, message)
 
 @pytest.mark.model
 def test_a_run_on_files_and_a_comparison_of_two_verbalizers(tmp_path):
-    _logic_llm(tmp_path / "dev.json", generate_controlled_logic("fit", 15, 2))
-    _logic_llm(tmp_path / "test.json", generate_controlled_logic("id", 15, 2))
+    _logic_llm(tmp_path / "dev.json", generate_controlled_logic("fit", N, 2))
+    _logic_llm(tmp_path / "test.json", generate_controlled_logic("id", N, 2))
     common = ["--probe-train", str(tmp_path / "dev.json"), "--fit", str(tmp_path / "dev.json")]
     common += ["--eval", f"held={tmp_path / 'test.json'}", *FAST]
     runs = []
@@ -89,7 +94,7 @@ def test_a_run_on_files_and_a_comparison_of_two_verbalizers(tmp_path):
         runs.append(out)
     run = read_run(runs[0])
     assert {r.split for r in run.records} == {"train", "fit", "held"}
-    assert run.manifest.config["splits"]["held"]["n"] == 15
+    assert run.manifest.config["splits"]["held"]["n"] == N
     result = CliRunner().invoke(main, ["compare", *map(str, runs), "--plain"])
     assert result.exit_code == 0, result.output
     assert "corrected accuracy (held)" in result.output and "raw accuracy (held)" in result.output

@@ -35,6 +35,19 @@ def _items(tmp_path: Path, n: int) -> Path:
     return path
 
 
+SHORT = [{"role": "system", "content": ""}, {"role": "user", "content": "A or B?"}]
+"""The fault test's chat turns: 18 tokens rendered (the question above under the template's
+default system prompt makes 53). llama-cpp-python sorts the whole vocabulary for every echoed
+token, ~0.1-0.2 s each, so an echo call takes ~2-5 s instead of ~6-9 s."""
+
+
+def _short_item(tmp_path: Path) -> Path:
+    path = tmp_path / "short.jsonl"
+    line = {"id": "q0", "messages": SHORT, "options": ["A", "B"]}
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    return path
+
+
 def _port(url: str) -> int:
     return int(url.split(":")[-1].split("/")[0])
 
@@ -61,20 +74,24 @@ def _same_logprobs(one: Path, two: Path) -> bool:
     return a.keys() == b.keys() and all(a[k] == pytest.approx(b[k], abs=SERVER_ROUNDING) for k in a)
 
 
-TIMEOUT_S = 20
+TIMEOUT_S = 10
 """The client's timeout in the fault test: above any real call, below the slow fault's hold."""
+
+FAST = ("--greedy-tokens", "1")
+"""The fault test's greedy call: one token, not 16 (each one's top-k sorts the vocabulary too)."""
 
 
 def test_each_fault_is_retried_or_left_unknown_and_never_replayed(llama_server, tmp_path):
-    items = _items(tmp_path, 1)
+    items = _short_item(tmp_path)
     straight, out = tmp_path / "straight", tmp_path / "faulty"
-    assert _score(items, straight, llama_server)[0] == 0
-    # llama-cpp-python sorts the whole vocabulary for every echoed token: an echo call takes
-    # 6-9 s on a 2-core machine, so the timeout sits well above it and the slow fault above that
+    assert _score(items, straight, llama_server, *FAST)[0] == 0
+    # an echo call of the short context takes ~2-5 s on a busy 2-core machine (see SHORT), so
+    # the timeout sits well above it and the slow fault's hold above that
+    faulty = (*FAST, "--request-timeout", str(TIMEOUT_S))
     with FaultProxy("127.0.0.1", _port(llama_server), slow_s=TIMEOUT_S + 4) as proxy:
         proxy.schedule(["refuse", "hangup", "http500", "http429", "drop_after", "slow"])
         proxy.schedule(["truncated", "bad_json"])
-        code, output = _score(items, out, proxy.url, "--request-timeout", str(TIMEOUT_S))
+        code, output = _score(items, out, proxy.url, *faulty)
         assert code == 1 and "1 of 1 scored positions have no record" in output
         unknown, completed = _bodies(out, "unknown"), _bodies(out, "completed")
         assert len(unknown) == 4 and len(completed) == 6 - 4  # greedy, 2 echoes, 3 tokenize
@@ -82,12 +99,12 @@ def test_each_fault_is_retried_or_left_unknown_and_never_replayed(llama_server, 
         # refused, hung-up, 500 and 429 calls never reached the server; each was retried
         assert all(sent[h] == 1 for h in {*unknown.values(), *completed.values()})
         assert sum(sent.values()) == 6
-        code, output = _score(items, out, proxy.url, "--request-timeout", str(TIMEOUT_S))
+        code, output = _score(items, out, proxy.url, *faulty)
         assert code == 1 and "--release-unknown" in output
         assert Counter(proxy.forwarded) == sent  # nothing sent again: unknowns are not replayed
         result = CliRunner().invoke(main, ["ledger", str(out), "--release-unknown"])
         assert result.exit_code == 0, result.output
-        code, output = _score(items, out, proxy.url, "--request-timeout", str(TIMEOUT_S))
+        code, output = _score(items, out, proxy.url, *faulty)
         assert code == 0, output
         again = Counter(proxy.forwarded) - sent
         assert sorted(again) == sorted(unknown.values())  # only the released calls, once each

@@ -177,7 +177,14 @@ def lift_score_command(
             cut_jobs(cut, forecasts.get(cut.id, {}), setup, codec)
 
     model = ModelChoice.from_options(options).open(preflight)
-    tuned = None if sft_dir is None else open_sft_scorer(sft_dir, device=options["device"])
+    tuned = None
+    if sft_dir is not None:
+        tuned = open_sft_scorer(
+            sft_dir,
+            device=options["device"],
+            dtype=options["dtype"],
+            allow_download=options["allow_download"],
+        )
     score_lift(
         model,
         cuts,

@@ -64,7 +64,9 @@ def example_detail(run: Run[LiftRecord], cut_id: str) -> ExampleDetail:
     clip = {n: score_tokens(r.target_logprobs, HEADLINE).score for n, r in records.items()}
 
     def versus(name: str, reference: str) -> float | None:
-        return None if reference not in clip else clip[name] - clip[reference]
+        if reference not in clip or name == reference:
+            return None
+        return clip[name] - clip[reference]
 
     return ExampleDetail(
         cut_id=cut_id,

@@ -38,11 +38,24 @@ def read_sft(directory: str | Path) -> SftManifest:
     return manifest
 
 
-def open_sft_scorer(directory: str | Path, *, device: str = "auto") -> SftScorer:
-    """Load the fine-tuned scorer of a finished ``readout lift sft`` directory."""
+def open_sft_scorer(
+    directory: str | Path,
+    *,
+    device: str = "auto",
+    dtype: str = "auto",
+    allow_download: bool = False,
+) -> SftScorer:
+    """Load the fine-tuned scorer of a finished ``readout lift sft`` directory.
+
+    ``device`` and ``dtype`` as :func:`load_model` takes them: the other rungs' scorer's, so
+    the rungs are read alike.
+    """
     manifest = read_sft(directory)
     spec = str(manifest.scorer["spec"])
-    model = load_model(spec, device=device, dtype="float32", adapter=Path(directory) / ADAPTER)
+    adapter = Path(directory) / ADAPTER
+    model = load_model(
+        spec, device=device, dtype=dtype, allow_download=allow_download, adapter=adapter
+    )
     trained_from = [(f["path"], f["sha256"]) for f in manifest.scorer["files"]]
     loaded = [(f.path, f.sha256) for f in model.info.files[: len(trained_from)]]
     if loaded != trained_from:
@@ -51,7 +64,7 @@ def open_sft_scorer(directory: str | Path, *, device: str = "auto") -> SftScorer
             source=str(directory),
             field="scorer",
         )
-    adapter = model.info.files[len(trained_from) :]
+    added = model.info.files[len(trained_from) :]
     text = (Path(directory) / SFT_MANIFEST).read_bytes()
     return SftScorer(
         model=model,
@@ -63,6 +76,6 @@ def open_sft_scorer(directory: str | Path, *, device: str = "auto") -> SftScorer
             "scorer": spec,
             "steps": manifest.steps_done,
             "split_seed": manifest.split.seed,
-            "adapter_files": [{"path": f.path, "sha256": f.sha256} for f in adapter],
+            "adapter_files": [{"path": f.path, "sha256": f.sha256} for f in added],
         },
     )
