@@ -65,10 +65,12 @@ def test_readme_names_exactly_the_commands_that_take_limit():
 
 
 def test_recover_limit_keeps_the_first_items_of_each_split():
-    splits = recover_splits(generate=True, n=6, train_n=9, evals=["id,lexical"], limit=4)
+    splits = recover_splits(
+        generate="controlled-logic", n=6, train_n=9, evals=["id,lexical"], limit=4
+    )
     assert len(splits.train) == len(splits.fit) == 4
     assert {name: len(items) for name, items in splits.evals.items()} == {"id": 4, "lexical": 4}
-    whole = recover_splits(generate=True, n=6, train_n=9, evals=["id"])
+    whole = recover_splits(generate="controlled-logic", n=6, train_n=9, evals=["id"])
     assert [i.id for i in splits.fit] == [i.id for i in whole.fit][:4]
 
 

@@ -12,6 +12,7 @@ from readout_audit._version import (
 )
 from readout_audit.data import (
     CONTROLLED_SPLITS,
+    NONCE_VOCABULARY,
     Item,
     LogicItem,
     MCItem,
@@ -21,6 +22,7 @@ from readout_audit.data import (
     demo_items,
     demo_yesno_items,
     generate_controlled_logic,
+    generate_paper_logic,
     load_anli_hf,
     load_anli_jsonl,
     load_folio_jsonl,
@@ -221,6 +223,7 @@ __all__ = [
     "Manifest",
     "Message",
     "ModelNotAvailableError",
+    "NONCE_VOCABULARY",
     "OPTIONS",
     "OptionsSummary",
     "PTRUE",
@@ -280,6 +283,7 @@ __all__ = [
     "forecast_cut",
     "generate_answers",
     "generate_controlled_logic",
+    "generate_paper_logic",
     "get_kind",
     "load_anli_hf",
     "load_anli_jsonl",

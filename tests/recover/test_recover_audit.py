@@ -13,10 +13,12 @@ from readout_audit import generate_controlled_logic, read_run
 from readout_audit.data._logic import LABELS
 from readout_audit.prompt import render
 from readout_audit.recover import RecoverSetup, RecoverSplits, audit_recover
-from readout_audit.recover._analysis import Table
+from readout_audit.recover._analysis import OFFSET, Table
 from readout_audit.recover._kind import RECOVER
+from readout_audit.recover._offsets import corrected_predictions
 from readout_audit.recover._probes import probe_predictions
 from readout_audit.recover._setup import Configuration
+from readout_audit.recover._slices import tfidf_predictions
 from readout_audit.recover._store import HiddenLayout, read_hidden
 from readout_audit.report import render_html
 
@@ -168,6 +170,8 @@ def test_html_report_draws_every_section(run_dir):
         "Prior perturbation",
         "Corrected held-out accuracy by unlabelled fit budget",
         "Prediction histograms",
+        "Per-depth strata",
+        "Surface leakage",
     ):
         assert title in html
     assert html.count("<svg") == 3  # the histograms, the null of the one held-out split, budgets
@@ -182,3 +186,77 @@ def test_checks_read_the_unlabelled_fit_split_and_the_slot_mass(run_dir, summary
     assert checks["collapse"].evidence["histogram"] == {y: picks.count(y) for y in LABELS}
     median = float(np.median([r.option_mass for r in run.records]))
     assert checks["label_mass"].evidence["median_mass"] == pytest.approx(median, rel=1e-12)
+
+
+def test_depth_strata_leakage_and_intervals_from_the_records(run_dir, summary):
+    run = read_run(run_dir)
+    config = summary.configurations[0]
+    (split,) = config.splits
+    table = Table.of([r for r in run.records if r.split == "lexical"])
+    corrected = corrected_predictions(table.sums, np.array(config.offsets))
+    assert [d.depth for d in split.depths] == [1, 2]
+    for stratum in split.depths:
+        rows = np.array([r.depth == stratum.depth for r in table.records])
+        assert stratum.n == rows.sum() == 6
+        string = np.mean(np.argmax(table.sums[rows], axis=1) == table.labels[rows])
+        assert stratum.accuracies["full string"] == string
+        assert stratum.accuracies[OFFSET] == np.mean(corrected[rows] == table.labels[rows])
+    recovery = split.recovery
+    low, high = recovery.corrected_interval
+    assert low <= recovery.corrected_accuracy <= high
+    low, high = recovery.gain_interval
+    assert low <= recovery.corrected_accuracy - recovery.raw_accuracy <= high
+    leakage = {row.group: row.accuracies["lexical"] for row in summary.leakage}
+    assert list(leakage) == [
+        "full text",
+        "query only",
+        "facts only",
+        "prop-redacted",
+        "template only",
+        "metadata (no polarity)",
+        "metadata (all)",
+    ]
+    train = Table.of([r for r in run.records if r.role == "train"])
+    predicted = tfidf_predictions(
+        [r.text for r in train.records], train.labels, [r.text for r in table.records]
+    )
+    assert leakage["full text"] == split.tfidf.tfidf_accuracy == np.mean(predicted == table.labels)
+    assert leakage["metadata (all)"] == 1.0  # the polarity on the asked chain decides the label
+    fit = [r for r in run.records if r.role == "fit"]
+    assert fit and not any("polarity" in r.metadata for r in fit)  # dropped with the labels
+    assert [p.n_priors for p in split.priors] == [7, 19, 61]
+    assert [p.n for p in split.tfidf.priors] == [split.tfidf.n_missed] * 3
+
+
+def test_splits_drawn_at_other_seeds_are_aggregated(run_dir, summary):
+    """Two copies of the held-out records named as seeds: the aggregate of their own rows."""
+    run = read_run(run_dir)
+    lexical = [r for r in run.records if r.split == "lexical"]
+    copies = [r.model_copy(update={"split": "lexical@52"}) for r in lexical]
+    copies += [r.model_copy(update={"split": "lexical@62"}) for r in lexical[:8]]
+    seeded = type(run)(
+        directory=run.directory,
+        manifest=run.manifest,
+        records=[*run.records, *copies],
+        summary=None,
+    )
+    result = RECOVER.summary(seeded)
+    config = result.configurations[0]
+    by = {s.split: s for s in config.splits}
+    assert by["lexical@52"].recovery == summary.configurations[0].splits[0].recovery
+    (aggregate,) = config.seed_aggregates
+    assert (aggregate.split, aggregate.seeds, aggregate.n) == ("lexical", [52, 62], [12, 8])
+    seeds = [by["lexical@52"], by["lexical@62"]]
+    corrected = [s.recovery.corrected_accuracy for s in seeds]
+    assert aggregate.corrected == pytest.approx((np.mean(corrected), np.std(corrected, ddof=1)))
+    gains = [s.recovery.corrected_accuracy - s.recovery.raw_accuracy for s in seeds]
+    assert aggregate.min_gain == min(gains)
+    assert aggregate.null_gap == pytest.approx(np.mean([s.null.gap for s in seeds]))
+    assert aggregate.tfidf_n == pytest.approx(
+        (
+            np.mean([s.tfidf.n_missed for s in seeds]),
+            np.std([s.tfidf.n_missed for s in seeds], ddof=1),
+        )
+    )
+    titles = [section.title for section in RECOVER.sections(seeded, result)]
+    assert "Generator seeds · main/words" in titles and "Surface leakage" in titles

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from readout_audit import InputError, generate_controlled_logic
-from readout_audit.recover import RecoverSplits
+from readout_audit import InputError, generate_controlled_logic, generate_paper_logic
+from readout_audit.recover import RecoverSplits, recover_splits
 from readout_audit.recover._analysis import recover_checks
 
 
@@ -46,3 +46,23 @@ def test_probe_training_items_in_a_held_out_split_are_counted_and_warned():
         checks["probe_overlap"].verdict == "warn" and "lexical 3" in checks["probe_overlap"].finding
     )
     assert "probe_overlap" not in {c.name for c in recover_checks([], [], 0.9, {})}
+
+
+def test_generated_splits_at_other_seeds_and_the_papers_generator():
+    splits = recover_splits(
+        generate="paper-logic", n=9, train_n=9, seed=3, evals=["id,lexical@52", "lexical@62"]
+    )
+    assert list(splits.evals) == ["id", "lexical@52", "lexical@62"]
+    assert splits.evals["lexical@52"] == generate_paper_logic("lexical", 9, 52)
+    assert splits.evals["id"] == generate_paper_logic("id", 9, 3)
+    assert splits.fit == generate_paper_logic("fit", 9, 3)  # fit and train stay at the run's seed
+    assert {i.metadata["generator"] for i in splits.train} == {"paper-logic"}
+    # the unlabelled fit split loses its labels and the metadata field that tells them
+    fit = [item for name, role, items in splits.roles() if role == "fit" for item in items]
+    assert all(i.label is None and "polarity" not in i.metadata for i in fit)
+    assert all("polarity" in i.metadata for i in splits.evals["id"])
+    for bad in ("fit@52", "train", "lexical@x", "nonsense@4"):
+        with pytest.raises(InputError, match=f"'{bad}' names no generated held-out split"):
+            recover_splits(generate="controlled-logic", n=6, evals=[bad])
+    with pytest.raises(InputError, match="unknown generator 'logic'"):
+        recover_splits(generate="logic", n=6)

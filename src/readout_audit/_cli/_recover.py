@@ -19,7 +19,12 @@ from readout_audit.model._codec import TextCodec
 from readout_audit.recover._audit import audit_recover, plan_items
 from readout_audit.recover._offsets import OffsetGrid
 from readout_audit.recover._setup import RecoverSetup, configurations_named
-from readout_audit.recover._sources import GENERATED_N, GENERATED_TRAIN_N, recover_splits
+from readout_audit.recover._sources import (
+    GENERATED_N,
+    GENERATED_TRAIN_N,
+    GENERATORS,
+    recover_splits,
+)
 
 
 def _numbers(text: str | None, field: str, kind: type[float] | type[int] = float) -> Any:
@@ -61,7 +66,8 @@ def _numbers(text: str | None, field: str, kind: type[float] | type[int] = float
     "evals",
     multiple=True,
     help="A held-out labelled split, [NAME=]SOURCE as for --fit (repeatable). With --generate: "
-    "comma-separated generator splits [id,depth,lexical; also counterfactual].",
+    "comma-separated generator splits [id,depth,lexical; also counterfactual], each also as "
+    "NAME@SEED, drawn from another generator seed (the paper's stress splits: lexical@52,...).",
 )
 @click.option(
     "--probe-train",
@@ -70,8 +76,10 @@ def _numbers(text: str | None, field: str, kind: type[float] | type[int] = float
 )
 @click.option(
     "--generate",
-    type=click.Choice(["controlled-logic"]),
-    help="Generate the controlled-logic splits (seed 003, Appendix B) instead of reading items.",
+    type=click.Choice(sorted(GENERATORS)),
+    help="Generate the synthetic deduction splits instead of reading items: controlled-logic "
+    "(balanced so that no surface feature tells the label) or paper-logic (seed 003's "
+    "Appendix B as printed).",
 )
 @click.option(
     "--n",
@@ -186,7 +194,7 @@ def recover_command(
         fit=fit,
         evals=evals,
         probe_train=probe_train,
-        generate=generate is not None,
+        generate=generate,
         n=n,
         train_n=train_n,
         seed=generator_seed,

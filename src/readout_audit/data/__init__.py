@@ -1,7 +1,11 @@
 """Items and loaders: JSONL input, multiple-choice, QA and logic sets, generated and demo sets."""
 
 from readout_audit.data._anli import ANLI_HUB_ID, load_anli_hf, load_anli_jsonl
-from readout_audit.data._controlled_logic import CONTROLLED_SPLITS, generate_controlled_logic
+from readout_audit.data._controlled_logic import (
+    CONTROLLED_SPLITS,
+    NONCE_VOCABULARY,
+    generate_controlled_logic,
+)
 from readout_audit.data._demo import demo_items, demo_items_path
 from readout_audit.data._item import Item, Message
 from readout_audit.data._jsonl import load_items, parse_item, parse_items, read_json
@@ -12,6 +16,7 @@ from readout_audit.data._logic import (
     load_proofwriter_jsonl,
 )
 from readout_audit.data._mc import MMLU_HUB_ID, MCItem, load_mc_items, load_mmlu_csv, load_mmlu_hf
+from readout_audit.data._paper_logic import generate_paper_logic
 from readout_audit.data._polygraph import polygraph_mmlu_items
 from readout_audit.data._qa import QAItem, is_correct, load_qa_items
 from readout_audit.data._race import RACE_HUB_ID, RACE_REVISION, load_race
@@ -39,6 +44,7 @@ __all__ = [
     "MCItem",
     "MMLU_HUB_ID",
     "Message",
+    "NONCE_VOCABULARY",
     "QAItem",
     "RACE_HUB_ID",
     "RACE_REVISION",
@@ -48,6 +54,7 @@ __all__ = [
     "demo_yesno_items",
     "demo_yesno_path",
     "generate_controlled_logic",
+    "generate_paper_logic",
     "is_correct",
     "load_anli_hf",
     "load_anli_jsonl",

@@ -41,6 +41,7 @@ does not depend on which other splits are generated.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, Literal
@@ -69,6 +70,12 @@ _ENTITIES = (
     "Lom", "Nix", "Pim", "Rue", "Sol", "Tam", "Vin", "Wen",
 )  # fmt: skip
 """Nonce entity names, shared by every split."""
+NONCE_VOCABULARY: dict[str, tuple[str, ...]] = {
+    "entity": _ENTITIES,
+    "category": _CATEGORIES,
+    "property": _PROPERTIES,
+}
+"""The generators' words by kind: what a template-only view of a generated text blanks out."""
 
 _Kind = Literal["fact", "link", "every", "no"]
 _Sentence = tuple[_Kind, str, str]
@@ -123,6 +130,8 @@ _INVERTED_LABEL: dict[LogicLabel, LogicLabel] = {
     "false": "true",
     "unknown": "unknown",
 }
+_POLARITY: dict[LogicLabel, str] = {"true": "positive", "false": "negative", "unknown": "none"}
+"""The polarity of the P rule on the asked entity's chain, which is what decides the label."""
 
 
 @dataclass(frozen=True)
@@ -189,6 +198,10 @@ def _draw(rng: np.random.Generator, label: LogicLabel, depth: int) -> _Theory:
     return _Theory(tuple(sentences), first, prop, asked)
 
 
+_Draw = Callable[[np.random.Generator, LogicLabel, int], _Theory]
+"""(rng, label, depth) -> a theory whose question has that label, its chain that many hops."""
+
+
 def _owned(key: str, split_index: int) -> bool:
     digest = hashlib.sha256(key.encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big") % len(CONTROLLED_SPLITS) == split_index
@@ -236,15 +249,14 @@ def _check(split: str, n: int, seed: int) -> int:
     return CONTROLLED_SPLITS.index(split)
 
 
-def generate_controlled_logic(split: str, n: int = 1000, seed: int = 0) -> list[LogicItem]:
-    """``n`` label-balanced examples of one controlled-logic split (see the module docstring).
+def _generate(
+    split: str, n: int, seed: int, draw: _Draw, *, generator: str, salt: str
+) -> list[LogicItem]:
+    """``n`` label-balanced examples of one split, each theory drawn by ``draw``.
 
-    Deterministic in (split, n, seed); ids are ``<split>-<number>`` (``lexical-0007``), each
-    its own cluster, and ``depth`` the hops. ``metadata`` holds the split, the generator seed,
-    the question ("Is Ivo bright?"; ``statement`` is "Ivo is bright."), the entity, the
-    property, the chain of categories, the template family and, for ``counterfactual``, the
-    source theory's ``source_context`` and ``source_label``. Every split, ``fit`` included,
-    carries its labels; the protocol decides which it uses.
+    The machinery both generators share: the label plan, split ownership (a theory's key is
+    hashed after ``salt``), the layout, the counterfactual inversion, the solver's check and
+    the metadata (``generator`` names the generator).
     """
     index = _check(split, n, seed)
     rng = np.random.default_rng([seed, index])
@@ -256,9 +268,9 @@ def generate_controlled_logic(split: str, n: int = 1000, seed: int = 0) -> list[
     for number, slot in enumerate(rng.permutation(n)):
         label, depth = plan[slot]
         source_label = _INVERTED_LABEL[label] if split == "counterfactual" else label
-        theory = _draw(rng, source_label, depth)
-        while theory.key in seen or not _owned(theory.key, index):
-            theory = _draw(rng, source_label, depth)
+        theory = draw(rng, source_label, depth)
+        while theory.key in seen or not _owned(salt + theory.key, index):
+            theory = draw(rng, source_label, depth)
         seen.add(theory.key)
         count = len(theory.sentences)
         layout = _Layout(
@@ -280,6 +292,8 @@ def generate_controlled_logic(split: str, n: int = 1000, seed: int = 0) -> list[
             "property": theory.prop,
             "chain": list(theory.chain),
             "template_family": family,
+            "generator": generator,
+            "polarity": _POLARITY[label],
         }
         items.append(
             LogicItem(
@@ -293,3 +307,18 @@ def generate_controlled_logic(split: str, n: int = 1000, seed: int = 0) -> list[
             )
         )
     return items
+
+
+def generate_controlled_logic(split: str, n: int = 1000, seed: int = 0) -> list[LogicItem]:
+    """``n`` label-balanced examples of one controlled-logic split (see the module docstring).
+
+    Deterministic in (split, n, seed); ids are ``<split>-<number>`` (``lexical-0007``), each
+    its own cluster, and ``depth`` the hops. ``metadata`` holds the split, the generator seed,
+    the question ("Is Ivo bright?"; ``statement`` is "Ivo is bright."), the entity, the
+    property, the chain of categories, the template family, ``generator``
+    ("controlled-logic"), ``polarity`` (of the P rule on the asked entity's chain:
+    "positive", "negative" or "none", i.e. the label) and, for ``counterfactual``, the source
+    theory's ``source_context`` and ``source_label``. Every split, ``fit`` included, carries
+    its labels; the protocol decides which it uses.
+    """
+    return _generate(split, n, seed, _draw, generator="controlled-logic", salt="")

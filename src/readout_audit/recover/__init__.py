@@ -6,13 +6,17 @@ from readout_audit.recover._evaluate import (
     REPEATS,
     BudgetRow,
     Recovery,
+    RecoveryIntervals,
     budget_curve,
     evaluate_recovery,
     macro_f1,
+    null_accuracy,
+    recovery_intervals,
     subsample,
 )
 from readout_audit.recover._gap import GapRow, readout_gap
 from readout_audit.recover._kind import RECOVER
+from readout_audit.recover._leakage import LeakageRow, LeakageText, surface_leakage, template_only
 from readout_audit.recover._offsets import (
     OffsetFit,
     OffsetGrid,
@@ -20,6 +24,7 @@ from readout_audit.recover._offsets import (
     fit_offsets,
 )
 from readout_audit.recover._priors import (
+    PRIOR_RADII,
     PRIOR_RADIUS,
     PRIOR_STEP,
     PriorSensitivity,
@@ -34,6 +39,7 @@ from readout_audit.recover._probes import (
     probe_predictions,
 )
 from readout_audit.recover._record import RecoverRecord
+from readout_audit.recover._seeds import seed_aggregates, seeded_name
 from readout_audit.recover._setup import (
     ALL_CONFIGURATIONS,
     PROMPTS,
@@ -43,50 +49,63 @@ from readout_audit.recover._setup import (
     Verbalizer,
 )
 from readout_audit.recover._slices import tfidf_predictions
-from readout_audit.recover._sources import GENERATED_EVALS, recover_splits
+from readout_audit.recover._sources import GENERATED_EVALS, GENERATORS, recover_splits
 from readout_audit.recover._store import HiddenLayout, read_hidden
+from readout_audit.recover._strata import depth_strata
 from readout_audit.recover._summary import RecoverSummary
 
 __all__ = [
     "ALL_CONFIGURATIONS",
     "BUDGETS",
+    "BudgetRow",
+    "Configuration",
+    "GENERATED_EVALS",
+    "GENERATORS",
+    "GapRow",
+    "HiddenLayout",
+    "LeakageRow",
+    "LeakageText",
+    "OffsetFit",
+    "OffsetGrid",
+    "PRIOR_RADII",
     "PRIOR_RADIUS",
     "PRIOR_STEP",
     "PROBE_ROWS",
     "PROBE_SEEDS",
     "PROMPTS",
-    "RECOVER",
-    "REPEATS",
-    "VERBALIZERS",
-    "BudgetRow",
-    "Configuration",
-    "GapRow",
-    "HiddenLayout",
-    "OffsetFit",
-    "OffsetGrid",
     "PriorSensitivity",
     "Probe",
+    "RECOVER",
+    "REPEATS",
     "RecoverRecord",
     "RecoverSetup",
     "RecoverSplits",
     "RecoverSummary",
     "Recovery",
+    "RecoveryIntervals",
+    "VERBALIZERS",
     "Verbalizer",
     "audit_recover",
     "budget_curve",
     "corrected_predictions",
+    "depth_strata",
     "evaluate_recovery",
     "fit_offsets",
     "fit_probe",
     "macro_f1",
+    "null_accuracy",
     "perturbed_priors",
     "plan_items",
     "prior_sensitivity",
     "probe_predictions",
     "read_hidden",
     "readout_gap",
-    "subsample",
-    "tfidf_predictions",
-    "GENERATED_EVALS",
     "recover_splits",
+    "recovery_intervals",
+    "seed_aggregates",
+    "seeded_name",
+    "subsample",
+    "surface_leakage",
+    "template_only",
+    "tfidf_predictions",
 ]

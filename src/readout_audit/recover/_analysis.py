@@ -17,17 +17,26 @@ from readout_audit.data._logic import LABELS
 from readout_audit.log._run import Run
 from readout_audit.log._summary import Check, Verdict
 from readout_audit.readout import MASS_FLOOR
-from readout_audit.recover._evaluate import BUDGETS, Recovery, budget_curve, evaluate_recovery
+from readout_audit.recover._evaluate import (
+    BUDGETS,
+    budget_curve,
+    evaluate_recovery,
+    recovery_intervals,
+)
 from readout_audit.recover._gap import readout_gap
+from readout_audit.recover._leakage import LeakageText, surface_leakage
 from readout_audit.recover._offsets import OffsetGrid, corrected_predictions, fit_offsets
-from readout_audit.recover._priors import PRIOR_RADIUS, PRIOR_STEP, prior_sensitivity
+from readout_audit.recover._priors import PRIOR_RADII, PriorSensitivity, prior_sensitivity
 from readout_audit.recover._probes import probe_predictions
 from readout_audit.recover._record import RecoverRecord
+from readout_audit.recover._seeds import seed_aggregates
 from readout_audit.recover._slices import tfidf_predictions
 from readout_audit.recover._store import HiddenLayout, read_hidden
+from readout_audit.recover._strata import depth_strata
 from readout_audit.recover._summary import (
     BudgetResult,
     ConfigurationResult,
+    LeakageResult,
     NullResult,
     PriorResult,
     ReadoutAccuracy,
@@ -109,8 +118,42 @@ class Table:
         return np.asarray(states[rows, position, layer], dtype=np.float64)
 
 
-def _recovery(result: Recovery) -> RecoveryResult:
-    return RecoveryResult.model_validate(dataclasses.asdict(result))
+def _recovery(
+    scores: np.ndarray,
+    labels: np.ndarray,
+    offsets: np.ndarray,
+    clusters: Sequence[str],
+    settings: Settings,
+) -> RecoveryResult:
+    """Raw against corrected on held-out rows, with clustered bootstrap intervals."""
+    result = dataclasses.asdict(evaluate_recovery(scores, labels, offsets))
+    intervals = recovery_intervals(
+        scores, labels, offsets, clusters=clusters, n_boot=settings.n_boot, seed=settings.seed
+    )
+    return RecoveryResult(
+        **result, corrected_interval=intervals.corrected, gain_interval=intervals.gain
+    )
+
+
+def _priors(sensitivity: PriorSensitivity, n: int) -> list[PriorResult]:
+    """The sensitivity on ``n`` rows at each of the paper's radii (subsets of the widest's)."""
+    rows = []
+    for radius in PRIOR_RADII:
+        within = sensitivity.within(radius)
+        rows.append(
+            PriorResult(
+                n=n,
+                raw_accuracy=within.raw_accuracy,
+                n_priors=within.n_priors,
+                radius=radius,
+                step=within.step,
+                worst_accuracy=within.worst_accuracy,
+                median_accuracy=within.median_accuracy,
+                worst_gain=within.worst_gain,
+                worst_macro_f1=within.worst_macro_f1,
+            )
+        )
+    return rows
 
 
 def _null(pred: np.ndarray, labels: np.ndarray, settings: Settings) -> NullResult:
@@ -144,6 +187,9 @@ def _budgets(fit: np.ndarray, scores: np.ndarray, labels: np.ndarray, s: Setting
             minimum=min(row.accuracies),
             n_positive=row.n_positive,
             raw_accuracy=row.raw_accuracy,
+            macro_f1=row.macro_f1,
+            null_gap=row.null_gap,
+            null_gap_min=min(row.null_gaps),
         )
         for row in rows
     ]
@@ -243,38 +289,40 @@ def _split(
     readouts.append(
         ReadoutAccuracy(readout=OFFSET, accuracy=_accuracy(corrected, labels), n=len(labels))
     )
-    priors = slices = None
+    correct[OFFSET] = (corrected == labels).astype(float)
+    priors: list[PriorResult] = []
+    slices = None
     budgets: list[BudgetResult] = []
     if full:
         budgets = _budgets(fit.sums, table.sums, labels, s)
         sensitivity = prior_sensitivity(fit.sums, table.sums, labels, grid=s.grid)
-        priors = PriorResult(
-            n_priors=sensitivity.n_priors,
-            radius=PRIOR_RADIUS,
-            step=PRIOR_STEP,
-            worst_accuracy=sensitivity.worst_accuracy,
-            median_accuracy=sensitivity.median_accuracy,
-            worst_gain=sensitivity.worst_gain,
-            worst_macro_f1=sensitivity.worst_macro_f1,
-        )
+        priors = _priors(sensitivity, len(labels))
         if train.labels is not None and len(train.records):
-            slices = _tfidf(table, fit, train, offsets[0], s)
+            slices = _tfidf(table, fit, train, offsets[0], sensitivity, s)
     return SplitResult(
         split=name,
         n=len(labels),
         gold_histogram=np.bincount(labels, minlength=k).tolist(),
         readouts=readouts,
         gaps=gaps,
-        recovery=_recovery(evaluate_recovery(table.sums, labels, offsets[0])),
-        recovery_mean=_recovery(evaluate_recovery(table.means, labels, offsets[1])),
+        recovery=_recovery(table.sums, labels, offsets[0], clusters, s),
+        recovery_mean=_recovery(table.means, labels, offsets[1], clusters, s),
         null=_null(corrected, labels, s),
         budgets=budgets,
         priors=priors,
         tfidf=slices,
+        depths=depth_strata(correct, [r.depth for r in table.records]),
     )
 
 
-def _tfidf(table: Table, fit: Table, train: Table, offsets: np.ndarray, s: Settings) -> SliceResult:
+def _tfidf(
+    table: Table,
+    fit: Table,
+    train: Table,
+    offsets: np.ndarray,
+    sensitivity: PriorSensitivity,
+    s: Settings,
+) -> SliceResult:
     labels = table.labels
     assert labels is not None and train.labels is not None
     predicted = tfidf_predictions(
@@ -287,12 +335,14 @@ def _tfidf(table: Table, fit: Table, train: Table, offsets: np.ndarray, s: Setti
     if not missed.any():
         return SliceResult(tfidf_accuracy=1.0, n_missed=0, recovery=None, null=None, budgets=[])
     scores, gold = table.sums[missed], labels[missed]
+    clusters = [r.cluster for r, m in zip(table.records, missed, strict=True) if m]
     return SliceResult(
         tfidf_accuracy=_accuracy(predicted, labels),
         n_missed=int(missed.sum()),
-        recovery=_recovery(evaluate_recovery(scores, gold, offsets)),
+        recovery=_recovery(scores, gold, offsets, clusters, s),
         null=_null(corrected_predictions(scores, offsets), gold, s),
         budgets=_budgets(fit.sums, scores, gold, s),
+        priors=_priors(sensitivity.judged_on(scores, gold), len(gold)),
     )
 
 
@@ -321,6 +371,7 @@ def _configuration(
     probes = _probe_correct(train, evals, states, layers, s)
     offsets = (fitted.offsets, fitted_mean.offsets)
     tokens = [int(np.median([len(r.option_token_ids[i] or ()) for r in records])) for i in range(k)]
+    splits = [_split(n, t, fit, offsets, probes[n], train, full, s) for n, t in evals.items()]
     return ConfigurationResult(
         configuration=name,
         full=full,
@@ -340,7 +391,8 @@ def _configuration(
         - len(fit.records)
         - len(train.records)
         - sum(len(t.records) for t in evals.values()),
-        splits=[_split(n, t, fit, offsets, probes[n], train, full, s) for n, t in evals.items()],
+        splits=splits,
+        seed_aggregates=seed_aggregates(splits),
     )
 
 
@@ -485,6 +537,24 @@ def seed_checks(results: Sequence[ConfigurationResult]) -> list[Check]:
     ]
 
 
+def _leakage(records: Sequence[RecoverRecord]) -> list[LeakageResult]:
+    """The surface leakage table of the labelled training and held-out records, if any."""
+
+    def texts(role: str) -> dict[str, list[LeakageText]]:
+        found: dict[str, list[LeakageText]] = {}
+        for r in records:
+            if r.role == role and r.label is not None:
+                example = LeakageText.from_text(r.text, LABELS.index(r.label), r.metadata)
+                found.setdefault(r.split, []).append(example)
+        return found
+
+    train = texts("train").get("train", [])
+    if len({e.label for e in train}) < 2:
+        return []
+    rows = surface_leakage(train, texts("eval"), k=len(LABELS))
+    return [LeakageResult(group=r.group, accuracies=r.accuracies, n=r.n) for r in rows]
+
+
 def summarise_recover_run(run: Run[RecoverRecord]) -> RecoverSummary:
     """The recovery summary from the run's files (records, hidden states, manifest)."""
     config = run.manifest.config
@@ -511,4 +581,7 @@ def summarise_recover_run(run: Run[RecoverRecord]) -> RecoverSummary:
         collapse_threshold=s.collapse_threshold,
         n_collapsed=sum(c.collapsed for c in results),
         configurations=results,
+        leakage=_leakage([r for r in records if names and r.variant == names[0]])
+        if results
+        else [],
     )

@@ -47,6 +47,16 @@ def shared_items(a: Sequence[LogicItem], b: Sequence[LogicItem]) -> list[str]:
     return [i.id for i in b if _text_key(i) in texts]
 
 
+LABEL_METADATA = ("polarity", "source_label")
+"""Metadata fields that give a generated item's label away: dropped with the fit split's labels."""
+
+
+def _unlabelled(item: LogicItem) -> LogicItem:
+    """The item without its label, nor any metadata field that tells it."""
+    metadata = {k: v for k, v in item.metadata.items() if k not in LABEL_METADATA}
+    return item.model_copy(update={"label": None, "metadata": metadata})
+
+
 @dataclass(frozen=True)
 class RecoverSplits:
     """The items of a recovery run by role: probe training, offset fit, held-out evaluation."""
@@ -89,7 +99,7 @@ class RecoverSplits:
 
     def roles(self) -> list[tuple[str, Role, list[LogicItem]]]:
         """(split name, role, items) in scoring order; the fit split's labels removed."""
-        unlabelled = [item.model_copy(update={"label": None}) for item in self.fit]
+        unlabelled = [_unlabelled(item) for item in self.fit]
         named: list[tuple[str, Role, list[LogicItem]]] = []
         if self.train:
             named.append(("train", "train", list(self.train)))

@@ -1,8 +1,11 @@
 """Offsets frozen on a fit split, judged on a disjoint held-out split (seed 003, §3 and App. A).
 
 Per-example gains count the held-out examples the corrected rule gets right and the raw rule
-gets wrong, minus the reverse, with an exact McNemar test on those two counts. The fit-budget
-curve refits the offsets on deterministic subsamples of the unlabelled fit scores.
+gets wrong, minus the reverse, with an exact McNemar test on those two counts, and a paired
+(cluster) bootstrap interval on the corrected accuracy and on the corrected − raw gain
+(Table 18). The fit-budget curve refits the offsets on deterministic subsamples of the
+unlabelled fit scores and keeps each subsample's accuracy, macro-F1 and gap over the
+count-preserving null (Tables 20 and 26).
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ import numpy as np
 
 from readout_audit._exceptions import InputError
 from readout_audit.recover._offsets import OffsetGrid, corrected_predictions, fit_offsets
+from readout_audit.stats._bootstrap import paired_bootstrap
 from readout_audit.stats._exact import mcnemar_exact
+from readout_audit.stats._resample import resampling_clusters
 
 BUDGETS = (25, 50, 100, 250, 500, 1000)
 """Unlabelled fit sizes of the sample-efficiency curve (the paper's)."""
@@ -30,6 +35,63 @@ def macro_f1(pred: np.ndarray, label: np.ndarray, k: int) -> float:
         wrong = int(np.sum(pred == y)) + int(np.sum(label == y)) - 2 * tp
         scores.append(2 * tp / (2 * tp + wrong) if tp or wrong else 0.0)
     return float(np.mean(scores))
+
+
+def null_accuracy(pred: np.ndarray, label: np.ndarray, k: int) -> float:
+    """The count-preserving permutation null's mean accuracy, exactly: Σ_y c_y·g_y / n².
+
+    Shuffling the predictions across examples puts predicted label y on a gold-y example with
+    probability c_y / n for each of its g_y examples (c, g: predicted and gold counts), so the
+    Monte Carlo null of :func:`~readout_audit.stats.permutation_null` averages to this.
+    """
+    predicted = np.bincount(pred, minlength=k).astype(np.float64)
+    gold = np.bincount(label, minlength=k).astype(np.float64)
+    return float(predicted @ gold) / float(len(label)) ** 2
+
+
+@dataclass(frozen=True)
+class RecoveryIntervals:
+    """Paired bootstrap intervals of a held-out recovery (whole clusters resampled when given)."""
+
+    corrected: tuple[float, float]
+    """The corrected accuracy's percentile interval."""
+    gain: tuple[float, float]
+    """The interval of corrected − raw accuracy, raw and corrected read on the same resamples."""
+
+
+def recovery_intervals(
+    scores: np.ndarray,
+    labels: Sequence[int] | np.ndarray,
+    offsets: np.ndarray,
+    *,
+    clusters: Sequence[object] | None = None,
+    n_boot: int = 10_000,
+    seed: int = 0,
+    alpha: float = 0.05,
+) -> RecoveryIntervals:
+    """Intervals on the corrected accuracy and the gain, from one set of resamples."""
+    table = np.asarray(scores, dtype=np.float64)
+    gold = _labels(table, labels)
+    if clusters is not None and len(clusters) != gold.size:
+        raise InputError(
+            f"expected one cluster per example ({gold.size}), got {len(clusters)}",
+            field="clusters",
+        )
+    right = {
+        "raw": (corrected_predictions(table, np.zeros(table.shape[1])) == gold).astype(float),
+        "corrected": (corrected_predictions(table, offsets) == gold).astype(float),
+    }
+    boot = paired_bootstrap(
+        right,
+        statistic="mean",
+        n_boot=n_boot,
+        alpha=alpha,
+        seed=seed,
+        clusters=None if clusters is None else resampling_clusters(clusters),
+        pairs=[("raw", "corrected")],
+    )
+    corrected, gain = boot.readouts["corrected"], boot.differences["corrected - raw"]
+    return RecoveryIntervals((corrected.low, corrected.high), (gain.low, gain.high))
 
 
 @dataclass(frozen=True)
@@ -101,6 +163,10 @@ class BudgetRow:
     accuracies: tuple[float, ...]
     """One per subsample, in subsample order."""
     raw_accuracy: float
+    macro_f1s: tuple[float, ...] = ()
+    """Each subsample's held-out macro-F1."""
+    null_gaps: tuple[float, ...] = ()
+    """Each subsample's accuracy minus its count-preserving null mean (:func:`null_accuracy`)."""
 
     @property
     def mean(self) -> float:
@@ -116,6 +182,16 @@ class BudgetRow:
     def n_positive(self) -> int:
         """Subsamples whose corrected accuracy beats the raw accuracy."""
         return sum(a > self.raw_accuracy for a in self.accuracies)
+
+    @property
+    def macro_f1(self) -> float:
+        """Mean held-out macro-F1 over the subsamples."""
+        return float(np.mean(self.macro_f1s))
+
+    @property
+    def null_gap(self) -> float:
+        """Mean observed − null accuracy over the subsamples."""
+        return float(np.mean(self.null_gaps))
 
 
 def subsample(n_fit: int, budget: int, repeat: int, seed: int) -> np.ndarray:
@@ -149,17 +225,20 @@ def budget_curve(
     fit_table = np.asarray(fit_scores, dtype=np.float64)
     eval_table = np.asarray(eval_scores, dtype=np.float64)
     gold = _labels(eval_table, eval_labels)
-    raw = float(np.mean(corrected_predictions(eval_table, np.zeros(eval_table.shape[1])) == gold))
+    k = eval_table.shape[1]
+    raw = float(np.mean(corrected_predictions(eval_table, np.zeros(k)) == gold))
     rows = []
     for budget in budgets:
         if budget < 1:
             raise InputError(f"a fit budget must be at least 1, got {budget}", field="budgets")
         draws = 1 if budget >= len(fit_table) else repeats
-        accuracies = []
+        accuracies, f1s, gaps = [], [], []
         for repeat in range(draws):
             rows_used = subsample(len(fit_table), budget, repeat, seed)
             fit = fit_offsets(fit_table[rows_used], prior, reference=reference, grid=grid)
             predicted = corrected_predictions(eval_table, fit.offsets)
             accuracies.append(float(np.mean(predicted == gold)))
-        rows.append(BudgetRow(budget, tuple(accuracies), raw))
+            f1s.append(macro_f1(predicted, gold, k))
+            gaps.append(accuracies[-1] - null_accuracy(predicted, gold, k))
+        rows.append(BudgetRow(budget, tuple(accuracies), raw, tuple(f1s), tuple(gaps)))
     return rows

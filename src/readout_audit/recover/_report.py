@@ -5,6 +5,7 @@ from __future__ import annotations
 from readout_audit.data._logic import LABELS
 from readout_audit.log._run import Run
 from readout_audit.recover._record import RecoverRecord
+from readout_audit.recover._report_audits import depth_section, leakage_section, seed_section
 from readout_audit.recover._summary import (
     BudgetResult,
     ConfigurationResult,
@@ -81,12 +82,17 @@ def _gap_section(config: ConfigurationResult) -> Section:
     return Section(f"Where the answer is lost · {config.configuration}", blocks)
 
 
+def _interval(pair: tuple[float, float] | None, sign: str = "") -> str:
+    return MISSING if pair is None else f"[{pair[0]:{sign}.3f}, {pair[1]:{sign}.3f}]"
+
+
 def _recovery_row(name: str, r: RecoveryResult) -> list[str]:
     return [
         name,
         str(r.n),
         _acc(r.raw_accuracy),
-        _acc(r.corrected_accuracy),
+        f"{_acc(r.corrected_accuracy)} {_interval(r.corrected_interval)}",
+        f"{r.corrected_accuracy - r.raw_accuracy:+.3f} {_interval(r.gain_interval, '+')}",
         f"{r.gained}−{r.lost}={r.gained - r.lost:+d}",
         f"{r.raw_macro_f1:.3f} → {r.corrected_macro_f1:.3f}",
         _p(r.p_value),
@@ -106,7 +112,16 @@ def _offsets_text(config: ConfigurationResult) -> str:
 
 
 def _recovery_section(config: ConfigurationResult) -> Section:
-    columns = ["split", "n", "raw", "corrected", "gain", "macro-F1", "p (McNemar)"]
+    columns = [
+        "split",
+        "n",
+        "raw",
+        "corrected [95%]",
+        "Δ [95%]",
+        "gain",
+        "macro-F1",
+        "p (McNemar)",
+    ]
     histograms = {}
     for split in config.splits:
         for stage, counts in (
@@ -120,7 +135,8 @@ def _recovery_section(config: ConfigurationResult) -> Section:
             "Held-out recovery (full string scores)",
             columns,
             [_recovery_row(s.split, s.recovery) for s in config.splits],
-            note="gain: corrected-only right minus raw-only right.",
+            note="Intervals: paired bootstrap over examples (whole clusters where items share "
+            "one); gain: corrected-only right minus raw-only right.",
         ),
         TableBlock(
             "Held-out recovery (mean-normalised string scores, their own offsets)",
@@ -200,27 +216,25 @@ def _controls_section(config: ConfigurationResult) -> Section:
                 rows,
             )
         )
-    priors = [s for s in config.splits if s.priors is not None]
+    priors = _prior_rows(config)
     if priors:
-        first = priors[0].priors
-        assert first is not None
         blocks.append(
             TableBlock(
-                f"Prior perturbation ({first.n_priors} priors within {first.radius} of uniform, "
-                f"step {first.step})",
-                ["split", "raw", "worst corrected", "median", "worst gain", "worst macro-F1"],
+                f"Prior perturbation (lattice step {config.splits[0].priors[0].step} around "
+                "uniform; each prior's offsets fitted on the fit split)",
                 [
-                    [
-                        s.split,
-                        _acc(s.recovery.raw_accuracy),
-                        _acc(p.worst_accuracy),
-                        _acc(p.median_accuracy),
-                        f"{p.worst_gain:+.3f}",
-                        _acc(p.worst_macro_f1),
-                    ]
-                    for s in priors
-                    if (p := s.priors) is not None
+                    "split",
+                    "rows",
+                    "n",
+                    "radius",
+                    "priors",
+                    "raw",
+                    "worst corrected",
+                    "median",
+                    "worst Δ",
+                    "worst macro-F1",
                 ],
+                priors,
             )
         )
     for s in config.splits:
@@ -239,6 +253,33 @@ def _controls_section(config: ConfigurationResult) -> Section:
     return Section(f"Controls · {config.configuration}", blocks)
 
 
+def _prior_rows(config: ConfigurationResult) -> list[list[str]]:
+    rows = []
+    for split in config.splits:
+        sliced = split.tfidf.priors if split.tfidf is not None else []
+        for where, priors in (("all", split.priors), ("TF-IDF-missed", sliced)):
+            rows += [
+                [
+                    split.split,
+                    where,
+                    MISSING if p.n is None else str(p.n),
+                    f"{p.radius:g}",
+                    str(p.n_priors),
+                    fmt(p.raw_accuracy, 3),
+                    _acc(p.worst_accuracy),
+                    _acc(p.median_accuracy),
+                    f"{p.worst_gain:+.3f}",
+                    _acc(p.worst_macro_f1),
+                ]
+                for p in priors
+            ]
+    return rows
+
+
+def _signed(value: float | None) -> str:
+    return MISSING if value is None else f"{value:+.3f}"
+
+
 def _budget_rows(name: str, rows: list[BudgetResult], n_fit: int) -> list[list[str]]:
     return [
         [
@@ -249,6 +290,8 @@ def _budget_rows(name: str, rows: list[BudgetResult], n_fit: int) -> list[list[s
             _acc(b.mean, b.sd if b.draws > 1 else None),
             _acc(b.minimum),
             f"{b.n_positive}/{b.draws}",
+            fmt(b.macro_f1, 3),
+            f"{_signed(b.null_gap)} ({_signed(b.null_gap_min)})",
         ]
         for b in rows
     ]
@@ -258,14 +301,26 @@ def _budget_section(config: ConfigurationResult) -> Section | None:
     splits = [s for s in config.splits if s.budgets]
     if not splits:
         return None
-    columns = ["split", "fit rows", "fits", "raw", "corrected mean ± sd", "worst", "beat raw"]
+    columns = [
+        "split",
+        "fit rows",
+        "fits",
+        "raw",
+        "corrected mean ± sd",
+        "worst",
+        "beat raw",
+        "macro-F1",
+        "null gap (worst)",
+    ]
     blocks: list[Block] = [
         TableBlock(
             "Corrected held-out accuracy by unlabelled fit budget",
             columns,
             [row for s in splits for row in _budget_rows(s.split, s.budgets, config.n_fit)],
             note=f"Each budget below the fit split's {config.n_fit} rows is fitted on "
-            "deterministic subsamples; 'all' is one fit on the whole split.",
+            "deterministic subsamples; 'all' is one fit on the whole split. Macro-F1 and the "
+            "null gap (accuracy − the count-preserving permutation null's mean) are means over "
+            "the subsamples, the worst subsample's gap in parentheses.",
         )
     ]
     missed = [
@@ -339,9 +394,12 @@ def recover_sections(run: Run[RecoverRecord], summary: RecoverSummary) -> list[S
         if not config.full:
             continue
         sections += [_gap_section(config), _recovery_section(config), _controls_section(config)]
-        budget = _budget_section(config)
-        if budget is not None:
-            sections.append(budget)
+        for extra in (_budget_section(config), depth_section(config), seed_section(config)):
+            if extra is not None:
+                sections.append(extra)
     if summary.configurations:
         sections.append(_configurations_section(summary))
+    leakage = leakage_section(summary.leakage)
+    if leakage is not None:
+        sections.append(leakage)
     return sections

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from readout_audit.log._summary import Summary
 
@@ -47,6 +47,10 @@ class RecoveryResult(_Row):
     """Exact McNemar test on (gained, lost)."""
     raw_histogram: list[int]
     corrected_histogram: list[int]
+    corrected_interval: tuple[float, float] | None = None
+    """95% paired bootstrap interval of the corrected accuracy (clusters resampled whole)."""
+    gain_interval: tuple[float, float] | None = None
+    """The same resamples' interval of corrected − raw accuracy."""
 
 
 class NullResult(_Row):
@@ -75,11 +79,18 @@ class BudgetResult(_Row):
     n_positive: int
     """Subsamples whose corrected accuracy beats the raw accuracy."""
     raw_accuracy: float
+    macro_f1: float | None = None
+    """Mean held-out macro-F1 over the subsamples."""
+    null_gap: float | None = None
+    """Mean over the subsamples of accuracy − the count-preserving null's mean accuracy."""
+    null_gap_min: float | None = None
 
 
 class PriorResult(_Row):
-    """The worst case over target priors perturbed around uniform."""
+    """The worst case over target priors perturbed around uniform, on ``n`` held-out rows."""
 
+    n: int | None = None
+    raw_accuracy: float | None = None
     n_priors: int
     radius: float
     step: float
@@ -97,6 +108,49 @@ class SliceResult(_Row):
     recovery: RecoveryResult | None
     null: NullResult | None
     budgets: list[BudgetResult]
+    priors: list[PriorResult] = []
+    """Prior sensitivity on the slice, one row per radius (the fits of the whole split's)."""
+
+
+class DepthStratum(_Row):
+    """Every readout's accuracy on the held-out examples of one reasoning depth."""
+
+    depth: int
+    n: int
+    accuracies: dict[str, float]
+    """By readout (probes: correctness averaged over their seeds), the corrected one included."""
+
+
+class SeedAggregate(_Row):
+    """One held-out split regenerated at several generator seeds (``NAME@SEED``): Tables 23-27.
+
+    Means (and sample sd) over the seeds' splits; minima are the worst seed's.
+    """
+
+    split: str
+    seeds: list[int]
+    n: list[int]
+    raw: tuple[float, float]
+    """(mean, sd) of raw accuracy."""
+    corrected: tuple[float, float]
+    min_gain: float
+    """The smallest corrected − raw accuracy over the seeds."""
+    null_gap: float
+    macro_f1: float
+    tfidf_n: tuple[float, float] | None = None
+    """(mean, sd) of the TF-IDF-missed slice's size, and the same statistics on the slices."""
+    tfidf_raw: float | None = None
+    tfidf_corrected: tuple[float, float] | None = None
+    tfidf_min_gain: float | None = None
+    tfidf_null_gap: float | None = None
+    tfidf_null_accuracy: float | None = None
+    tfidf_macro_f1: float | None = None
+    tfidf_p_max: float | None = None
+    """The largest permutation p over the seeds' slices."""
+    tfidf_worst_prior: float | None = None
+    """The lowest corrected accuracy over the seeds' slices and the widest radius's priors."""
+    tfidf_median_prior: float | None = None
+    tfidf_worst_prior_gain: float | None = None
 
 
 class SplitResult(_Row):
@@ -112,8 +166,11 @@ class SplitResult(_Row):
     """The same with mean-normalised string scores (offsets fitted on those)."""
     null: NullResult
     budgets: list[BudgetResult]
-    priors: PriorResult | None
+    priors: list[PriorResult] = []
+    """Prior sensitivity, one row per radius (0.025, 0.05, 0.10)."""
     tfidf: SliceResult | None
+    depths: list[DepthStratum] = []
+    """Per reasoning depth, where the items give one."""
 
 
 class ConfigurationResult(_Row):
@@ -143,6 +200,16 @@ class ConfigurationResult(_Row):
     n_unscored: int
     """Records left out because a candidate's boundary is not preserved (no string score)."""
     splits: list[SplitResult]
+    seed_aggregates: list[SeedAggregate] = []
+    """Splits regenerated at other generator seeds, aggregated by name."""
+
+
+class LeakageResult(_Row):
+    """One surface feature group's held-out accuracy per split (Appendix C, Table 8)."""
+
+    group: str
+    accuracies: dict[str, float]
+    n: dict[str, int]
 
 
 class RecoverSummary(Summary):
@@ -155,3 +222,5 @@ class RecoverSummary(Summary):
     n_collapsed: int
     """Configurations whose raw string scores are collapsed."""
     configurations: list[ConfigurationResult]
+    leakage: list[LeakageResult] = Field(default_factory=list)
+    """What shallow features of the main configuration's items tell of their labels."""
