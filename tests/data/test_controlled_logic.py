@@ -1,15 +1,31 @@
-"""The controlled-logic generator, checked by a solver that reads the generated text back."""
+"""The two logic generators, checked by a solver that reads the generated text back.
+
+``generate_controlled_logic`` and ``generate_paper_logic`` share their splits, templates, label
+plan, counterfactual inversion, metadata and argument checks: every test here that takes the
+``generator`` fixture runs once on each; the ones marked ``CONTROLLED_ONLY`` check the
+controlled-logic design alone. What is specific to the printed design is in
+test_paper_logic.py, which reuses the parser and solver below.
+"""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
+from functools import cache
+from typing import NamedTuple
 
 import pytest
 
-from readout_audit import CONTROLLED_SPLITS, InputError, generate_controlled_logic
+from readout_audit import (
+    CONTROLLED_SPLITS,
+    NONCE_VOCABULARY,
+    InputError,
+    LogicItem,
+    generate_controlled_logic,
+    generate_paper_logic,
+)
 
-N = 300
 E, C, P = r"(?P<a>[A-Z][a-z]+)", r"(?P<a>[a-z]+)", r"(?P<b>[a-z]+)"
 # (family, kind, pattern): kind fact (entity a is a category b), link (category a is a
 # category b), every / no (category a is / is not property b). Written from the paper's
@@ -42,6 +58,8 @@ ASKS = [  # (family, pattern) of questions and statements about entity a and pro
     ("paraphrased", rf"Being {P} applies to {E}\."),
     ("paraphrased", rf"{E} can be described as {P}\."),
 ]
+POLARITY = {"true": "positive", "false": "negative", "unknown": "none"}
+INVERT = {"true": "false", "false": "true", "unknown": "unknown"}
 
 
 def parse(sentence, patterns):
@@ -56,8 +74,10 @@ def parse(sentence, patterns):
     return family, kind, a if kind in ("fact", "ask") else a.lower(), b
 
 
+@cache
 def parse_context(context):
-    return [parse(s, SENTENCES) for s in re.split(r"(?<=\.) ", context)]
+    """The parsed sentences, in order (cached: every test reads the same contexts back)."""
+    return tuple(parse(s, SENTENCES) for s in re.split(r"(?<=\.) ", context))
 
 
 def parse_ask(text):
@@ -79,15 +99,50 @@ def solve(rules, entity, prop):
     return label, chain, fired
 
 
+def neutral_theory(item):
+    """The sentences without order, template or polarity."""
+    return frozenset(
+        ("rule" if k in ("every", "no") else k, a, b) for _, k, a, b in parse_context(item.context)
+    )
+
+
+class Generator(NamedTuple):
+    name: str
+    """Its ``metadata["generator"]``."""
+    generate: Callable[..., list[LogicItem]]
+    n: int
+    """Examples per split in these tests, a third of each label."""
+
+    def splits(self, seed=0):
+        return {split: self.generate(split, self.n, seed=seed) for split in CONTROLLED_SPLITS}
+
+
+CONTROLLED = Generator("controlled-logic", generate_controlled_logic, 300)
+PAPER = Generator("paper-logic", generate_paper_logic, 60)
+
+
+@pytest.fixture(scope="module", params=[CONTROLLED, PAPER], ids=lambda g: g.name)
+def generator(request):
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def splits():
-    return {split: generate_controlled_logic(split, N, seed=0) for split in CONTROLLED_SPLITS}
+def splits(generator):
+    """Every split of the generator, made once per module and generator."""
+    return generator.splits()
 
 
-def test_labels_are_balanced(splits):
+CONTROLLED_ONLY = pytest.mark.parametrize(
+    "generator", [CONTROLLED], ids=lambda g: g.name, indirect=True
+)
+"""Runs a test on the controlled-logic generator alone (sharing its module's splits)."""
+
+
+def test_labels_are_balanced(generator, splits):
+    third = generator.n // 3
     for items in splits.values():
-        assert Counter(i.label for i in items) == {"true": 100, "false": 100, "unknown": 100}
-    assert Counter(i.label for i in generate_controlled_logic("id", 7)) == {
+        assert Counter(i.label for i in items) == {"true": third, "false": third, "unknown": third}
+    assert Counter(i.label for i in generator.generate("id", 7)) == {
         "true": 3,
         "false": 2,
         "unknown": 2,
@@ -96,7 +151,7 @@ def test_labels_are_balanced(splits):
 
 def test_the_solver_agrees_with_every_label_depth_and_chain(splits):
     for split, items in splits.items():
-        for item in items:
+        for index, item in enumerate(items):
             rules = parse_context(item.context)
             _, _, entity, prop = parse_ask(item.metadata["question"])
             assert parse_ask(item.statement)[2:] == (entity, prop)
@@ -104,7 +159,7 @@ def test_the_solver_agrees_with_every_label_depth_and_chain(splits):
             assert label == item.label, item.id
             assert len(chain) - 1 == item.depth and chain == item.metadata["chain"], item.id
             assert (item.metadata["entity"], item.metadata["property"]) == (entity, prop)
-            assert item.metadata["split"] == split and item.id.startswith(f"{split}-")
+            assert item.metadata["split"] == split and item.id == f"{split}-{index:04d}"
             # every entity in the theory is consistent about every property
             for _, kind, other, _ in rules:
                 if kind == "fact":
@@ -144,31 +199,37 @@ def test_lexical_split_uses_only_paraphrases_and_the_others_only_canonical_forms
             assert item.metadata["template_family"] == family
 
 
-def test_counterfactual_items_invert_their_source(splits):
+def test_counterfactual_items_invert_their_source_in_order(splits):
     swap = {"every": "no", "no": "every", "fact": "fact", "link": "link"}
-    invert = {"true": "false", "false": "true", "unknown": "unknown"}
     for item in splits["counterfactual"]:
         source = parse_context(item.metadata["source_context"])
         rules = parse_context(item.context)
         assert [(swap[k], a, b) for _, k, a, b in source] == [(k, a, b) for _, k, a, b in rules]
         _, _, entity, prop = parse_ask(item.statement)
         assert solve(source, entity, prop)[0] == item.metadata["source_label"]
-        assert item.metadata["source_label"] == invert[item.label]
+        assert item.metadata["source_label"] == INVERT[item.label]
 
 
-def neutral_theory(item):
-    """The sentences without order, template or polarity."""
-    return frozenset(
-        ("rule" if k in ("every", "no") else k, a, b) for _, k, a, b in parse_context(item.context)
-    )
+def test_metadata_names_the_generator_and_the_polarity(generator, splits):
+    for items in splits.values():
+        for item in items:
+            assert item.metadata["generator"] == generator.name
+            assert item.metadata["polarity"] == POLARITY[item.label]
 
 
-def test_splits_are_disjoint_and_share_one_vocabulary(splits):
+def test_splits_are_disjoint_and_use_the_shared_vocabulary(generator, splits):
     everything = [i for items in splits.values() for i in items]
-    assert len({(i.context, i.statement) for i in everything}) == len(everything)
+    assert len({i.context for i in everything}) == len(everything)
     assert len({neutral_theory(i) for i in everything}) == len(everything)
-    other_seed = generate_controlled_logic("train", N, seed=1)
+    other_seed = generator.generate("train", generator.n, seed=1)
     assert not {neutral_theory(i) for i in other_seed} & {neutral_theory(i) for i in everything}
+    vocabulary = {word for words in NONCE_VOCABULARY.values() for word in words}
+    used = {w for i in everything for _, _, a, b in parse_context(i.context) for w in (a, b)}
+    assert used <= vocabulary
+
+
+@CONTROLLED_ONLY
+def test_every_split_uses_the_whole_vocabulary(splits):
     words = {
         split: {w for i in items for _, _, a, b in parse_context(i.context) for w in (a, b)}
         for split, items in splits.items()
@@ -177,14 +238,15 @@ def test_splits_are_disjoint_and_share_one_vocabulary(splits):
     assert len(words["id"]) == 30 + 12 + 16  # categories, properties, entities
 
 
-def test_deterministic_per_split_and_seed(splits):
-    again = generate_controlled_logic("lexical", N, seed=0)
+def test_deterministic_per_split_and_seed(generator, splits):
+    again = generator.generate("lexical", generator.n, seed=0)
     assert [i.model_dump() for i in again] == [i.model_dump() for i in splits["lexical"]]
-    other = generate_controlled_logic("lexical", N, seed=1)
+    other = generator.generate("lexical", generator.n, seed=1)
     assert [i.context for i in other] != [i.context for i in again]
     assert other[0].metadata["seed"] == 1
 
 
+@CONTROLLED_ONLY
 def test_hand_checked_examples(splits):
     item = splits["id"][0]
     assert item.id == item.cluster == "id-0000"
@@ -230,7 +292,7 @@ def test_hand_checked_examples(splits):
         ({"split": "id", "seed": -1}, "seed", ">= 0, got -1"),
     ],
 )
-def test_bad_arguments_name_the_field(arguments, field, message):
+def test_bad_arguments_name_the_field(generator, arguments, field, message):
     with pytest.raises(InputError, match=message) as caught:
-        generate_controlled_logic(**arguments)
+        generator.generate(**arguments)
     assert caught.value.field == field

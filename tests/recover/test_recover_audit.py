@@ -13,13 +13,15 @@ from readout_audit import generate_controlled_logic, read_run
 from readout_audit.data._logic import LABELS
 from readout_audit.prompt import render
 from readout_audit.recover import RecoverSetup, RecoverSplits, audit_recover
-from readout_audit.recover._analysis import OFFSET, Table
+from readout_audit.recover._analysis import OFFSET
+from readout_audit.recover._analysis import SLOT_PROBE as SLOT
 from readout_audit.recover._kind import RECOVER
 from readout_audit.recover._offsets import corrected_predictions
 from readout_audit.recover._probes import probe_predictions
 from readout_audit.recover._setup import Configuration
 from readout_audit.recover._slices import tfidf_predictions
 from readout_audit.recover._store import HiddenLayout, read_hidden
+from readout_audit.recover._tables import Table
 from readout_audit.report import render_html
 
 pytestmark = pytest.mark.cost(40)
@@ -98,6 +100,18 @@ def test_stored_hidden_states_equal_a_plain_forward(run_dir, model, torch_model)
         for j, layer in enumerate(layout.layers):
             expected = out.hidden_states[layer][0, position].numpy()
             np.testing.assert_allclose(states[record.hidden_row, p, j], expected, atol=5e-3)
+    # the logit lens: an earlier layer through the final norm, every layer through the head
+    first = [t[0] for t in record.option_token_ids]
+    head = torch_model.get_output_embeddings().weight[first]
+    with torch.inference_mode():
+        for p, position in enumerate((record.prompt_end_index, len(ids) - 1)):
+            for j, layer in enumerate(layout.layers):
+                state = out.hidden_states[layer][0, position]
+                if layer != layout.layers[-1]:
+                    state = torch_model.model.norm(state)
+                expected = (head @ state).numpy()
+                np.testing.assert_allclose(record.layer_logits[p][j], expected, atol=2e-2)
+    assert record.layer_logits[1][-1] == record.label_logits
 
 
 def test_probes_refit_from_the_stored_arrays_equal_the_runs(run_dir):
@@ -172,6 +186,11 @@ def test_html_report_draws_every_section(run_dir):
         "Prediction histograms",
         "Per-depth strata",
         "Surface leakage",
+        "Output layer at every stored position and layer",
+        "Best native readout against the probes",
+        "Answer-slot probe (last layer) by training rows",
+        "Probe targets",
+        "Probe direction stability",
     ):
         assert title in html
     assert html.count("<svg") == 3  # the histograms, the null of the one held-out split, budgets
@@ -225,6 +244,34 @@ def test_depth_strata_leakage_and_intervals_from_the_records(run_dir, summary):
     fit = [r for r in run.records if r.role == "fit"]
     assert fit and not any("polarity" in r.metadata for r in fit)  # dropped with the labels
     assert [p.n_priors for p in split.priors] == [7, 19, 61]
+    # the output layer at every stored position and layer, the training split's best marked
+    train_lens = np.array([r.layer_logits for r in train.records])
+    lens = np.array([r.layer_logits for r in table.records])
+    train_accuracy = np.mean(np.argmax(train_lens, axis=3) == train.labels[:, None, None], axis=0)
+    accuracy = np.mean(np.argmax(lens, axis=3) == table.labels[:, None, None], axis=0)
+    assert [(r.position, r.layer, r.accuracy) for r in split.native] == [
+        (position, layer, accuracy[p, j])
+        for p, position in enumerate(("prompt end", "answer slot"))
+        for j, layer in enumerate((15, 30))
+    ]
+    (chosen,) = [r for r in split.native if r.selected]
+    p = ("prompt end", "answer slot").index(chosen.position)
+    assert train_accuracy[p, (15, 30).index(chosen.layer)] == train_accuracy.max()
+    found = {r.readout: r.accuracy for r in split.readouts}
+    assert found["label logits"] == accuracy[1, 1]  # the slot's last layer is the label logits
+    # probe audits: all 12 training rows (each seed a replicate) is the main probe's own fit
+    (size,) = config.probe_sizes
+    assert size.size == 12 and size.accuracy["lexical"] == pytest.approx(found[SLOT], abs=1e-12)
+    shuffled = found[f"{SLOT}, shuffled labels"]
+    assert size.shuffled["lexical"] == pytest.approx(shuffled, abs=1e-12)
+    auxiliary = {a.target: a for a in config.auxiliary}
+    assert auxiliary["depth"].classes == 2 and auxiliary["depth"].baseline["lexical"] == 0.5
+    properties = {r.metadata["property"] for r in train.records}
+    assert auxiliary["query"].classes == len(properties)
+    assert [(d.source, d.layer, d.transfer) for d in config.directions] == [
+        ("lexical", 15, {}),
+        ("lexical", 30, {}),
+    ]
     assert [p.n for p in split.tfidf.priors] == [split.tfidf.n_missed] * 3
 
 

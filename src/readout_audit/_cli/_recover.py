@@ -141,6 +141,14 @@ def _numbers(text: str | None, field: str, kind: type[float] | type[int] = float
     type=SEED,
     help="Seed of the permutation null, the bootstraps and the fit-budget subsamples.",
 )
+@click.option(
+    "--max-tokens",
+    default=1024,
+    show_default=True,
+    type=click.IntRange(16),
+    help="Token limit of a prompt with its longest candidate (the paper's); a longer item loses "
+    "the first words of its context, and its record says how many.",
+)
 @click.option("--n-perm", default=10_000, show_default=True, type=click.IntRange(100))
 @click.option("--n-boot", default=10_000, show_default=True, type=click.IntRange(100))
 @limit_option("items of each split (probe training, fit, every held-out split), read or generated")
@@ -168,6 +176,7 @@ def recover_command(
     seed: int,
     n_perm: int,
     n_boot: int,
+    max_tokens: int,
     limit: int | None,
     **options: Any,
 ) -> None:
@@ -188,6 +197,7 @@ def recover_command(
         grid=OffsetGrid(*low_high_step),
         prior=_numbers(prior, "prior"),
         collapse_threshold=collapse_threshold,
+        max_tokens=max_tokens,
     )
     splits = recover_splits(
         items=items,

@@ -195,6 +195,14 @@ class ScoringModel(ABC):
         """The output layer's weight rows (and bias) of these tokens, read from the weights."""
         raise CapabilityError(f"{self.info.spec} does not expose its output layer")
 
+    def final_norm(self, states: np.ndarray) -> np.ndarray:
+        """Hidden states (any shape ending in the model's width) through the decoder's final norm.
+
+        What the output layer reads: the last hidden state has been through it already, an
+        earlier layer's needs it before :meth:`unembedding` can read it (a logit lens).
+        """
+        raise CapabilityError(f"{self.info.spec} does not expose its final norm")
+
     def generation_defaults(self) -> dict[str, Any]:
         """The checkpoint's own generation settings (sampling, warpers, end-of-sequence ids).
 

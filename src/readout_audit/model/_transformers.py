@@ -9,6 +9,7 @@ import numpy as np
 import torch
 from transformers import DynamicCache, StoppingCriteriaList, StopStringCriteria
 
+from readout_audit._exceptions import CapabilityError
 from readout_audit.model._backend import (
     Capabilities,
     ModelInfo,
@@ -38,6 +39,11 @@ SEGMENT_POSITIONS = 256
 """Widest segment a row with more continuations is cut into: packed tokens attend to each
 other under the mask, so a row's attention costs its width squared; segments side by side as
 rows keep that cost linear in the number of options."""
+
+
+_FINAL_NORMS = ("norm", "final_layer_norm", "final_layernorm", "ln_f")
+"""Names of the final norm in ``transformers`` decoders (Llama/Qwen/OLMo, GPT-NeoX/OPT, Phi,
+GPT-2/Falcon)."""
 
 
 def _working_precision(logits: torch.Tensor) -> torch.Tensor:
@@ -596,6 +602,19 @@ class TransformersModel(ScoringModel):
     def hidden_layer_count(self) -> int:
         """The decoder's layers plus the embeddings."""
         return int(self._model.config.get_text_config().num_hidden_layers) + 1
+
+    def final_norm(self, states: np.ndarray) -> np.ndarray:
+        """Hidden states through the base model's final norm module, in the model's precision."""
+        base = self._model.base_model
+        found = (getattr(base, name, None) for name in _FINAL_NORMS)
+        norm = next((m for m in found if isinstance(m, torch.nn.Module)), None)
+        if norm is None:
+            raise CapabilityError(f"{self.info.spec} has no final norm among {_FINAL_NORMS}")
+        weight = next(norm.parameters())
+        rows = torch.from_numpy(np.ascontiguousarray(states, dtype=np.float32))
+        with torch.inference_mode():
+            out = norm(rows.to(weight.device, weight.dtype))
+        return np.asarray(out.float().cpu().numpy())
 
     def unembedding(self, token_ids: Sequence[int]) -> Unembedding:
         """Rows of the output layer (the tied embeddings where they are tied) and its bias."""

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,8 +24,10 @@ from readout_audit.recover._evaluate import (
 )
 from readout_audit.recover._gap import readout_gap
 from readout_audit.recover._leakage import LeakageText, surface_leakage
+from readout_audit.recover._native import best_native, native_accuracies, native_rows
 from readout_audit.recover._offsets import OffsetGrid, corrected_predictions, fit_offsets
 from readout_audit.recover._priors import PRIOR_RADII, PriorSensitivity, prior_sensitivity
+from readout_audit.recover._probe_audits import audit_probes
 from readout_audit.recover._probes import probe_predictions
 from readout_audit.recover._record import RecoverRecord
 from readout_audit.recover._seeds import seed_aggregates
@@ -37,6 +38,7 @@ from readout_audit.recover._summary import (
     BudgetResult,
     ConfigurationResult,
     LeakageResult,
+    NativeReadout,
     NullResult,
     PriorResult,
     ReadoutAccuracy,
@@ -46,6 +48,7 @@ from readout_audit.recover._summary import (
     SliceResult,
     SplitResult,
 )
+from readout_audit.recover._tables import Settings, Table
 from readout_audit.stats._permutation import permutation_null
 
 NULL_BINS = 40
@@ -53,69 +56,6 @@ STRING = "full string"
 LOGITS = "label logits"
 SLOT_PROBE = "answer-slot probe"
 OFFSET = "full string + label-free offsets"
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The analysis settings a run's manifest records."""
-
-    seed: int
-    n_perm: int
-    n_boot: int
-    probe_seeds: tuple[int, ...]
-    probe_rows: int
-    grid: OffsetGrid
-    prior: np.ndarray | None
-    collapse_threshold: float
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any]) -> Settings:
-        """The settings of a run's manifest configuration."""
-        return cls(
-            seed=int(config["seed"]),
-            n_perm=int(config["n_perm"]),
-            n_boot=int(config["n_boot"]),
-            probe_seeds=tuple(config["probe_seeds"]),
-            probe_rows=int(config["probe_rows"]),
-            grid=OffsetGrid(**config["grid"]),
-            prior=np.asarray(config["prior"]) if config["prior"] is not None else None,
-            collapse_threshold=float(config["collapse_threshold"]),
-        )
-
-
-@dataclass(frozen=True)
-class Table:
-    """One split's scored records of one configuration, as arrays."""
-
-    records: list[RecoverRecord]
-    sums: np.ndarray
-    """Full candidate-string scores s_y(x), shape (n, labels)."""
-    means: np.ndarray
-    """The same divided by each candidate's token count."""
-    firsts: np.ndarray
-    logits: np.ndarray | None
-    labels: np.ndarray | None
-
-    @classmethod
-    def of(cls, records: Sequence[RecoverRecord]) -> Table:
-        """The records' score arrays (records without every candidate scored are left out)."""
-        kept = [r for r in records if all(t is not None for t in r.option_token_logprobs)]
-        tokens = [[list(t or ()) for t in r.option_token_logprobs] for r in kept]
-        sums = np.array([[sum(t) for t in row] for row in tokens]).reshape(-1, len(LABELS))
-        means = np.array([[sum(t) / len(t) for t in row] for row in tokens])
-        firsts = np.array([[t[0] for t in row] for row in tokens]).reshape(-1, len(LABELS))
-        logits = None
-        if kept and all(r.label_logits and None not in r.label_logits for r in kept):
-            logits = np.array([r.label_logits for r in kept], dtype=np.float64)
-        labels = None
-        if kept and all(r.label is not None for r in kept):
-            labels = np.array([LABELS.index(r.label) for r in kept if r.label is not None])
-        return cls(kept, sums, means.reshape(-1, len(LABELS)), firsts, logits, labels)
-
-    def hidden(self, states: np.ndarray, position: int, layer: int) -> np.ndarray:
-        """The records' stored hidden states at one position and layer index."""
-        rows = np.array([r.hidden_row for r in self.records], dtype=np.int64)
-        return np.asarray(states[rows, position, layer], dtype=np.float64)
 
 
 def _recovery(
@@ -241,6 +181,7 @@ def _split(
     train: Table,
     full: bool,
     s: Settings,
+    native: list[NativeReadout],
 ) -> SplitResult:
     labels = table.labels
     assert labels is not None
@@ -312,6 +253,7 @@ def _split(
         priors=priors,
         tfidf=slices,
         depths=depth_strata(correct, [r.depth for r in table.records]),
+        native=native,
     )
 
 
@@ -346,6 +288,21 @@ def _tfidf(
     )
 
 
+def _native(
+    train: Table, evals: dict[str, Table], layers: Sequence[int]
+) -> dict[str, list[NativeReadout]]:
+    """Per held-out split, the output layer at every stored position and layer."""
+    selected = None
+    if train.lens is not None and train.labels is not None:
+        selected = best_native(native_accuracies(train.lens, train.labels))
+    return {
+        name: native_rows(native_accuracies(t.lens, t.labels), layers, selected)
+        if t.lens is not None and t.labels is not None
+        else []
+        for name, t in evals.items()
+    }
+
+
 def _configuration(
     name: str,
     records: list[RecoverRecord],
@@ -371,7 +328,15 @@ def _configuration(
     probes = _probe_correct(train, evals, states, layers, s)
     offsets = (fitted.offsets, fitted_mean.offsets)
     tokens = [int(np.median([len(r.option_token_ids[i] or ()) for r in records])) for i in range(k)]
-    splits = [_split(n, t, fit, offsets, probes[n], train, full, s) for n, t in evals.items()]
+    native = _native(train, evals, layers)
+    sizes, auxiliary, directions = (
+        audit_probes(train, evals, states, layers, s)
+        if full and states is not None
+        else ([], [], [])
+    )
+    splits = [
+        _split(n, t, fit, offsets, probes[n], train, full, s, native[n]) for n, t in evals.items()
+    ]
     return ConfigurationResult(
         configuration=name,
         full=full,
@@ -393,6 +358,9 @@ def _configuration(
         - sum(len(t.records) for t in evals.values()),
         splits=splits,
         seed_aggregates=seed_aggregates(splits),
+        probe_sizes=sizes,
+        auxiliary=auxiliary,
+        directions=directions,
     )
 
 
@@ -458,6 +426,23 @@ def recover_checks(
                 "Read the held-out recovery: a label-free offset may expose the ranking."
                 if verdict != "pass"
                 else None,
+            )
+        )
+    cut = [r for r in records if r.truncated_words]
+    if cut:
+        per_split = {
+            split: sum(r.split == split for r in cut)
+            for split in dict.fromkeys(r.split for r in cut)
+        }
+        checks.append(
+            Check(
+                "truncation",
+                "warn",
+                f"{len(cut)} record(s) lost the start of their context to fit the token limit "
+                f"(at most {max(r.truncated_words for r in cut)} words): "
+                + ", ".join(f"{split} {n}" for split, n in per_split.items()),
+                {"per_split": per_split, "examples": [r.item_id for r in cut[:5]]},
+                "Their readouts read the shortened items: raise --max-tokens to keep them whole.",
             )
         )
     if train_overlap:

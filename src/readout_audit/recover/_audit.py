@@ -17,17 +17,23 @@ from typing import Any
 
 import numpy as np
 
-from readout_audit._exceptions import InputError
+from readout_audit._exceptions import CapabilityError, InputError
 from readout_audit.data._logic import LogicItem
 from readout_audit.kind._runner import Job, ScoreResult, run_kind
 from readout_audit.log._run import RunDirectory
-from readout_audit.model._backend import DEFAULT_BATCH_SIZE, PositionScores, ScoringModel
+from readout_audit.model._backend import (
+    DEFAULT_BATCH_SIZE,
+    PositionScores,
+    ScoringModel,
+    Unembedding,
+)
 from readout_audit.model._codec import TextCodec
 from readout_audit.prompt._render import render
 from readout_audit.readout._position import DEFAULT_TOP_K, position_request
 from readout_audit.recover._record import RecoverRecord, Role
-from readout_audit.recover._setup import RecoverSetup
+from readout_audit.recover._setup import Configuration, RecoverSetup
 from readout_audit.recover._store import HiddenLayout, HiddenWriter
+from readout_audit.recover._truncate import Fitted, fit_to_limit
 from readout_audit.scoring._audit import PreparedItem, items_sha256, prepare, score_item
 
 RESERVED = ("train", "fit")
@@ -124,6 +130,40 @@ def _prompt_end(prepared: PreparedItem, codec: Any, template_kwargs: Mapping[str
     return shared - 1
 
 
+def _candidate_logits(
+    head: Unembedding, state: np.ndarray, firsts: Sequence[int | None], known: Sequence[int]
+) -> list[float | None]:
+    """z_y = h·w_y + b_y for each candidate's first token (None where it has none)."""
+    z = head.weight.astype(np.float64) @ state.astype(np.float64)
+    if head.bias is not None:
+        z += head.bias
+    by_id = dict(zip(known, z.tolist(), strict=True))
+    return [by_id[t] if t is not None else None for t in firsts]
+
+
+def _layer_logits(
+    model: ScoringModel,
+    head: Unembedding,
+    hidden: np.ndarray,
+    layers: Sequence[int],
+    firsts: Sequence[int | None],
+    known: Sequence[int],
+) -> list[list[list[float | None]]] | None:
+    """The candidates' logits at both positions and every stored layer (None: no final norm).
+
+    A layer below the last goes through the model's final norm first, as the last one has.
+    """
+    try:
+        normed = model.final_norm(hidden[:, :-1])
+    except CapabilityError:
+        return None
+    states = np.concatenate([normed, hidden[:, -1:]], axis=1)
+    return [
+        [_candidate_logits(head, states[p, j], firsts, known) for j in range(len(layers))]
+        for p in range(states.shape[0])
+    ]
+
+
 def recover_record(
     model: ScoringModel,
     scores: PositionScores,
@@ -135,21 +175,18 @@ def recover_record(
     prompt_end: int,
     store: HiddenWriter | None,
     top_k: int,
+    truncation: tuple[int, int | None] = (0, 0),
 ) -> RecoverRecord:
     """One item's readouts: candidate scores, label logits from the slot's last hidden state."""
     base = score_item(model, job, top_k=top_k, scores=scores)
-    row, logits = None, None
+    row, logits, lens = None, None, None
     if store is not None and scores.hidden is not None:
         row = store.append(scores.hidden)
-        final = scores.hidden[1, -1].astype(np.float64)  # the slot's last hidden state
         firsts = base.option_first_ids
         known = [t for t in firsts if t is not None]
         head = model.unembedding(known)
-        z = head.weight.astype(np.float64) @ final
-        if head.bias is not None:
-            z += head.bias
-        by_id = dict(zip(known, z.tolist(), strict=True))
-        logits = [by_id[t] if t is not None else None for t in firsts]
+        logits = _candidate_logits(head, scores.hidden[1, -1], firsts, known)
+        lens = _layer_logits(model, head, scores.hidden, store.layout.layers, firsts, known)
     return RecoverRecord(
         **base.model_dump(),
         split=split,
@@ -160,6 +197,9 @@ def recover_record(
         prompt_end_index=prompt_end,
         hidden_row=row,
         label_logits=logits,
+        layer_logits=lens,
+        truncated_words=truncation[0],
+        truncated_tokens=truncation[1],
     )
 
 
@@ -169,9 +209,12 @@ class Planned:
 
     prepared: PreparedItem
     source: LogicItem
+    """The item as scored (its context cut at the token limit where it was too long)."""
     split: str
     role: Role
     prompt_end: int
+    dropped_words: int = 0
+    dropped_tokens: int | None = 0
 
 
 def plan_items(
@@ -181,21 +224,41 @@ def plan_items(
     template_kwargs: Mapping[str, Any],
     greedy_tokens: int = 0,
 ) -> list[Planned]:
-    """Every item rendered under every configuration and checked against the window.
+    """Every item rendered under every configuration, cut to the token limit and the window.
 
     The first configuration takes every item; the others (surface controls) the first
-    ``setup.variant_items`` of each split.
+    ``setup.variant_items`` of each split. An item longer than ``setup.max_tokens`` (or the
+    model's window) loses the first words of its context (:func:`fit_to_limit`).
     """
     chat = setup.uses_chat(codec)
+    windows = [w for w in (setup.max_tokens, codec.context_window) if w is not None]
+    token_limit = min(windows) if windows else None
     planned = []
     for index, configuration in enumerate(setup.configurations):
         limit = setup.variant_items if index > 0 else None
+
+        def build(source: LogicItem, configuration: Configuration = configuration) -> PreparedItem:
+            built = configuration.item(source, chat=chat)
+            return prepare(built, codec, template_kwargs, greedy_tokens, configuration.name)
+
         for name, role, items in splits.roles():
             for source in items[:limit]:
-                built = configuration.item(source, chat=chat)
-                prepared = prepare(built, codec, template_kwargs, greedy_tokens, configuration.name)
-                end = _prompt_end(prepared, codec, template_kwargs)
-                planned.append(Planned(prepared, source, name, role, end))
+                if token_limit is None:
+                    fitted = Fitted(build(source), source)
+                else:
+                    fitted = fit_to_limit(source, build, token_limit - greedy_tokens)
+                end = _prompt_end(fitted.prepared, codec, template_kwargs)
+                planned.append(
+                    Planned(
+                        fitted.prepared,
+                        fitted.source,
+                        name,
+                        role,
+                        end,
+                        fitted.dropped_words,
+                        fitted.dropped_tokens,
+                    )
+                )
     return planned
 
 
@@ -219,6 +282,7 @@ def recover_jobs(
             prompt_end=p.prompt_end,
             store=store,
             top_k=top_k,
+            truncation=(p.dropped_words, p.dropped_tokens),
         )
         jobs.append(Job((p.split, p.prepared.item.id, p.prepared.variant), request, record))
     return jobs

@@ -34,6 +34,14 @@ class RecoverRecord(ScoreRecord):
     label_logits: list[float | None] | None
     """z_y = h·w_y + b_y at the answer slot for each candidate's first token, from the stored
     last hidden state and the output layer's rows (None where not exposed or not encoded)."""
+    layer_logits: list[list[list[float | None]]] | None = None
+    """The same at both stored positions (prompt end, answer slot) and every stored layer, each
+    earlier layer through the model's final norm first (a logit lens): [position][layer][label].
+    Its answer-slot, last-layer row is ``label_logits``."""
+    truncated_words: int = 0
+    """Words cut from the start of the context to fit the token limit (0: the item whole)."""
+    truncated_tokens: int | None = 0
+    """Prompt tokens those words took (None: the whole item exceeded the model's window)."""
 
 
 def split_key(record: RecoverRecord) -> tuple[str, ...]:

@@ -5,7 +5,13 @@ from __future__ import annotations
 from readout_audit.data._logic import LABELS
 from readout_audit.log._run import Run
 from readout_audit.recover._record import RecoverRecord
-from readout_audit.recover._report_audits import depth_section, leakage_section, seed_section
+from readout_audit.recover._report_audits import (
+    depth_section,
+    leakage_section,
+    native_section,
+    probe_section,
+    seed_section,
+)
 from readout_audit.recover._summary import (
     BudgetResult,
     ConfigurationResult,
@@ -394,7 +400,14 @@ def recover_sections(run: Run[RecoverRecord], summary: RecoverSummary) -> list[S
         if not config.full:
             continue
         sections += [_gap_section(config), _recovery_section(config), _controls_section(config)]
-        for extra in (_budget_section(config), depth_section(config), seed_section(config)):
+        extras = (
+            native_section(config),
+            probe_section(config),
+            _budget_section(config),
+            depth_section(config),
+            seed_section(config),
+        )
+        for extra in extras:
             if extra is not None:
                 sections.append(extra)
     if summary.configurations:

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from readout_audit.recover._summary import ConfigurationResult, LeakageResult, SeedAggregate
+from readout_audit.recover._summary import (
+    ConfigurationResult,
+    LeakageResult,
+    SeedAggregate,
+    SplitResult,
+)
 from readout_audit.report._blocks import MISSING, Block, Section, TableBlock
 
 
@@ -123,3 +128,163 @@ def leakage_section(rows: list[LeakageResult]) -> Section | None:
             )
         ],
     )
+
+
+def _synthesis(split: SplitResult) -> list[str]:
+    """Table 12's row: best answer-slot probe, the selected native readout, the string score."""
+    found = {r.readout: r.accuracy for r in split.readouts}
+    probes = [
+        a for name, a in found.items() if name.startswith("answer-slot probe") and "," not in name
+    ]
+    selected = next(r for r in split.native if r.selected)
+    peak = max(probes) if probes else None
+    final = found.get("answer-slot probe")
+    logits = found.get("label logits")
+    return [
+        split.split,
+        _value(peak),
+        f"{selected.accuracy:.3f} ({selected.position}, layer {selected.layer})",
+        _value(found.get("full string")),
+        _value(None if peak is None else peak - selected.accuracy, "+"),
+        _value(None if final is None or logits is None else final - logits, "+"),
+    ]
+
+
+def native_section(config: ConfigurationResult) -> Section | None:
+    """The output layer read at every stored position and layer, beside the probes."""
+    splits = [s for s in config.splits if s.native]
+    if not splits:
+        return None
+    cells = [(r.position, r.layer) for r in splits[0].native]
+    blocks: list[Block] = [
+        TableBlock(
+            "Output layer at every stored position and layer (held-out accuracy)",
+            ["position, layer", *(s.split for s in splits)],
+            [
+                [
+                    f"{position}, layer {layer}",
+                    *(
+                        _value(r.accuracy) + (" *" if r.selected else "")
+                        for s in splits
+                        for r in s.native
+                        if (r.position, r.layer) == (position, layer)
+                    ),
+                ]
+                for position, layer in cells
+            ],
+            note="Earlier layers go through the model's final norm before the output layer "
+            "(a logit lens); * marks the position and layer that read best on the labelled "
+            "training split.",
+        )
+    ]
+    if any(r.selected for r in splits[0].native):
+        blocks.append(
+            TableBlock(
+                "Best native readout against the probes",
+                [
+                    "split",
+                    "best answer-slot probe",
+                    "best native",
+                    "full string",
+                    "Δ peak",
+                    "Δ final",
+                ],
+                [_synthesis(s) for s in splits],
+                note="Δ peak: the best answer-slot probe over the stored layers minus the "
+                "selected native readout; Δ final: the last layer's answer-slot probe minus "
+                "the label logits at the same state.",
+            )
+        )
+    return Section(f"Native readouts · {config.configuration}", blocks)
+
+
+def _over(accuracy: float | None, baseline: float) -> str:
+    return MISSING if accuracy is None else f"{accuracy:.3f} ({accuracy - baseline:+.3f})"
+
+
+def _target_rows(config: ConfigurationResult) -> list[list[str]]:
+    """Table 14: the answer, the shuffled control and every auxiliary target, per split."""
+    majority = {s.split: max(s.gold_histogram) / s.n for s in config.splits}
+    found = {s.split: {r.readout: r.accuracy for r in s.readouts} for s in config.splits}
+    rows = [
+        [
+            target,
+            str(len(config.candidates)),
+            *(_over(found[s.split].get(readout), majority[s.split]) for s in config.splits),
+        ]
+        for target, readout in (
+            ("answer", "answer-slot probe"),
+            ("answer, shuffled labels", "answer-slot probe, shuffled labels"),
+        )
+    ]
+    rows += [
+        [
+            a.target,
+            str(a.classes),
+            *(_over(a.accuracy.get(s.split), a.baseline.get(s.split, 0.0)) for s in config.splits),
+        ]
+        for a in config.auxiliary
+    ]
+    return rows
+
+
+def probe_section(config: ConfigurationResult) -> Section | None:
+    """The answer-slot probe's audits: training size, other targets, direction stability."""
+    if not config.probe_sizes:
+        return None
+    names = [s.split for s in config.splits]
+    blocks: list[Block] = [
+        TableBlock(
+            "Answer-slot probe (last layer) by training rows: mean ± sd over seeds (shuffled)",
+            ["training rows", *names],
+            [
+                [
+                    str(row.size),
+                    *(
+                        f"{row.accuracy[n]:.3f} ± {row.sd[n]:.3f} ({row.shuffled[n]:.3f})"
+                        for n in names
+                    ),
+                ]
+                for row in config.probe_sizes
+            ],
+            note="Each size below the training split's is a seeded subsample of its rows; the "
+            "largest is all of them (each seed a bootstrap replicate). In parentheses the "
+            "shuffled-label control fitted on as many rows.",
+        ),
+        TableBlock(
+            "Probe targets (last-layer answer-slot state): accuracy (over the majority rate)",
+            ["target", "classes", *names],
+            _target_rows(config),
+            note="depth: the item's reasoning depth; query: the queried property; "
+            "TF-IDF-easy: whether the bag-of-words classifier gets the item right (out of "
+            "fold on the training split). A value the training split never holds counts as "
+            "wrong.",
+        ),
+    ]
+    if config.directions:
+        others = list(dict.fromkeys(n for d in config.directions for n in d.transfer))
+        blocks.append(
+            TableBlock(
+                "Probe direction stability: a probe trained on a held-out split",
+                [
+                    "layer",
+                    "trained on",
+                    "cosine with the training probe",
+                    *(f"accuracy on {n}" for n in others),
+                    *(f"agreement on {n}" for n in others),
+                ],
+                [
+                    [
+                        str(d.layer),
+                        d.source,
+                        f"{d.cosine:+.3f}",
+                        *(_value(d.transfer.get(n)) for n in others),
+                        *(_value(d.agreement.get(n)) for n in others),
+                    ]
+                    for d in config.directions
+                ],
+                note="Cosine between the two probes' weights on the raw features (classes "
+                "flattened); agreement: how often the two predict the same label.",
+            )
+        )
+    return Section(f"Probe audits · {config.configuration}", blocks)

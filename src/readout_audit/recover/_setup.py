@@ -154,6 +154,9 @@ class RecoverSetup:
     """Target label prior of the offset fit (uniform by default)."""
     collapse_threshold: float = 0.8
     """A configuration's string scores are collapsed when one label takes this share or more."""
+    max_tokens: int | None = 1024
+    """Token limit of a prompt with its longest candidate (the paper's 1,024); a longer item
+    loses the first words of its context (None: only the model's window limits)."""
 
     def __post_init__(self) -> None:
         if not self.configurations:
@@ -172,6 +175,10 @@ class RecoverSetup:
         self.grid.check_size(len(LABELS) - 1)
         if not 0 < self.collapse_threshold <= 1:
             raise InputError("must be in (0, 1]", field="collapse-threshold")
+        if self.max_tokens is not None and self.max_tokens < 16:
+            raise InputError(
+                f"must be at least 16 tokens, got {self.max_tokens}", field="max-tokens"
+            )
         if not self.probe_seeds:
             raise InputError("name at least one probe seed", field="probe-seeds")
         if any(not 0 <= seed < 1 << 63 for seed in (*self.probe_seeds, self.seed)):
@@ -210,6 +217,7 @@ class RecoverSetup:
             "grid": {"low": self.grid.low, "high": self.grid.high, "step": self.grid.step},
             "prior": list(self.prior) if self.prior is not None else None,
             "collapse_threshold": self.collapse_threshold,
+            "max_tokens": self.max_tokens,
             "answer_slot": ANSWER_SLOT,
         }
 

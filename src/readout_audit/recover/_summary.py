@@ -153,6 +153,17 @@ class SeedAggregate(_Row):
     tfidf_worst_prior_gain: float | None = None
 
 
+class NativeReadout(_Row):
+    """Held-out accuracy of the output layer read at one stored position and layer (Table 12)."""
+
+    position: str
+    """``prompt end`` or ``answer slot``."""
+    layer: int
+    accuracy: float
+    selected: bool
+    """The position and layer that read best on the labelled training split."""
+
+
 class SplitResult(_Row):
     """Everything measured on one held-out split under one configuration."""
 
@@ -171,6 +182,42 @@ class SplitResult(_Row):
     tfidf: SliceResult | None
     depths: list[DepthStratum] = []
     """Per reasoning depth, where the items give one."""
+    native: list[NativeReadout] = []
+    """The output layer at every stored position and layer (when the records hold them)."""
+
+
+class ProbeSizeRow(_Row):
+    """Probes fitted on ``size`` training rows: mean accuracy (and sd) over seeds per split."""
+
+    size: int
+    accuracy: dict[str, float]
+    sd: dict[str, float]
+    shuffled: dict[str, float]
+    """The shuffled-label control fitted on as many rows, mean over the seeds."""
+
+
+class AuxiliaryProbe(_Row):
+    """A probe trained on another target: accuracy and the majority-class rate per split."""
+
+    target: str
+    classes: int
+    accuracy: dict[str, float]
+    baseline: dict[str, float]
+    """The share of the split's most common target value (what a constant guess reaches; values
+    training never saw count as one more value)."""
+
+
+class DirectionRow(_Row):
+    """A probe trained on held-out split ``source`` against the training split's probe."""
+
+    source: str
+    layer: int
+    cosine: float
+    """Between the two probes' raw-feature weights (classes flattened)."""
+    transfer: dict[str, float]
+    """The source probe's accuracy on each other held-out split."""
+    agreement: dict[str, float]
+    """How often the two probes predict the same label there."""
 
 
 class ConfigurationResult(_Row):
@@ -202,6 +249,12 @@ class ConfigurationResult(_Row):
     splits: list[SplitResult]
     seed_aggregates: list[SeedAggregate] = []
     """Splits regenerated at other generator seeds, aggregated by name."""
+    probe_sizes: list[ProbeSizeRow] = []
+    """The answer-slot probe (last layer) by training rows (Table 17)."""
+    auxiliary: list[AuxiliaryProbe] = []
+    """The same probe trained on other targets (Table 14)."""
+    directions: list[DirectionRow] = []
+    """Probes trained on held-out splits against the training probe, per layer (Table 15)."""
 
 
 class LeakageResult(_Row):

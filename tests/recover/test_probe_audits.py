@@ -1,0 +1,115 @@
+"""The probe audits (training size, other targets, direction stability) against scikit-learn.
+
+Every probe is refitted here with scikit-learn's own pipeline on the rows the documented
+sampling picks; the audits must give the same accuracies, weights and agreements.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import cosine as cosine_distance
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from readout_audit.recover._probe_audits import (
+    Labelled,
+    auxiliary_probe,
+    cosine,
+    direction_stability,
+    encode_targets,
+    probe_sizes,
+)
+
+SEEDS = (42, 123)
+
+
+def _split(rng, n, shift=0.0, k=3, width=12):
+    y = rng.integers(0, k, n)
+    x = rng.normal(size=(n, width)) + np.eye(k, width)[y] * 1.5 + shift
+    return Labelled(x, y)
+
+
+def _sklearn(x, y):
+    return make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=1000)).fit(x, y)
+
+
+def _rows(n, size, seed, shuffle, y):
+    """fit_probe's documented sampling: a subsample below n rows, a bootstrap replicate at n."""
+    rng = np.random.default_rng(seed)
+    if n > size:
+        rows = np.sort(rng.choice(n, size=size, replace=False))
+    else:
+        rows = np.sort(rng.choice(n, size=n, replace=True))
+    return rows, (rng.permutation(y[rows]) if shuffle else y[rows])
+
+
+def test_training_size_curve_equals_refits():
+    rng = np.random.default_rng(0)
+    train, held = _split(rng, 300), {"a": _split(rng, 80), "b": _split(rng, 60, shift=0.3)}
+    rows = probe_sizes(train, held, seeds=SEEDS, k=3, sizes=(100, 250, 500))
+    assert [r.size for r in rows] == [100, 250, 300]
+    for row in rows:
+        for name, split in held.items():
+            found = {False: [], True: []}
+            for shuffle in found:
+                for seed in SEEDS:
+                    used, y = _rows(300, row.size, seed, shuffle, train.y)
+                    model = _sklearn(train.x[used], y)
+                    found[shuffle].append(np.mean(model.predict(split.x) == split.y))
+            assert row.accuracy[name] == pytest.approx(np.mean(found[False]), abs=1e-12)
+            assert row.sd[name] == pytest.approx(np.std(found[False], ddof=1), abs=1e-12)
+            assert row.shuffled[name] == pytest.approx(np.mean(found[True]), abs=1e-12)
+    assert rows[-1].accuracy["a"] > 0.6 > np.mean([r.shuffled["a"] for r in rows])
+
+
+def test_auxiliary_targets_against_majority_and_unseen_values():
+    rng = np.random.default_rng(1)
+    depth = rng.integers(0, 2, 200)
+    x = rng.normal(size=(200, 8)) + depth[:, None] * 2.0
+    values = [int(d) + 1 for d in depth]  # depths 1 and 2
+    known = sorted(set(values))
+    held_values = [1, 2, 3, 3, 1, 2, 2, 2]  # depth 3: never seen in training
+    held_x = rng.normal(size=(8, 8)) + np.array([0, 1, 1, 1, 0, 1, 1, 1])[:, None] * 2.0
+    target = encode_targets(held_values, known)
+    assert target.tolist() == [0, 1, -1, -1, 0, 1, 1, 1]
+    row = auxiliary_probe(
+        "depth",
+        Labelled(x, encode_targets(values, known)),
+        {"deep": Labelled(held_x, target)},
+        seeds=(7,),
+        max_rows=500,
+        k=2,
+    )
+    used, y = _rows(200, 500, 7, False, encode_targets(values, known))
+    model = _sklearn(x[used], y)
+    assert row.accuracy["deep"] == np.mean(model.predict(held_x) == target)
+    assert row.accuracy["deep"] <= 6 / 8  # the two unseen depths count as wrong
+    # the majority rate counts the unseen value as a class of its own
+    assert row.baseline["deep"] == 4 / 8 and (row.target, row.classes) == ("depth", 2)
+
+
+def test_direction_stability_equals_scikit_learn_weights():
+    rng = np.random.default_rng(2)
+    train = _split(rng, 150)
+    held = {"a": _split(rng, 90), "b": _split(rng, 90, shift=0.5), "two": _split(rng, 40, k=2)}
+    rows = direction_stability(train, held, layer=7, seed=5, max_rows=1000, k=3)
+    assert [r.source for r in rows] == ["a", "b"]  # "two" lacks a label: no comparable weights
+    base = _sklearn(train.x, train.y)
+
+    def weights(model):
+        scaler, logistic = model.steps[0][1], model.steps[1][1]
+        return logistic.coef_ / scaler.scale_
+
+    for row in rows:
+        other = _sklearn(held[row.source].x, held[row.source].y)
+        expected = 1 - cosine_distance(weights(base).ravel(), weights(other).ravel())
+        assert row.cosine == pytest.approx(expected, abs=1e-9)
+        assert row.layer == 7 and set(row.transfer) == set(held) - {row.source}
+        for name in row.transfer:
+            split = held[name]
+            assert row.transfer[name] == np.mean(other.predict(split.x) == split.y)
+            assert row.agreement[name] == np.mean(other.predict(split.x) == base.predict(split.x))
+    assert cosine(np.ones((2, 3)), -np.ones((2, 3))) == pytest.approx(-1.0)
+    assert cosine(np.zeros(3), np.ones(3)) == 0.0
