@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
+from typing import TypeVar
 
 import numpy as np
 
@@ -30,6 +32,8 @@ from readout_audit.recover._record import RecoverRecord
 from readout_audit.recover._slices import tfidf_predictions
 from readout_audit.recover._summary import AuxiliaryProbe, DirectionRow, ProbeSizeRow
 from readout_audit.recover._tables import Settings, Table
+
+T = TypeVar("T")
 
 PROBE_SIZES = (100, 250, 500, 1000, 2000)
 """The paper's probe-training sizes (Table 17)."""
@@ -218,6 +222,37 @@ def _targets(
     return found
 
 
+def _one_auxiliary(
+    target: str,
+    train: Labelled,
+    evals: Mapping[str, Labelled],
+    settings: Settings,
+    classes: int,
+) -> list[AuxiliaryProbe]:
+    return [
+        auxiliary_probe(
+            target,
+            train,
+            evals,
+            seeds=settings.probe_seeds,
+            max_rows=settings.probe_rows,
+            k=classes,
+        )
+    ]
+
+
+def _unless_too_few(audit: Callable[[], list[T]]) -> list[T]:
+    """An audit's rows, or none when a training sample holds a single class.
+
+    A handful of training rows can draw a sample (a subsample or a seed's replicate) with one
+    label, on which no probe can be fitted; that audit is left out rather than the summary.
+    """
+    try:
+        return audit()
+    except InputError:
+        return []
+
+
 def audit_probes(
     train: Table,
     evals: Mapping[str, Table],
@@ -241,28 +276,27 @@ def audit_probes(
         return Labelled(table.hidden(states, 1, layer), y)
 
     held_out = {name: at(final, t.labels, t) for name, t in evals.items()}
-    sizes = probe_sizes(at(final, labels, train), held_out, seeds=settings.probe_seeds, k=k)
-    auxiliary = [
-        auxiliary_probe(
-            target,
-            at(final, values, train),
-            {name: Labelled(held_out[name].x, y) for name, y in judged.items()},
-            seeds=settings.probe_seeds,
-            max_rows=settings.probe_rows,
-            k=classes,
+    sizes = _unless_too_few(
+        lambda: probe_sizes(at(final, labels, train), held_out, seeds=settings.probe_seeds, k=k)
+    )
+    auxiliary: list[AuxiliaryProbe] = []
+    for target, (values, judged, classes) in _targets(train, evals).items():
+        tested = {name: Labelled(held_out[name].x, y) for name, y in judged.items()}
+        auxiliary += _unless_too_few(
+            partial(_one_auxiliary, target, at(final, values, train), tested, settings, classes)
         )
-        for target, (values, judged, classes) in _targets(train, evals).items()
-    ]
-    directions = [
-        row
-        for j, layer in enumerate(layers)
-        for row in direction_stability(
-            at(j, labels, train),
-            {name: at(j, t.labels, t) for name, t in evals.items()},
-            layer=layer,
-            seed=settings.probe_seeds[0],
-            max_rows=settings.probe_rows,
-            k=k,
+    directions: list[DirectionRow] = []
+    for j, layer in enumerate(layers):
+        tested = {name: at(j, t.labels, t) for name, t in evals.items()}
+        directions += _unless_too_few(
+            partial(
+                direction_stability,
+                at(j, labels, train),
+                tested,
+                layer=layer,
+                seed=settings.probe_seeds[0],
+                max_rows=settings.probe_rows,
+                k=k,
+            )
         )
-    ]
     return sizes, auxiliary, directions
