@@ -7,6 +7,7 @@ import pytest
 from readout_audit._exceptions import InputError
 from readout_audit.model._served import api_headers
 from readout_audit.model._served_calls import (
+    GreedyReply,
     ReplyError,
     continuation_count,
     greedy_call,
@@ -59,6 +60,14 @@ def test_greedy_reply_gives_text_and_first_step_top():
     assert greedy.text == " Paris" and greedy.top == {" Paris": -0.2, " the": -2.5}
     with pytest.raises(ReplyError, match="no logprobs"):
         read_greedy({"choices": [{"text": "x"}]})
+    # llama-cpp-python's reply when the first greedy token is the end of turn (seen on SmolLM2
+    # after a zero-shot MMLU prompt): the stop token and its log-probs are left out
+    empty = {"tokens": [], "text_offset": [], "token_logprobs": [], "top_logprobs": []}
+    stopped = {"choices": [{"text": "", "logprobs": empty, "finish_reason": "stop"}]}
+    assert read_greedy(stopped) == GreedyReply("", {})
+    for reason in ("length", None):  # cut short or unexplained: still an error
+        with pytest.raises(ReplyError, match="no text or no top_logprobs"):
+            read_greedy({"choices": [{"text": "", "logprobs": empty, "finish_reason": reason}]})
 
 
 def test_top_k_keys_become_ids_by_vllm_token_ids_or_unique_surfaces():

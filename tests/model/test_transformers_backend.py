@@ -165,14 +165,14 @@ def test_batched_positions_match_the_one_at_a_time_default_in_float32(model):
 
 
 def test_row_groups_bound_the_packed_logits_and_change_nothing(model64, monkeypatch):
-    from readout_audit.model import _transformers
+    from readout_audit.model import _continuations
     from readout_audit.model._kv_cache import row_groups
 
     assert row_groups([3, 0, 5, 2], 6) == [[0], [2], [3]]
     assert row_groups([3, 0, 5, 2], 10) == [[0, 2], [3]]
     requests = _batch_requests(model64)
     direct = model64.score_positions(requests)
-    monkeypatch.setattr(_transformers, "MAX_PACKED_POSITIONS", 6)
+    monkeypatch.setattr(_continuations, "MAX_PACKED_POSITIONS", 6)
     grouped = model64.score_positions(requests)
     for a, b in zip(direct, grouped, strict=True):
         for x, y in zip(a.continuations, b.continuations, strict=True):
@@ -289,19 +289,19 @@ def test_a_row_with_more_continuations_than_one_forward_holds_is_cut_into_segmen
     model64, monkeypatch
 ):
     """Thousands of options on one context: each forward stays within the logits budget."""
-    from readout_audit.model import _transformers
+    from readout_audit.model import _continuations
 
     requests = _batch_requests(model64)
     direct = model64.score_positions(requests)
     widths: list[int] = []
-    original = _transformers.TransformersModel._packed_logprobs
+    original = _continuations.packed_logprobs
 
-    def recording(self, cache, mask, packed, width):
+    def recording(model, cache, mask, packed, width):
         widths.append(mask.shape[0] * width)
-        return original(self, cache, mask, packed, width)
+        return original(model, cache, mask, packed, width)
 
-    monkeypatch.setattr(_transformers, "MAX_PACKED_POSITIONS", 3)
-    monkeypatch.setattr(_transformers.TransformersModel, "_packed_logprobs", recording)
+    monkeypatch.setattr(_continuations, "MAX_PACKED_POSITIONS", 3)
+    monkeypatch.setattr(_continuations, "packed_logprobs", recording)
     segmented = model64.score_positions(requests)
     longest = max(len(c) - 1 for r in requests for c in r.continuations)
     assert len(widths) >= 3 and max(widths) <= max(3, longest)  # no forward over budget

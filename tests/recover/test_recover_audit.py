@@ -83,7 +83,7 @@ def test_records_hold_every_readout_of_one_forward(run_dir, splits):
         np.testing.assert_allclose(z - z[0], first - first[0], atol=2e-3)
 
 
-def test_stored_hidden_states_equal_a_plain_forward(run_dir, model, torch_model):
+def test_stored_hidden_states_equal_a_plain_forward(run_dir, model, torch_model, float32_budget):
     run = read_run(run_dir)
     layout = HiddenLayout.from_config(run.manifest.config["hidden"])
     assert layout.layers == (15, 30)
@@ -111,7 +111,10 @@ def test_stored_hidden_states_equal_a_plain_forward(run_dir, model, torch_model)
                     state = torch_model.model.norm(state)
                 expected = (head @ state).numpy()
                 np.testing.assert_allclose(record.layer_logits[p][j], expected, atol=2e-2)
-    assert record.layer_logits[1][-1] == record.label_logits
+    # the last layer at the answer slot is the label readout, read from the same stored state
+    np.testing.assert_allclose(
+        record.layer_logits[1][-1], record.label_logits, atol=float32_budget(record.n_tokens)
+    )
 
 
 def test_probes_refit_from_the_stored_arrays_equal_the_runs(run_dir):

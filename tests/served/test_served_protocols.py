@@ -35,11 +35,10 @@ def _local_and_served(
 SHORT_LOGIC = [
     ("fit-1", "fit", "Every cat is a mammal. Tom is a cat.", "Tom is a mammal.", None),
     ("id-1", "id", "Every dog is an animal. Rex is a dog.", "Rex is an animal.", "true"),
-    ("id-2", "id", "No stone is alive. Pebble is a stone.", "Pebble is alive.", "false"),
 ]
-"""Two-sentence items (about 90 prompt tokens): llama-cpp-python spends ~0.1 s on every echoed
-token (it sorts the vocabulary for each), so each item's three candidates cost ~30 s: one item
-fits the offsets, two are held out."""
+"""Two-sentence items (about 90 prompt tokens): llama-cpp-python spends ~0.07 s on every echoed
+token (it sorts the vocabulary for each), so each item's three candidates cost ~20 s: one item
+fits the offsets, one is held out."""
 
 
 def test_recover_runs_on_served_model_without_hidden_states(served_spec, conformance, tmp_path):
@@ -71,8 +70,8 @@ def test_recover_runs_on_served_model_without_hidden_states(served_spec, conform
 def test_lift_scores_on_a_served_scorer_as_on_the_local_model(served_spec, conformance, tmp_path):
     tex = Path(__file__).parent.parent / "fixtures" / "tex"
     cuts = tmp_path / "cuts.jsonl"
-    # one cut with a short target (37 tokens) and prompts of 100-180 tokens: every echoed token
-    # costs llama-cpp-python ~0.1 s
+    # one cut with a short target (37 tokens) and prompts of 100-140 tokens: every echoed token
+    # costs llama-cpp-python ~0.07 s (it sorts the vocabulary for each)
     args = ["lift", "cut", str(tex / "testmath.tex"), "--out", str(cuts), "--per-paper", "1"]
     code, output = invoke(*args, "--max-target", "70", "--min-context", "1000")
     assert code == 0, output
@@ -80,12 +79,22 @@ def test_lift_scores_on_a_served_scorer_as_on_the_local_model(served_spec, confo
     forecasts = tmp_path / "z.jsonl"
     forecasts.write_text("".join(json.dumps({"cut_id": i, "z": "x"}) + "\n" for i in ids))
     args = ["lift", "score", "--cuts", str(cuts), "--forecasts", str(forecasts)]
-    args += ["--setting", "x", "--no-toy", "--plain", "--no-progress", "--bos"]
+    # one recent-context control (C_B): C_3B's prompt would be the longest echo of the five
+    args += [
+        "--setting",
+        "x",
+        "--no-toy",
+        "--plain",
+        "--no-progress",
+        "--bos",
+        "--multipliers",
+        "1",
+    ]
     local, served, output = _local_and_served(args, tmp_path, served_spec, conformance)
     mine = {(r.item_id, r.variant): r for r in read_run(local).records}
     theirs = read_run(served).records
     assert all(r.prompt_tail and r.n_prompt_tokens > 1 for r in theirs)
-    assert len(ids) == 1 and len(theirs) == len(mine) == 5
+    assert len(ids) == 1 and len(theirs) == len(mine) == 4  # empty, C_B, forecast, oracle
     for record in theirs:
         here = mine[(record.item_id, record.variant)]
         assert record.target_token_ids == here.target_token_ids
@@ -100,10 +109,11 @@ def test_lift_scores_on_a_served_scorer_as_on_the_local_model(served_spec, confo
 
 
 def test_logged_lm_eval_run_re_read_on_a_served_model(served_spec, conformance, tmp_path):
-    """lm-eval's own samples of the embedded model, re-read on the same model served by
-    llama-cpp-python, whose echoed log-probs of raw prompts conformance found misaligned: the
-    audit refuses them, and when told to use them anyway it says the run is not reproduced."""
-    logged = Path(__file__).parents[2] / "examples" / "lm-eval" / "logged"
+    """lm-eval's own samples of the embedded model (zero-shot: few echoed tokens), re-read on
+    the same model served by llama-cpp-python, whose echoed log-probs of raw prompts
+    conformance found misaligned: the audit refuses them, and when told to use them anyway it
+    says the run is not reproduced."""
+    logged = Path(__file__).parents[1] / "fixtures" / "lm-eval"
     (samples,) = logged.glob("samples_readout_mmlu_geography_*.jsonl")
     args = ["audit", "lm-eval", "--samples", str(samples), "--limit", "1", "--model", served_spec]
     args += ["--conformance", str(conformance), *ONE_AT_A_TIME]

@@ -15,7 +15,7 @@ from readout_audit.lift._lift_stats import FrozenRow
 from readout_audit.lift._predict import predictor_prompt
 from readout_audit.lift._record import LiftRecord
 from readout_audit.lift._rules import HEADLINE, score_tokens
-from readout_audit.lift._summary import condition_rank
+from readout_audit.lift._summary import condition_rank, versus
 from readout_audit.log._run import Run
 
 
@@ -63,11 +63,6 @@ def example_detail(run: Run[LiftRecord], cut_id: str) -> ExampleDetail:
             )
     clip = {n: score_tokens(r.target_logprobs, HEADLINE).score for n, r in records.items()}
 
-    def versus(name: str, reference: str) -> float | None:
-        if reference not in clip or name == reference:
-            return None
-        return clip[name] - clip[reference]
-
     return ExampleDetail(
         cut_id=cut_id,
         paper=cut.paper,
@@ -81,8 +76,8 @@ def example_detail(run: Run[LiftRecord], cut_id: str) -> ExampleDetail:
                 prompt=prompts[name],
                 clip2=clip[name],
                 raw=score_tokens(records[name].target_logprobs, "raw").score,
-                vs_empty=versus(name, EMPTY),
-                vs_context=versus(name, CONTEXT),
+                vs_empty=versus(clip, name, EMPTY),
+                vs_context=versus(clip, name, CONTEXT),
             )
             for name in sorted(records, key=condition_rank)
         ],

@@ -17,7 +17,7 @@ from readout_audit.lift._report_analyses import (
     plus_minus,
     recovery_table,
 )
-from readout_audit.lift._summary import LiftSummary, condition_rank
+from readout_audit.lift._summary import LiftSummary, condition_rank, versus
 from readout_audit.log._run import Run
 from readout_audit.report._blocks import MISSING, Block, FigureBlock, Section, TableBlock, plot
 
@@ -190,16 +190,15 @@ def _windows_section(summary: LiftSummary) -> Section:
 def _example_scores(cut_id: str, scores: dict[str, float]) -> TableBlock:
     """Appendix C's score table: each condition's clipLL_2, against empty and recent context."""
 
-    def versus(name: str, reference: str) -> str:
-        if reference not in scores or name == reference:
-            return MISSING
-        return f"{scores[name] - scores[reference]:+.3f}"
+    def shown(name: str, reference: str) -> str:
+        difference = versus(scores, name, reference)
+        return MISSING if difference is None else f"{difference:+.3f}"
 
     return TableBlock(
         f"{cut_id}: scores",
         ["condition", "clipLL_2", "vs. empty", f"vs. {CONTEXT}"],
         [
-            [name, f"{value:.3f}", versus(name, EMPTY), versus(name, CONTEXT)]
+            [name, f"{value:.3f}", shown(name, EMPTY), shown(name, CONTEXT)]
             for name, value in sorted(scores.items(), key=lambda item: condition_rank(item[0]))
         ],
     )

@@ -146,6 +146,13 @@ def condition_rank(name: str) -> tuple[int, str]:
     return (3, name)
 
 
+def versus(scores: dict[str, float], name: str, reference: str) -> float | None:
+    """``name``'s score minus ``reference``'s (Appendix C's columns); None for itself or absent."""
+    if reference not in scores or name == reference:
+        return None
+    return scores[name] - scores[reference]
+
+
 def is_control(name: str) -> bool:
     """The conditions a forecast must beat: empty scaffold, recent context, the SFT rung."""
     return name in (EMPTY, SFT) or name.startswith(CONTEXT)

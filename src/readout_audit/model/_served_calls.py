@@ -168,6 +168,10 @@ def read_greedy(reply: Mapping[str, Any]) -> GreedyReply:
     choice, logprobs = _choice_logprobs(reply)
     text = choice.get("text")
     top = logprobs.get("top_logprobs")
+    if text == "" and top == [] and choice.get("finish_reason") == "stop":
+        # the model ended its turn at once and the server (llama-cpp-python) dropped the stop
+        # token with its log-probs: no text, and the first step's top-k is unknown
+        return GreedyReply("", {})
     if not isinstance(text, str) or not isinstance(top, list) or not top:
         raise ReplyError("greedy completion reply has no text or no top_logprobs")
     first = top[0]

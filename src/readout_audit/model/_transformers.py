@@ -19,6 +19,7 @@ from readout_audit.model._backend import (
     Unembedding,
 )
 from readout_audit.model._codec import TextCodec
+from readout_audit.model._continuations import batched_continuations, working_precision
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._generation import GENERATION_DEFAULTS, GenerationSettings
 from readout_audit.model._kv_cache import (
@@ -27,33 +28,18 @@ from readout_audit.model._kv_cache import (
     cache_bytes_per_token,
     cache_of,
     chunked,
-    row_groups,
-    selected_rows,
     zeroed,
 )
 from readout_audit.model._prefix import PrefixPlan, plan_prefixes, shared_length, tail_groups
-
-MAX_PACKED_POSITIONS = 2048
-"""Rows × packed width per continuation forward; bounds its logits (× vocabulary floats)."""
-SEGMENT_POSITIONS = 256
-"""Widest segment a row with more continuations is cut into: packed tokens attend to each
-other under the mask, so a row's attention costs its width squared; segments side by side as
-rows keep that cost linear in the number of options."""
-
 
 _FINAL_NORMS = ("norm", "final_layer_norm", "final_layernorm", "ln_f")
 """Names of the final norm in ``transformers`` decoders (Llama/Qwen/OLMo, GPT-NeoX/OPT, Phi,
 GPT-2/Falcon)."""
 
 
-def _working_precision(logits: torch.Tensor) -> torch.Tensor:
-    """Logits in float32, or float64 for a float64 model (whose tests then isolate the logic)."""
-    return logits.double() if logits.dtype == torch.float64 else logits.float()
-
-
 def _log_softmax(logits: torch.Tensor) -> torch.Tensor:
     """Log-probabilities over the vocabulary (last axis) in the working precision."""
-    return _working_precision(logits).log_softmax(-1)
+    return working_precision(logits).log_softmax(-1)
 
 
 def _hidden_at(
@@ -367,7 +353,7 @@ class TransformersModel(ScoringModel):
         if len(contexts) == 1 and not inputs and self.share_prefixes:  # kept whole for the next
             self._prefixes = {contexts[0]: [(la.keys, la.values) for la in cache.layers]}
         logprobs = _log_softmax(last)
-        scored = self._batched_continuations(cache, mask, logprobs, requests, rows)
+        scored = batched_continuations(self._model, cache, mask, logprobs, requests, rows)
         greedy_n = [0] * len(contexts)
         for request, row in zip(requests, rows, strict=True):
             greedy_n[row] = max(greedy_n[row], request.greedy_tokens)
@@ -384,131 +370,6 @@ class TransformersModel(ScoringModel):
                 requests, rows, scored, hidden, strict=True
             )
         ]
-
-    def _batched_continuations(
-        self,
-        cache: Any,
-        mask: torch.Tensor,
-        first: torch.Tensor,
-        requests: Sequence[PositionRequest],
-        rows: Sequence[int],
-    ) -> list[list[np.ndarray]]:
-        """Per-token log-probabilities of every request's continuations.
-
-        A continuation's first token is read off the context's distribution. The rest are
-        packed: each context row is followed by all its continuations (all tokens but the last)
-        side by side, with a 4-D mask that lets each continuation see the context and its own
-        earlier tokens only, and positions that restart after the context for each one. One
-        forward over the batch's own cache then scores them all, without copying the cache or
-        padding each continuation to the longest; the cache is cropped back afterwards.
-        """
-        results = [
-            [
-                np.asarray([first[row, c[0]].item()] if c else [], dtype=np.float32)
-                for c in request.continuations
-            ]
-            for request, row in zip(requests, rows, strict=True)
-        ]
-        packed: list[dict[tuple[int, ...], int]] = [{} for _ in range(mask.shape[0])]
-        lengths = [0] * mask.shape[0]
-        for request, row in zip(requests, rows, strict=True):
-            for c in request.continuations:
-                if len(c) > 1 and tuple(c) not in packed[row]:
-                    packed[row][tuple(c)] = lengths[row]
-                    lengths[row] += len(c) - 1
-        if not any(lengths):
-            return results
-        if mask.shape[0] * max(lengths) <= MAX_PACKED_POSITIONS:
-            table = self._packed_logprobs(cache, mask, packed, max(lengths))
-            found = {
-                (row, c): table[row, start : start + len(c) - 1]
-                for row in range(mask.shape[0])
-                for c, start in packed[row].items()
-            }
-        else:  # too many logits for one forward: segments of rows on copies of their cache
-            found = self._segmented_logprobs(cache, mask, packed)
-        for i, (request, row) in enumerate(zip(requests, rows, strict=True)):
-            for j, c in enumerate(request.continuations):
-                if len(c) > 1:
-                    rest = found[(row, tuple(c))]
-                    results[i][j] = np.concatenate([results[i][j], rest]).astype(np.float32)
-        return results
-
-    def _segmented_logprobs(
-        self, cache: Any, mask: torch.Tensor, packed: list[dict[tuple[int, ...], int]]
-    ) -> dict[tuple[int, tuple[int, ...]], np.ndarray]:
-        """Packed continuations scored within ``MAX_PACKED_POSITIONS`` logits per forward.
-
-        A row whose continuations alone exceed the budget (thousands of options) is cut into
-        segments that each re-use its cache row, so memory stays bounded however many options
-        an item declares.
-        """
-        segments: list[tuple[int, dict[tuple[int, ...], int], int]] = []
-        limit = min(SEGMENT_POSITIONS, MAX_PACKED_POSITIONS)
-        for row, continuations in enumerate(packed):
-            current: dict[tuple[int, ...], int] = {}
-            size = 0
-            for c in sorted(continuations, key=continuations.__getitem__):
-                if current and size + len(c) - 1 > limit:
-                    segments.append((row, current, size))
-                    current, size = {}, 0
-                current[c] = size
-                size += len(c) - 1
-            if current:
-                segments.append((row, current, size))
-        found: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
-        for group in row_groups([size for _, _, size in segments], MAX_PACKED_POSITIONS):
-            rows = [segments[k][0] for k in group]
-            index = torch.tensor(rows, device=self._device)
-            width = max(segments[k][2] for k in group)
-            part = self._packed_logprobs(
-                selected_rows(cache, index), mask[index], [segments[k][1] for k in group], width
-            )
-            for line, k in enumerate(group):
-                row, offsets, _ = segments[k]
-                for c, start in offsets.items():
-                    found[(row, c)] = part[line, start : start + len(c) - 1]
-        return found
-
-    def _packed_logprobs(
-        self, cache: Any, mask: torch.Tensor, packed: list[dict[tuple[int, ...], int]], width: int
-    ) -> np.ndarray:
-        """Log-probability of each packed token's successor, shape (rows, width)."""
-        rows, context = mask.shape
-        ids = torch.zeros((rows, width), dtype=torch.long)
-        targets = torch.zeros((rows, width), dtype=torch.long)
-        segment = torch.full((rows, width), -1, dtype=torch.long)
-        offset = torch.zeros((rows, width), dtype=torch.long)
-        for row, continuations in enumerate(packed):
-            for index, (tokens, start) in enumerate(continuations.items()):
-                n = len(tokens) - 1
-                ids[row, start : start + n] = torch.tensor(tokens[:-1])
-                targets[row, start : start + n] = torch.tensor(tokens[1:])
-                segment[row, start : start + n] = index
-                offset[row, start : start + n] = torch.arange(n)
-        query = torch.arange(width)
-        own = (
-            (segment[:, :, None] == segment[:, None, :])
-            & (segment[:, :, None] >= 0)
-            & (query[None, None, :] <= query[None, :, None])
-        )
-        seen = torch.cat([mask.bool().cpu()[:, None, :].expand(rows, width, context), own], -1)
-        dtype = next(self._model.parameters()).dtype
-        additive = torch.zeros(seen.shape, dtype=dtype).masked_fill(~seen, torch.finfo(dtype).min)
-        positions = mask.sum(-1).cpu()[:, None] + offset
-        with torch.inference_mode():
-            logits = self._model(
-                input_ids=ids.to(self._device),
-                attention_mask=additive[:, None].to(self._device),
-                position_ids=positions.to(self._device),
-                cache=cache,
-                use_cache=True,
-            ).logits
-            cache.crop(-width)  # drop the packed tokens again
-            logits = _working_precision(logits)
-            picked = logits.gather(-1, targets.to(self._device)[..., None])[..., 0]
-            result = picked - logits.logsumexp(-1)
-        return result.cpu().numpy()
 
     def _batched_greedy(
         self, cache: Any, mask: torch.Tensor, first: torch.Tensor, wanted: Sequence[int]
