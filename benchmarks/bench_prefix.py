@@ -16,7 +16,6 @@ share of context tokens the model actually encoded; then the peak memory.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import resource
@@ -28,12 +27,16 @@ from typing import Any
 
 import torch
 
-from readout_audit import EMBEDDED_SPEC, Item, load_model, read_position, render
+from readout_audit import Item, read_position, render
 from readout_audit.model import LocalExecutor
 from readout_audit.readout import encode_in_context, position_request
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_scoring import lm_eval_harness  # the same HFLM call on the same strings
+from bench_scoring import (  # the same HFLM call on the same strings, the same options
+    lm_eval_harness,
+    scorer_arguments,
+    scorers,
+)
 
 WORDS = [
     *("river", "mountain", "library", "engine", "garden", "harbour", "violin", "glacier"),
@@ -120,22 +123,8 @@ def context_tokens(model: Any, items: Sequence[Item]) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default=EMBEDDED_SPEC)
-    parser.add_argument("--device", default="auto")
-    parser.add_argument("--dtype", default="auto")
-    parser.add_argument("--subjects", type=int, default=4)
-    parser.add_argument("--per-subject", type=int, default=16)
-    parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", dest="json_out")
-    args = parser.parse_args()
-
-    from lm_eval.models.huggingface import HFLM
-
-    model = load_model(args.model, device=args.device, dtype=args.dtype)
-    hflm = HFLM(pretrained=model._model, tokenizer=model.codec._tok, batch_size=args.batch_size)
+    args = scorer_arguments(subjects=4, per_subject=16).parse_args()
+    model, hflm = scorers(args)
     print(
         f"model {model.info.spec} ({model.info.dtype}, {model.info.device})  subjects "
         f"{args.subjects} x {args.per_subject} questions, 5 shots  batch {args.batch_size}  "

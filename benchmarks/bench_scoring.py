@@ -161,27 +161,38 @@ def audit_memory(args: argparse.Namespace) -> dict[str, float]:
     return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def scorer_arguments(**sizes: int) -> argparse.ArgumentParser:
+    """The options this benchmark and bench_prefix.py share, then ``sizes`` (name: default)."""
+    parser = argparse.ArgumentParser(description=sys.modules["__main__"].__doc__.splitlines()[0])
     parser.add_argument("--model", default=EMBEDDED_SPEC)
     parser.add_argument("--device", default="auto")
     parser.add_argument("--dtype", default="auto")
-    parser.add_argument("--items", type=int, default=200)
-    parser.add_argument("--options", type=int, default=4)
+    for name, default in sizes.items():
+        parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=default)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", dest="json_out")
+    return parser
+
+
+def scorers(args: argparse.Namespace) -> tuple[Any, Any]:
+    """Our model at the chosen placement, and lm-eval's HFLM wrapping the same model object."""
+    from lm_eval.models.huggingface import HFLM
+
+    model = load_model(args.model, device=args.device, dtype=args.dtype)
+    hflm = HFLM(pretrained=model._model, tokenizer=model.codec._tok, batch_size=args.batch_size)
+    return model, hflm
+
+
+def main() -> None:
+    parser = scorer_arguments(items=200, options=4)
     parser.add_argument("--memory-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.memory_only:
         memory_only(args)
         return
-
-    from lm_eval.models.huggingface import HFLM
-
-    model = load_model(args.model, device=args.device, dtype=args.dtype)
-    hflm = HFLM(pretrained=model._model, tokenizer=model.codec._tok, batch_size=args.batch_size)
+    model, hflm = scorers(args)
     parameters = sum(p.numel() for p in model._model.parameters())
     print(
         f"model {model.info.spec} ({parameters / 1e6:.1f}M parameters, {model.info.dtype}, "
