@@ -6,17 +6,25 @@ SHA-256 hex of every request body passed upstream, ``applied`` the fault each co
 It understands just enough HTTP for the faults: one request per connection, a head, a body of
 ``Content-Length`` bytes, ``Expect: 100-continue`` relayed between client and upstream.
 
+Given ``answer`` (method, path, body → a JSON answer's bytes), the proxy answers by itself (its
+upstream may be None) and forwards nothing: a fake server whose replies the faults still spoil.
+
 Faults:
     pass        forward both ways
     refuse      reset the connection (RST) after the request head, before any 100 Continue
     hangup      close the connection after the request head, before any 100 Continue
     http500     answer 100 Continue, read the body, answer 500 (upstream never sees it)
-    http429     the same with 429 and ``Retry-After: 1``
+    http429     the same with 429 and ``Retry-After: {retry_after}`` (``"1"`` unless set)
     slow        forward, read the answer, then hold it past the client's timeout (``slow_s``)
     drop_after  forward, swallow the answer, close
     truncated   forward, relay the answer's head (full Content-Length) and half its body, close
     bad_json    forward, answer a complete 200 whose body is not JSON
     deep_json   answer a complete 200 whose body is JSON nested 100,000 deep (never forwarded)
+    drip        forward, then relay the answer one byte every ``drip_s`` seconds
+    above_zero  forward, relay the answer with every log-prob raised by 3 (so above 0)
+    echo_late   forward, relay the answer with each echoed log-prob one position late
+    not_argmax  forward, relay the answer with its first generated token replaced by the
+                top-k's second entry (a greedy token that is not the argmax)
 
 ``hold``, a predicate on a request body, keeps every matching request unforwarded and
 unanswered until the proxy stops (``holding`` is set once one is held): a request in flight
@@ -27,11 +35,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import socket
 import struct
 import threading
 from collections import deque
 from collections.abc import Callable
+from typing import Any
 
 FAULTS = frozenset(
     {
@@ -45,8 +55,14 @@ FAULTS = frozenset(
         "truncated",
         "bad_json",
         "deep_json",
+        "drip",
+        "above_zero",
+        "echo_late",
+        "not_argmax",
     }
 )
+SPOILERS = frozenset({"above_zero", "echo_late", "not_argmax"})
+"""Faults that relay a completion answer with impossible log-probabilities."""
 
 
 class _Stream:
@@ -99,20 +115,42 @@ DEEP = 100_000
 """How deep ``deep_json`` nests its answer."""
 
 
+def _spoiled(fault: str, body: bytes) -> bytes:
+    """A completion answer's log-probs made impossible as ``fault`` says."""
+    answer: dict[str, Any] = json.loads(body)
+    choice = answer["choices"][0]
+    logprobs = choice["logprobs"]
+    values, tops = logprobs.get("token_logprobs") or [], logprobs.get("top_logprobs") or []
+    if fault == "above_zero":
+        logprobs["token_logprobs"] = [v if v is None else v + 3.0 for v in values]
+        logprobs["top_logprobs"] = [top and {t: v + 3.0 for t, v in top.items()} for top in tops]
+    elif fault == "echo_late":
+        logprobs["token_logprobs"] = [None, *values[:-1]]
+    else:  # not_argmax: the first token generated is the top-k's runner-up
+        runner_up = sorted(tops[0], key=tops[0].get, reverse=True)[1]
+        text = choice["text"]
+        choice["text"] = runner_up + text[len(logprobs["tokens"][0]) :]
+        logprobs["tokens"][0] = runner_up
+    return json.dumps(answer).encode()
+
+
 class FaultProxy:
     """The proxy; ``start()`` it (or use it as a context manager) and ``stop()`` it."""
 
     def __init__(
         self,
-        upstream_host: str,
-        upstream_port: int,
+        upstream_host: str | None,
+        upstream_port: int | None,
         *,
         slow_s: float = 2.0,
+        drip_s: float = 0.05,
+        retry_after: str = "1",
         hold: Callable[[bytes], bool] | None = None,
+        answer: Callable[[str, str, bytes], bytes] | None = None,
     ) -> None:
         self.upstream = (upstream_host, upstream_port)
-        self.slow_s = slow_s
-        self.hold = hold
+        self.slow_s, self.drip_s, self.retry_after = slow_s, drip_s, retry_after
+        self.hold, self.answer = hold, answer
         self.holding = threading.Event()
         self.forwarded: list[str] = []
         self.applied: list[str] = []
@@ -188,11 +226,16 @@ class FaultProxy:
             if fault == "http500":
                 client.sendall(_response(500, "Internal Server Error", b'{"error":"injected"}'))
             else:
-                client.sendall(
-                    _response(
-                        429, "Too Many Requests", b'{"error":"slow down"}', "Retry-After: 1\r\n"
-                    )
-                )
+                wait = f"Retry-After: {self.retry_after}\r\n"
+                client.sendall(_response(429, "Too Many Requests", b'{"error":"slow down"}', wait))
+            return
+        if self.answer is not None:
+            if expect:
+                client.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+            body = incoming.exactly(length)
+            method, path = head.split(None, 2)[:2]
+            answer = self.answer(method.decode(), path.decode(), body)
+            self._relay(client, fault, _response(200, "OK", answer))
             return
         continued = False  # the client got its 100 Continue here: upstream's is not relayed
         if self.hold is not None:
@@ -221,13 +264,26 @@ class FaultProxy:
                 self.forwarded.append(hashlib.sha256(body).hexdigest())
             answer_head = upstream.head()
             answer = upstream.exactly(int(_header(answer_head, b"content-length") or 0))
+        self._relay(client, fault, answer_head + answer)
+
+    def _relay(self, client: socket.socket, fault: str, reply: bytes) -> None:
+        """Give the client a complete answer (head and body) as ``fault`` says."""
+        head, _, answer = reply.partition(b"\r\n\r\n")
         if fault == "pass":
-            client.sendall(answer_head + answer)
+            client.sendall(reply)
         elif fault == "slow":
             if not self._stopping.wait(self.slow_s):
-                client.sendall(answer_head + answer)
+                client.sendall(reply)
         elif fault == "truncated":
-            client.sendall(answer_head + answer[: len(answer) // 2])
+            client.sendall(head + b"\r\n\r\n" + answer[: len(answer) // 2])
         elif fault == "bad_json":
             client.sendall(_response(200, "OK", b"<html>upstream error page</html>"))
+        elif fault == "drip":
+            for n in range(len(reply)):
+                if self._stopping.wait(self.drip_s):
+                    return
+                client.sendall(reply[n : n + 1])
+        elif fault in SPOILERS:
+            status = int(head.split(None, 2)[1])
+            client.sendall(_response(status, "OK", _spoiled(fault, answer)))
         # drop_after: the answer is swallowed and the connection closed

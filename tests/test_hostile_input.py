@@ -3,7 +3,6 @@ nothing written to an existing run directory. Every hostile input is made here."
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import sqlite3
@@ -13,6 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from fault_proxy import FaultProxy
+from hostile import refused, snapshot
 
 from readout_audit._cli import main
 from readout_audit.log._run import SUMMARY
@@ -20,27 +20,6 @@ from readout_audit.serve import LEDGER_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
 DEEP = 100_000
-
-
-def snapshot(directory: Path) -> dict[str, str]:
-    """Every file under ``directory`` with its SHA-256 (a run directory's whole state)."""
-    return {
-        str(path.relative_to(directory)): hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in sorted(directory.rglob("*"))
-        if path.is_file()
-    }
-
-
-def refused(args: list[str], *names: str) -> str:
-    """Run the command; it must fail with one ``Error:`` line (no traceback) naming ``names``."""
-    result = CliRunner().invoke(main, [str(a) for a in args])
-    assert isinstance(result.exception, SystemExit), repr(result.exception)
-    assert result.exit_code in (1, 2), result.output
-    errors = [line for line in result.output.splitlines() if line.startswith("Error")]
-    assert len(errors) == 1 and "Traceback" not in result.output, result.output
-    for name in names:
-        assert name in errors[0], (name, errors[0])
-    return errors[0]
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,17 @@ CONTEXT = (
 ) * 12
 
 
+EQUATION_TARGETS = {
+    "alpha": r"\hbar \omega \left(n + \frac{1}{2}\right)",
+    "beta": r"\frac{p^2}{2m} + V(x)",
+    "gamma": r"m \omega^2 x^2 / 2",
+    "delta": r"\sqrt{k / m}",
+    "eps": r"\sum_{n} c_n \psi_n(x)",
+    "zeta": r"\int dx \, |\psi(x)|^2 = 1",
+}
+"""Short equation targets by paper: the fine-tuning tests' papers."""
+
+
 def equation_cut(
     target: str = r"\hbar \omega \left(n + \frac{1}{2}\right), \qquad n = 0, 1, 2, \dots",
     paper: str = "osc",

@@ -7,6 +7,7 @@ import json
 import pytest
 import torch
 from click.testing import CliRunner
+from lift_cuts import EQUATION_TARGETS as TARGETS
 from lift_cuts import equation_cut
 
 from readout_audit._cli import main
@@ -32,14 +33,6 @@ from readout_audit.lift.sft import (
 from readout_audit.log import read_run
 from readout_audit.model import load_model
 
-TARGETS = {
-    "alpha": r"\hbar \omega \left(n + \frac{1}{2}\right)",
-    "beta": r"\frac{p^2}{2m} + V(x)",
-    "gamma": r"m \omega^2 x^2 / 2",
-    "delta": r"\sqrt{k / m}",
-    "eps": r"\sum_{n} c_n \psi_n(x)",
-    "zeta": r"\int dx \, |\psi(x)|^2 = 1",
-}
 CUTS = [
     equation_cut(target=target, paper=paper, key=f"eq{k}")
     for paper, target in TARGETS.items()

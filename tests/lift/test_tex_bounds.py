@@ -85,7 +85,7 @@ def test_a_real_source_cut_fits_the_same_linear_budget():
     assert steps(text) < STEPS_PER_CHAR * len(text)
 
 
-def fan_out_folder(folder: Path, width: int = 10, depth: int = 8, filler: int = 10_000) -> Path:
+def fan_out_folder(folder: Path, width: int = 10, depth: int = 8, filler: int = 100_000) -> Path:
     """A "billion laughs" of ``\\input``: each file holds filler and ``width`` inputs of the
     next level, ``depth`` levels deep (10^8 inclusions, terabytes once inlined)."""
     for level in range(depth):

@@ -244,7 +244,7 @@ def test_bad_tasks_are_named(model: ScoringModel, task_dir: Path) -> None:
         task_documents(TaskSettings(tasks=("tp_nowhere",), include_path=str(task_dir)), None)
     with pytest.raises(InputError, match="'tp_generate' is a generate_until task"):
         task_documents(TaskSettings(tasks=("tp_generate",), include_path=str(task_dir)), None)
-    with pytest.raises(InputError, match=r"could not build the tasks \(offline: pass --allow"):
+    with pytest.raises(InputError, match=r"could not build 'tp_hub' \(offline: pass --allow"):
         task_documents(TaskSettings(tasks=("tp_hub",), include_path=str(task_dir)), None)
 
 

@@ -61,8 +61,10 @@ def test_generated_splits_at_other_seeds_and_the_papers_generator():
     fit = [item for name, role, items in splits.roles() if role == "fit" for item in items]
     assert all(i.label is None and "polarity" not in i.metadata for i in fit)
     assert all("polarity" in i.metadata for i in splits.evals["id"])
-    for bad in ("fit@52", "train", "lexical@x", "nonsense@4"):
+    for bad in ("fit@52", "train", "nonsense@4"):
         with pytest.raises(InputError, match=f"'{bad}' names no generated held-out split"):
             recover_splits(generate="controlled-logic", n=6, evals=[bad])
+    with pytest.raises(InputError, match=r"'lexical@x': SEED of NAME@SEED must be an integer"):
+        recover_splits(generate="controlled-logic", n=6, evals=["lexical@x"])
     with pytest.raises(InputError, match="unknown generator 'logic'"):
         recover_splits(generate="logic", n=6)

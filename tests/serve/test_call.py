@@ -97,8 +97,10 @@ def test_a_bad_call_or_policy_names_its_field():
         RetryPolicy(max_attempts=0)
 
 
-def test_backoff_doubles_up_to_its_ceiling_and_a_longer_retry_after_wins():
+def test_backoff_doubles_up_to_its_ceiling_and_a_longer_retry_after_wins_up_to_it_too():
     policy = RetryPolicy(backoff_s=0.5, max_backoff_s=3.0)
     assert [policy.delay(n) for n in (1, 2, 3, 4, 5)] == [0.5, 1.0, 2.0, 3.0, 3.0]
-    assert policy.delay(1, retry_after=5.0) == 5.0
+    assert policy.delay(1, retry_after=2.5) == 2.5
+    assert policy.delay(1, retry_after=5.0) == 3.0  # a server never holds a call past the ceiling
     assert policy.delay(3, retry_after=1.0) == 2.0
+    assert policy.delay(5000) == 3.0  # 2.0**4999 would overflow

@@ -16,10 +16,10 @@ from readout_audit._cli._limit_plain import plain_option
 from readout_audit._cli._served import SERVED_ONLY, gate_options, served_options, with_options
 from readout_audit._exceptions import InputError, ReadoutError, RunDirectoryError
 from readout_audit._util._jsonl import decode_json
-from readout_audit._util._lock import RunLock
+from readout_audit._util._lock import hold, release_held
 from readout_audit._util._text import terminal_safe
 from readout_audit.log._outputs import read_only_files, unwritable
-from readout_audit.log._run import MANIFEST, read_manifest
+from readout_audit.log._run import existing_manifest
 from readout_audit.model._device import DTYPES
 from readout_audit.model._embedded import EMBEDDED_SPEC
 from readout_audit.model._served_spec import is_served
@@ -66,6 +66,8 @@ def user_errors(command: F) -> F:
                 err=True,
             )
             raise click.exceptions.Exit(INTERRUPTED) from None
+        finally:
+            release_held()  # what ``check_out`` held and no run directory took over
 
     return wrapper  # type: ignore[return-value]
 
@@ -263,7 +265,11 @@ def run_options(options: Mapping[str, Any]) -> RunSettings:
 
 
 def check_out(out: Path, kind: str | None = None) -> None:
-    """Before the model loads: ``--out`` is a writable directory, unlocked, of the same kind."""
+    """Before the model loads: ``--out`` is a writable directory, unlocked, of the same kind.
+
+    An existing directory's lock is taken here and kept until the run directory takes it over
+    (or the command ends), so a second writer is refused before it loads a model too.
+    """
     if out.exists() and not out.is_dir():
         raise InputError("is a file, not a run directory", source=str(out), field="out")
     problem = unwritable(out)
@@ -274,13 +280,10 @@ def check_out(out: Path, kind: str | None = None) -> None:
         if read_only:
             names = ", ".join(path.name for path in read_only)
             raise InputError(f"holds files that cannot be written: {names}", source=str(out))
-        lock = RunLock(out)
-        lock.acquire()
-        lock.release()
-        if kind is not None and (out / MANIFEST).exists():
-            found = read_manifest(out).kind
-            if found != kind:
-                raise RunDirectoryError(
-                    f"{out} holds a {found} run and this command writes {kind} runs; "
-                    "choose another --out"
-                )
+        found = existing_manifest(out)  # a manifest.json that is no run's is refused
+        if kind is not None and found is not None and found.kind != kind:
+            raise RunDirectoryError(
+                f"{out} holds a {found.kind} run and this command writes {kind} runs; "
+                "choose another --out"
+            )
+        hold(out)  # kept through the model's loading: a second writer is refused now

@@ -11,6 +11,7 @@ from readout_audit._cli._limit_plain import plain_option
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._report import RUN_DIR
 from readout_audit._util._jsonl import write_text_atomic
+from readout_audit._util._text import terminal_safe
 from readout_audit.log import check_output_path
 from readout_audit.log._run import read_run
 from readout_audit.log._table import FORMATS, TableFormat, export_path, write_frame
@@ -30,7 +31,7 @@ FILE = click.Path(dir_okay=False, path_type=Path)
     type=click.Choice(FORMATS),
     default="csv",
     show_default=True,
-    help="CSV (UTF-8, a header row) or parquet.",
+    help="CSV (UTF-8, CRLF line ends, a header row) or parquet.",
 )
 @click.option(
     "--out",
@@ -43,13 +44,15 @@ def export_command(run_dir: Path, table_format: TableFormat, out: Path | None, f
     """Write a run's records as one table: a row per record, a column per field.
 
     Nested fields get dotted names (greedy.text); lists and objects (options, top, metadata)
-    are their JSON text. The columns are in docs/records.md.
+    are their JSON text. The columns are in docs/records.md. In CSV, a text cell opening with
+    =, +, -, @, a tab or a carriage return gets a leading ' so that a spreadsheet shows it
+    rather than running it as a formula (numbers are left as they are).
     """
     out = out if out is not None else export_path(run_dir, table_format)
     check_output_path(out, option="out", force=force)
     run = read_run(run_dir)
     written = write_frame(run.to_pandas(), out, table_format)
-    click.echo(f"{len(run.records)} records written to {written}")
+    click.echo(terminal_safe(f"{len(run.records)} records written to {written}"))
 
 
 @click.command("table")
@@ -86,10 +89,12 @@ def table_command(
     if csv_out is not None:
         csv_out.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(csv_out, runs_csv(rows))
-        click.echo(f"table written to {csv_out}")
+        click.echo(terminal_safe(f"table written to {csv_out}"))
     if html_out is not None:
         written = write_index(rows, html_out)
-        click.echo(f"index written to {html_out}, with {len(written) - 1} reports beside it")
+        click.echo(
+            terminal_safe(f"index written to {html_out}, with {len(written) - 1} reports beside it")
+        )
 
 
 @register_commands

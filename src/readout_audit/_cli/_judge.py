@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from readout_audit._cli._common import user_errors
+from readout_audit._cli._common import refuse_unused, user_errors
 from readout_audit._cli._judge_options import (
     DATASETS,
     load_banks,
@@ -21,13 +21,17 @@ from readout_audit._cli._registry import register_commands
 from readout_audit._cli._report import report_command
 from readout_audit._cli._types import SEED
 from readout_audit._exceptions import InputError
+from readout_audit._util._lock import locked_directory
+from readout_audit._util._text import terminal_safe
 from readout_audit.judge import (
     CONFIRMATION_STUDY,
     INVENTORY_FILE,
+    MANIFEST_FILE,
     PAPER_SEED,
     SOURCED_STUDIES,
     STUDIES,
     SWITCH_ITEMS,
+    SWITCH_STUDY,
     Inventory,
     build_study_inventory,
     check_configurations,
@@ -36,6 +40,7 @@ from readout_audit.judge import (
     read_planned,
     write_inventory,
 )
+from readout_audit.log import check_output_path
 
 
 @click.group("judge")
@@ -80,6 +85,33 @@ def _response_formats(texts: tuple[str, ...], names: list[str]) -> dict[str, str
             raise InputError(f"{name!r} is given twice", field="response-format")
         forms[name] = form
     return forms
+
+
+def _refuse_study_options(study: str) -> None:
+    """Refuse ``--items`` and ``--preflight-per-dataset`` given to a study that reads neither."""
+    if study != SWITCH_STUDY:
+        refuse_unused(("items",), f"by the {study} study: only {SWITCH_STUDY} generates items")
+    if study != CONFIRMATION_STUDY:
+        why = f"by the {study} study: only {CONFIRMATION_STUDY} has a preflight"
+        refuse_unused(("preflight_per_dataset",), why)
+
+
+def _check_outputs(out: Path, reused: Path | None, excluded: tuple[Path, ...]) -> None:
+    """Refuse, even with ``--force``, an ``--out`` whose files are this build's inputs.
+
+    An inventory read by ``--from-inventory`` or ``--exclude``, or an entry that is not a
+    regular file (a FIFO, a device), is never replaced; checked before anything is read.
+    """
+    given = [*([reused] if reused is not None else []), *excluded]
+    inputs = [path / INVENTORY_FILE if path.is_dir() else path for path in given]
+    for name in (INVENTORY_FILE, MANIFEST_FILE):
+        check_output_path(out / name, option="out", inputs=inputs, force=True)
+
+
+def _refuse_existing(out: Path, force: bool) -> None:
+    """Refuse an ``--out`` already holding an inventory, unless ``--force``."""
+    if (out / INVENTORY_FILE).exists() and not force:
+        raise InputError("holds an inventory; pass --force to overwrite it", source=str(out))
 
 
 def _panel(texts: tuple[str, ...]) -> dict[str, int] | None:
@@ -187,15 +219,20 @@ def build_command(
     force: bool,
     **sources: Any,
 ) -> None:
-    """Build a frozen inventory: sources, candidates, presentations, ordered requests."""
+    """Build a frozen inventory: sources, candidates, presentations, ordered requests.
+
+    The directory is locked while the inventory is built and written, so a second build into it
+    is refused rather than mixing two inventories.
+    """
+    _refuse_study_options(study)
     if study in SOURCED_STUDIES:
         require_sources(sources)
     else:
         named = [name for name in DATASETS if sources[name] is not None]
         if named:
             raise click.UsageError(f"the {study} study reads no dataset: drop --{named[0]}")
-    if (out / INVENTORY_FILE).exists() and not force:
-        raise InputError("holds an inventory; pass --force to overwrite it", source=str(out))
+    _check_outputs(out, reused, sources["exclude"])
+    _refuse_existing(out, force)
     first_seed = seed if bootstrap_seed is None else bootstrap_seed
     forms = _response_formats(response_formats, [text.partition("=")[0] for text in configurations])
     parsed = [
@@ -203,21 +240,23 @@ def build_command(
         for i, text in enumerate(configurations)
     ]
     check_configurations(study, parsed)  # before any dataset is read
-    inventory = build_study_inventory(
-        study,
-        parsed,
-        seed=seed,
-        banks=load_banks(sources) if study in SOURCED_STUDIES else (),
-        per_dataset=per_dataset,
-        preflight_per_dataset=preflight_per_dataset,
-        priors=[read_planned(path) for path in sources["exclude"]],
-        items=items,
-        reused=None if reused is None else read_inventory(reused),
-        panel=_panel(panel),
-    )
-    write_inventory(out, inventory)
+    with locked_directory(out):
+        _refuse_existing(out, force)  # again: another build may have written it meanwhile
+        inventory = build_study_inventory(
+            study,
+            parsed,
+            seed=seed,
+            banks=load_banks(sources) if study in SOURCED_STUDIES else (),
+            per_dataset=per_dataset,
+            preflight_per_dataset=preflight_per_dataset,
+            priors=[read_planned(path) for path in sources["exclude"]],
+            items=items,
+            reused=None if reused is None else read_inventory(reused),
+            panel=_panel(panel),
+        )
+        write_inventory(out, inventory)
     click.echo(_summary(inventory))
-    click.echo(f"wrote {len(inventory.requests)} requests to {out / INVENTORY_FILE}")
+    click.echo(terminal_safe(f"wrote {len(inventory.requests)} requests to {out / INVENTORY_FILE}"))
 
 
 judge_group.add_command(judge_run_command)

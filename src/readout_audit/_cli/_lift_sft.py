@@ -5,13 +5,23 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from pydantic import ValidationError
 
 from readout_audit._cli._common import user_errors
 from readout_audit._cli._types import SEED
 from readout_audit._exceptions import InputError
+from readout_audit._util._models import validation_problem
 from readout_audit.lift._conditions import LiftSetup
 from readout_audit.lift._cutfile import read_cuts
-from readout_audit.lift.sft import SftConfig, StepLoss, sft_examples, split_papers, train_sft
+from readout_audit.lift.sft import (
+    SftConfig,
+    StepLoss,
+    check_sft_out,
+    plan_sft,
+    sft_examples,
+    split_papers,
+    train_sft,
+)
 from readout_audit.model import EMBEDDED_SPEC, load_model
 from readout_audit.model._served_spec import is_served
 
@@ -29,8 +39,8 @@ from readout_audit.model._served_spec import is_served
     "--out",
     required=True,
     type=click.Path(path_type=Path, file_okay=False),
-    help="Directory for the adapter, its checkpoint, losses.jsonl and sft.json; a rerun "
-    "resumes from the checkpoint.",
+    help="A new or empty directory for the adapter, its checkpoint, losses.jsonl and sft.json; "
+    "a rerun resumes from the checkpoint.",
 )
 @click.option(
     "--model",
@@ -57,7 +67,11 @@ from readout_audit.model._served_spec import is_served
 @click.option("--steps", default=50, show_default=True, type=click.IntRange(1))
 @click.option("--batch-size", default=4, show_default=True, type=click.IntRange(1))
 @click.option(
-    "--learning-rate", default=2e-4, show_default=True, type=click.FloatRange(0, min_open=True)
+    "--learning-rate",
+    default=2e-4,
+    show_default=True,
+    type=click.FloatRange(0, 1, min_open=True),
+    help="AdamW's learning rate (at most 1: a larger one diverges).",
 )
 @click.option("--rank", default=8, show_default=True, type=click.IntRange(1), help="LoRA rank.")
 @click.option("--alpha", default=16, show_default=True, type=click.IntRange(1), help="LoRA alpha.")
@@ -65,7 +79,7 @@ from readout_audit.model._served_spec import is_served
     "--raw-weight",
     default=0.05,
     show_default=True,
-    type=click.FloatRange(0),
+    type=click.FloatRange(0, 1),
     help="Weight of the raw NLL term beside the clipLL_2 loss.",
 )
 @click.option(
@@ -100,21 +114,26 @@ def sft_command(
         raise InputError(
             "fine-tuning needs the scorer's weights: give a local model", field="model"
         )
+    try:
+        config = SftConfig(
+            steps=steps,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            rank=rank,
+            alpha=alpha,
+            raw_weight=raw_weight,
+            max_tokens=max_tokens,
+            checkpoint_every=checkpoint_every,
+            seed=seed,
+        )
+    except ValidationError as error:
+        field, message = validation_problem(error)
+        raise InputError(message, field=(field or "").replace("_", "-") or None) from None
     cuts = read_cuts(cuts_path)
     split = split_papers([c.paper for c in cuts], held_out=held_out, seed=seed)
     setup = LiftSetup()
     examples = sft_examples(cuts, split, setup)
-    config = SftConfig(
-        steps=steps,
-        batch_size=batch_size,
-        learning_rate=learning_rate,
-        rank=rank,
-        alpha=alpha,
-        raw_weight=raw_weight,
-        max_tokens=max_tokens,
-        checkpoint_every=checkpoint_every,
-        seed=seed,
-    )
+    check_sft_out(out, plan_sft(examples, split, config, setup))  # before the model loads
     click.echo(
         f"{len(split.train)} training papers ({len(examples)} cuts), "
         f"{len(split.held_out)} held out",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import click
 from readout_audit._cli._audit import audit_group
 from readout_audit._cli._common import (
     RunSettings,
+    force_option,
     greedy_tokens,
     model_options,
     refuse_unused,
@@ -29,6 +31,7 @@ from readout_audit.lmeval import (
     task_documents,
 )
 from readout_audit.lmeval._audit import doc_variants, prepare_doc
+from readout_audit.lmeval._samples import samples_files
 from readout_audit.lmeval._summary import write_results_view
 from readout_audit.lmeval._tasks import DEFAULT_FEWSHOT_SEED
 from readout_audit.log._outputs import check_output_path
@@ -48,6 +51,18 @@ PROMPT_OPTIONS = (
 
 def _names(text: str | None) -> tuple[str, ...]:
     return tuple(n.strip() for n in (text or "").split(",") if n.strip())
+
+
+def _check_view(path: Path, out: Path, inputs: list[Path], force: bool) -> None:
+    """Refuse ``--json`` inside ``--out``, over an input, or over a file without ``--force``."""
+    real, run = Path(os.path.realpath(path)), Path(os.path.realpath(out))
+    if real == run or run in real.parents:
+        raise InputError(
+            "is inside --out, whose files only the run writes; choose a path outside it",
+            source=str(path),
+            field="json",
+        )
+    check_output_path(path, option="json", inputs=inputs, force=force)
 
 
 @click.command("lm-eval")
@@ -101,6 +116,7 @@ def _names(text: str | None) -> tuple[str, ...]:
     "budget; 0.05 for a half-precision model; a served model's weights-type tolerance].",
 )
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
+@force_option
 @model_options
 @user_errors
 def lm_eval_command(
@@ -118,6 +134,7 @@ def lm_eval_command(
     json_out: Path | None,
     tolerance: float | None,
     out: Path,
+    force: bool,
     **options: Any,
 ) -> None:
     """Audit lm-evaluation-harness tasks as lm-eval builds them, or a logged lm-eval run.
@@ -140,17 +157,19 @@ def lm_eval_command(
         fewshot_seed=fewshot_seed,
         allow_download=options["allow_download"],
     )
-    if json_out is not None:  # a view of the run, rewritten whenever the run is
-        check_output_path(json_out, option="json", force=True)
     tokens = greedy_tokens(options)
-    docs: list[LMEvalDoc] = []
     if samples_source is not None:
         refuse_unused(PROMPT_OPTIONS, "--samples reads the prompts as the logged run built them")
-        docs = read_samples(samples_source, tasks=names or None, limit=limit)
-        source: dict[str, Any] = {"samples": str(samples_source)}
+        inputs = [file for _, file in samples_files(samples_source)]
     else:
-        settings.check()
-        source = {"tasks": settings.config()}
+        inputs = settings.check()
+    if json_out is not None:
+        _check_view(json_out, out, inputs, force)
+    docs: list[LMEvalDoc] = []
+    source: dict[str, Any] = {"tasks": settings.config()}
+    if samples_source is not None:
+        docs = read_samples(samples_source, tasks=names or None, limit=limit)
+        source = {"samples": str(samples_source)}
 
     def preflight(codec: TextCodec, run: RunSettings) -> None:
         if samples_source is None:

@@ -13,7 +13,7 @@ from readout_audit._cli._common import RunSettings, greedy_tokens, model_options
 from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._score import run_with_model
-from readout_audit._cli._types import SEED, FiniteFloat
+from readout_audit._cli._types import SEED, FiniteFloat, replicates_option
 from readout_audit._exceptions import InputError
 from readout_audit.model._codec import TextCodec
 from readout_audit.recover._audit import audit_recover, plan_items
@@ -149,8 +149,8 @@ def _numbers(text: str | None, field: str, kind: type[float] | type[int] = float
     help="Token limit of a prompt with its longest candidate (the paper's); a longer item loses "
     "the first words of its context, and its record says how many.",
 )
-@click.option("--n-perm", default=10_000, show_default=True, type=click.IntRange(100))
-@click.option("--n-boot", default=10_000, show_default=True, type=click.IntRange(100))
+@replicates_option("--n-perm", 10_000, "Permutations of the null")
+@replicates_option("--n-boot", 10_000, "Bootstrap replicates")
 @limit_option("items of each split (probe training, fit, every held-out split), read or generated")
 @model_options
 @user_errors

@@ -9,8 +9,9 @@ import click
 from readout_audit._cli._common import force_option, user_errors
 from readout_audit._cli._limit_plain import plain_option
 from readout_audit._cli._registry import register_commands
-from readout_audit._cli._types import SEED
+from readout_audit._cli._types import SEED, replicates_option
 from readout_audit._util._jsonl import write_text_atomic
+from readout_audit._util._text import terminal_safe
 from readout_audit.log import check_output_path
 from readout_audit.log._run import read_run
 from readout_audit.report._compare import compare_runs, comparison_sections
@@ -61,15 +62,16 @@ def report_command(
     run = read_run(run_dir)
     print_report(run, plain=plain, verbose=manifest)
     if html_out is not None:
-        click.echo(f"HTML report written to {write_html(run_dir, html_out)}")
+        click.echo(terminal_safe(f"HTML report written to {write_html(run_dir, html_out)}"))
     if screenshot is not None and html_out is not None:
-        click.echo(f"screenshot written to {take_screenshot(html_out, screenshot)}")
+        shot = take_screenshot(html_out, screenshot)
+        click.echo(terminal_safe(f"screenshot written to {shot}"))
 
 
 @click.command("compare")
 @click.argument("run_a", type=RUN_DIR)
 @click.argument("run_b", type=RUN_DIR)
-@click.option("--n-boot", default=20_000, show_default=True, type=click.IntRange(100))
+@replicates_option("--n-boot", 20_000, "Bootstrap replicates")
 @click.option("--seed", default=0, show_default=True, type=SEED)
 @click.option(
     "--json",
@@ -98,7 +100,7 @@ def compare_command(
     if json_out is not None:
         json_out.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(json_out, result.model_dump_json(indent=2) + "\n")
-        click.echo(f"comparison written to {json_out}")
+        click.echo(terminal_safe(f"comparison written to {json_out}"))
 
 
 @register_commands

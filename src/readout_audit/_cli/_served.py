@@ -133,8 +133,8 @@ def pool_options(subject: str) -> list[Callable[[Any], Any]]:
             default=120.0,
             show_default=True,
             type=FiniteFloat(min=0, min_open=True),
-            help=f"{subject}: seconds before a sent request's outcome counts as unknown "
-            "(never resent).",
+            help=f"{subject}: seconds a request may take, connect to the answer's last byte; "
+            "a sent request past it counts as unknown (never resent).",
         ),
     ]
 

@@ -62,15 +62,19 @@ def check_regular(path: Path, *, limit: int | None = MAX_INPUT_BYTES, what: str 
 
 
 def read_input_bytes(path: Path, *, limit: int = MAX_INPUT_BYTES, what: str = "file") -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes (see :func:`check_regular`)."""
-    check_regular(path, limit=limit, what=what)
+    """The bytes of a regular file of at most ``limit`` bytes (see :func:`check_regular`).
+
+    The read asks for the file's own size, not the limit, so a small file never reserves a
+    buffer of ``limit`` bytes (2 GiB, fatal under a memory ulimit).
+    """
+    size = check_regular(path, limit=limit, what=what)
     try:
         with open(path, "rb") as handle:
-            data = handle.read(limit + 1)
+            data = handle.read(size + 1)
     except OSError as error:
         raise InputError(f"cannot be read ({error.strerror})", source=str(path)) from None
-    if len(data) > limit:  # it grew while being read
-        raise InputError(f"holds more than {_mb(limit)}; not read", source=str(path))
+    if len(data) > size:
+        raise InputError(f"grew while being read (from {_mb(size)}); not read", source=str(path))
     return data
 
 

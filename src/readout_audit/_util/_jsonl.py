@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -190,15 +191,28 @@ class JsonlAppender:
         self._handle.close()
 
 
+def _file_mode(path: Path) -> int:
+    """The mode a written file gets: the one it replaces, else what the umask leaves of 0666."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mask = os.umask(0o077)  # read it back at once; a stricter mask meanwhile errs safe
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
 def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Write a file whole or not at all: a fresh temporary file beside it, renamed over it.
 
     The temporary file's name is new each time, so no other file (nor another writer's
-    temporary file) is ever overwritten on the way.
+    temporary file) is ever overwritten on the way. The file keeps the mode of the one it
+    replaces; a new one gets the umask's (``mkstemp`` alone would make every file 0600).
     """
+    mode = _file_mode(path)
     handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as file:
+            os.fchmod(file.fileno(), mode)
             file.write(data)
         os.replace(name, path)
     except BaseException:

@@ -13,6 +13,7 @@ from pydantic import field_validator, model_validator
 
 from readout_audit._exceptions import InputError
 from readout_audit._util._input import read_input_text
+from readout_audit._util._models import validate_line
 from readout_audit.data._hub import hub_rows
 from readout_audit.data._item import IdentifiedItem
 from readout_audit.data._jsonl import load_as
@@ -61,14 +62,17 @@ def load_mc_items(path: str | Path) -> list[MCItem]:
     return load_as(MCItem, path)
 
 
-def _csv_rows(file: Path) -> Iterator[tuple[int, list[str]]]:
-    """(row number, fields) of a CSV file; a malformed row is an error naming its line.
+def _csv_rows(file: Path) -> Iterator[tuple[int, int, list[str]]]:
+    """(row number, first physical line, fields) of a CSV file; a malformed row names its line.
 
-    Malformed: a field over the csv module's limit, a stray NUL.
+    Lines count as a text editor shows them (a quoted newline starts a new one); a byte-order
+    mark is not text. Malformed: a field over the csv module's limit, a stray NUL.
     """
-    rows = csv.reader(io.StringIO(read_input_text(file), newline=""))
+    text = read_input_text(file).removeprefix("\ufeff")
+    rows = csv.reader(io.StringIO(text, newline=""))
     number = 0
     while True:
+        start = rows.line_num + 1
         try:
             row = next(rows)
         except StopIteration:
@@ -77,7 +81,7 @@ def _csv_rows(file: Path) -> Iterator[tuple[int, list[str]]]:
             message = f"unreadable CSV ({error})"
             raise InputError(message, source=str(file), line=rows.line_num) from None
         number += 1
-        yield number, row
+        yield number, start, row
 
 
 def load_mmlu_csv(path: str | Path) -> list[MCItem]:
@@ -85,7 +89,7 @@ def load_mmlu_csv(path: str | Path) -> list[MCItem]:
 
     ``path`` is one ``<subject>_<split>.csv`` file or a folder of them; ids are
     ``<subject>_<split>/<row>`` (the file's name and row, so two files never share an id) and
-    the subject is the cluster.
+    the subject is the cluster. Errors name the file and the row's first line.
     """
     path = Path(path)
     files = sorted(path.glob("*.csv")) if path.is_dir() else [path]
@@ -94,25 +98,23 @@ def load_mmlu_csv(path: str | Path) -> list[MCItem]:
     items = []
     for file in files:
         subject = file.stem.rsplit("_", 1)[0]
-        for number, row in _csv_rows(file):
+        for number, line, row in _csv_rows(file):
             if len(row) != 6:
                 raise InputError(
                     f"expected 6 columns (question, A, B, C, D, answer), got {len(row)}",
                     source=str(file),
-                    line=number,
+                    line=line,
                 )
+            item_id = f"{file.stem}/{number}"
             raw = {
-                "id": f"{file.stem}/{number}",
+                "id": item_id,
                 "question": row[0],
                 "choices": row[1:5],
                 "answer": row[5].strip(),
                 "cluster": subject,
                 "metadata": {"subject": subject},
             }
-            try:
-                items.append(MCItem.model_validate(raw))
-            except ValueError as error:
-                raise InputError(str(error), source=str(file), line=number) from None
+            items.append(validate_line(MCItem, raw, source=str(file), line=line, item_id=item_id))
     return items
 
 

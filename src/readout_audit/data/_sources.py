@@ -6,6 +6,7 @@ so a notebook reads the same items the command line does.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -206,7 +207,7 @@ def load_logic_source(
             allow_download=allow_download,
         )
     path = Path(source)
-    if not path.exists():
+    if not os.path.lexists(path):  # a link loop or a FIFO is refused by the file's own gate
         known = sorted({s for item in pooled if (s := _split_of(item))})
         hint = f" (splits of --items: {', '.join(known)})" if known else ""
         raise InputError(f"{source!r} is neither a file nor a split{hint}", field="source")

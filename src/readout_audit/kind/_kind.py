@@ -87,6 +87,9 @@ class AuditKind(Generic[RecordT, SummaryT]):
     frozen_requests: bool = False
     """The run's requests are a frozen protocol: releasing a served call of unknown outcome
     amends it (:func:`release_unknown` asks why and keeps the reason)."""
+    files: tuple[str, ...] = ()
+    """Files a run of this kind writes in its directory besides those every run writes
+    (manifest, records, summary, artifacts, ledger): overwriting the run deletes them too."""
 
     def summary(self, run: Run[Any]) -> SummaryT:
         """The kind's summary of a run's files, with its checks."""

@@ -2,8 +2,9 @@ r"""Papers read from TeX sources: a ``.tex`` file, a folder of them, or an arXiv
 
 A paper is its main file with ``\input``/``\include`` of files beside it inlined, then cleaned
 (:func:`clean_tex`). Archives are read in memory, never extracted. Everything read is bounded:
-a paper's text (inputs inlined) by :data:`MAX_PAPER_BYTES`, an archive before and after
-decompression by :data:`MAX_ARCHIVE_BYTES`, refused by size before it is expanded further.
+a paper's text (inputs inlined) by :data:`MAX_PAPER_BYTES` and its ``\input`` commands by
+:data:`MAX_INPUTS`, an archive before and after decompression by :data:`MAX_ARCHIVE_BYTES`,
+refused before it is expanded further.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ MAX_INPUT_DEPTH = 10
 MAX_PAPER_BYTES = 64 << 20
 """The most text one paper may hold, its inputs inlined (64 MiB; arXiv takes a whole submission
 of up to 50 MB): an ``\\input`` fan-out that would pass it is refused, not expanded."""
+MAX_INPUTS = 5_000
+"""The most ``\\input``/``\\include`` commands one paper may meet while its inputs are inlined:
+a fan-out of small files is refused after this much work, long before it reaches the size limit."""
 MAX_ARCHIVE_BYTES = 512 << 20
 """The largest archive read, and the most it may expand to (512 MiB)."""
 
@@ -71,12 +75,17 @@ def decode(data: bytes, name: str, notes: list[str]) -> str:
 
 @dataclass
 class _Inliner:
-    r"""Inlines ``\input``/``\include`` files, within :data:`MAX_PAPER_BYTES` in all."""
+    r"""Inlines ``\input``/``\include`` files within :data:`MAX_PAPER_BYTES` and :data:`MAX_INPUTS`.
+
+    Each input file is looked up and read once, however often it is met.
+    """
 
     lookup: Lookup
     notes: list[str]
     source: str
     budget: int = MAX_PAPER_BYTES
+    met: int = 0
+    files: dict[str, tuple[str, bytes] | None] = field(default_factory=dict)
 
     def inline(self, text: str, stack: tuple[str, ...]) -> str:
         r"""The text (comments stripped) with every ``\input{x}``/``\include{x}`` found replaced."""
@@ -84,10 +93,19 @@ class _Inliner:
 
     def _replace(self, match: re.Match[str], stack: tuple[str, ...]) -> str:
         name = match.group(1).strip()
+        self.met += 1
+        if self.met > MAX_INPUTS:
+            raise InputError(
+                f"inlining its inputs meets more than {MAX_INPUTS:,} \\input or \\include "
+                f"commands (the last {name!r}): an input fan-out, not read",
+                source=self.source,
+            )
         if len(stack) >= MAX_INPUT_DEPTH:
             self.notes.append(f"input {name!r} not inlined: nested deeper than {MAX_INPUT_DEPTH}")
             return match.group()
-        found = self.lookup(name)
+        if name not in self.files:
+            self.files[name] = self.lookup(name)
+        found = self.files[name]
         if found is None:
             self.notes.append(f"input {name!r} not found, left as it is")
             return match.group()

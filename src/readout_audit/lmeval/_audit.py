@@ -7,6 +7,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from readout_audit._exceptions import InputError
 from readout_audit.data._item import Item
 from readout_audit.kind._kind import AuditKind
 from readout_audit.kind._registry import register_kind
@@ -14,6 +15,7 @@ from readout_audit.kind._runner import Job, ScoreResult, run_kind
 from readout_audit.lmeval._checks import lm_eval_checks
 from readout_audit.lmeval._doc import (
     LMEvalDoc,
+    choices_problem,
     is_greedy,
     lm_eval_metrics,
     loglikelihood_metrics,
@@ -54,6 +56,10 @@ def doc_item(doc: LMEvalDoc, variant: str = ORIGINAL, stem: str = "") -> tuple[I
     if variant == STEM:
         context += stem
         continuations = [c if c[:1].isspace() else f" {c}" for c in continuations]
+    problem = choices_problem(continuations)
+    if problem is not None:  # "A" and " A" are one continuation once the stem adds its space
+        field = "stem" if variant == STEM else "choices"
+        raise InputError(f"read as {variant}: {problem}", item_id=doc.item_id, field=field)
     pairs = [split_like_lm_eval(context, c) for c in continuations]
     moved = context[len(pairs[0][0]) :]
     if variant == WHITESPACE_KEPT:
@@ -76,6 +82,8 @@ def prepare_doc(
     text = item.prompt or ""
     if not text:
         raise item.error("the context is empty once lm-eval moves its whitespace", "context")
+    if (why := codec.too_long(len(text) + max(map(len, item.options)))) is not None:
+        raise item.error(f"the context with its longest choice {why}", "context")
     rendering = Rendering(text=text, token_ids=tuple(codec.encode(text)), source="prompt")
     return prepare_rendered(item, rendering, codec, greedy_tokens, variant), moved
 

@@ -49,6 +49,23 @@ class LMEvalDoc(BaseModel):
         return f"{self.task}/{self.doc_id}"
 
 
+def choices_problem(values: Sequence[str]) -> str | None:
+    """Why ``values`` cannot be a document's choices (none, an empty one, a repeat), or None.
+
+    An empty choice has no length to normalise acc_norm by; two equal ones are no decision.
+    """
+    if not values:
+        return "no choices"
+    first: dict[str, int] = {}
+    for index, value in enumerate(values):
+        if value == "":
+            return f"choice {index} is empty"
+        if value in first:
+            return f"choice {index} repeats choice {first[value]} ({value!r})"
+        first[value] = index
+    return None
+
+
 def split_like_lm_eval(context: str, continuation: str) -> tuple[str, str]:
     """lm-eval's ``_encode_pair``: the context's trailing whitespace moves onto the continuation.
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Sequence
@@ -10,9 +9,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._jsonl import loads_line
+from readout_audit._util._input import BoundsError
+from readout_audit._util._jsonl import decode_json, loads_line
 from readout_audit.data._jsonl import read_lines
-from readout_audit.lmeval._doc import LMEvalDoc, Logged
+from readout_audit.lmeval._doc import LMEvalDoc, Logged, choices_problem
 
 SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
 """lm-eval's file name: ``samples_<task>_<date>.jsonl`` (``EvaluationTracker``)."""
@@ -91,16 +91,21 @@ def read_samples(
     return docs
 
 
+def _numbered(values: dict[str, Any], prefix: str, fail: Any) -> list[Any]:
+    """The values of ``{prefix}0``, ``{prefix}1``, ... in order: every index once, no other key."""
+    names = [f"{prefix}{i}" for i in range(len(values))]
+    missing = next((name for name in names if name not in values), None)
+    if missing is not None:
+        raise fail(f"no {missing}: lm-eval numbers them {prefix}0, {prefix}1, ...", "arguments")
+    return [values[name] for name in names]
+
+
 def _pairs(raw: dict[str, Any], fail: Any) -> list[tuple[str, str]]:
     """lm-eval's request arguments: ``{"gen_args_0": {"arg_0": ..., "arg_1": ...}}`` or lists."""
     arguments = raw.get("arguments")
     if isinstance(arguments, dict):
-        keys = sorted(
-            arguments,
-            key=lambda k: int(k.rsplit("_", 1)[-1]) if k.rsplit("_", 1)[-1].isdigit() else -1,
-        )
-        args = [arguments[k] for k in keys]
-        args = [[a[f"arg_{i}"] for i in range(len(a))] if isinstance(a, dict) else a for a in args]
+        args = _numbered(arguments, "gen_args_", fail)
+        args = [_numbered(a, "arg_", fail) if isinstance(a, dict) else a for a in args]
     elif isinstance(arguments, list):
         args = arguments
     else:
@@ -132,21 +137,23 @@ def _logliks(raw: dict[str, Any], n: int, fail: Any) -> tuple[float, ...]:
     for response in responses[:n]:
         first = response[0] if isinstance(response, list) and response else response
         try:
-            value = float(first)
-        except (TypeError, ValueError):
-            raise fail(f"not a log-likelihood: {first!r}", "filtered_resps") from None
-        if math.isnan(value):
-            raise fail("a log-likelihood is NaN", "filtered_resps")
+            value = float(first) if isinstance(first, str | int | float) else math.nan
+        except ValueError:
+            value = math.nan
+        if isinstance(first, bool) or not math.isfinite(value):
+            raise fail(f"not a finite log-likelihood: {str(first)[:40]!r}", "filtered_resps")
         values.append(value)
     return tuple(values)
 
 
-def _gold(target: Any, choices: Sequence[str]) -> tuple[int, ...]:
+def _gold(target: Any, choices: Sequence[str], fail: Any) -> tuple[int, ...]:
     """The logged ``target`` (lm-eval writes ``str(target)``) as gold indices."""
     text = str(target).strip()
     try:
-        value = json.loads(text)
-    except ValueError:
+        value = decode_json(text)
+    except BoundsError as error:
+        raise fail(str(error), "target") from None
+    except ValueError:  # a choice's text, not JSON
         value = text
     values = value if isinstance(value, list) else [value]
     found = []
@@ -156,6 +163,14 @@ def _gold(target: Any, choices: Sequence[str]) -> tuple[int, ...]:
         elif isinstance(v, str) and v in choices:
             found.append(choices.index(v))
     return tuple(found)
+
+
+def _metric_names(raw: dict[str, Any], fail: Any) -> list[str]:
+    """The names of the metrics the line logs (``metrics``: a list of names)."""
+    names = raw.get("metrics", [])
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise fail("not a list of metric names", "metrics")
+    return names
 
 
 def _sample(task: str, raw: Any, source: str, line: int) -> LMEvalDoc:
@@ -175,15 +190,19 @@ def _sample(task: str, raw: Any, source: str, line: int) -> LMEvalDoc:
     continuations = tuple(cont for _, cont in kept)
     delimiter = " " if all(c.startswith(" ") for c in continuations) else ""
     choices = tuple(c[len(delimiter) :] for c in continuations)
+    names = _metric_names(raw, fail)
     metrics = {
         name: float(raw[name])
-        for name in raw.get("metrics", [])
+        for name in names
         if isinstance(raw.get(name), int | float) and not isinstance(raw.get(name), bool)
     }
     # a loglikelihood task logs perplexity; a multiple-choice one does not
     scored: Literal["multiple_choice", "loglikelihood"] = (
-        "loglikelihood" if "perplexity" in raw.get("metrics", []) else "multiple_choice"
+        "loglikelihood" if "perplexity" in names else "multiple_choice"
     )
+    problem = choices_problem(choices if scored == "multiple_choice" else continuations)
+    if problem is not None:
+        raise fail(problem, "arguments")
     return LMEvalDoc(
         task=task,
         doc_id=doc_id,
@@ -191,6 +210,6 @@ def _sample(task: str, raw: Any, source: str, line: int) -> LMEvalDoc:
         context=kept[0][0],
         continuations=continuations,
         choices=choices,
-        gold=_gold(raw.get("target"), choices),
+        gold=_gold(raw.get("target"), choices, fail),
         logged=Logged(logliks=_logliks(raw, len(kept), fail), metrics=metrics),
     )

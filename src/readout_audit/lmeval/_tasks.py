@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError, ReadoutError
-from readout_audit._util._hub_access import hub_hint, offline_switches
-from readout_audit.lmeval._doc import LMEvalDoc
+from readout_audit._util._hub_access import hub_hint
+from readout_audit.lmeval._doc import LMEvalDoc, choices_problem
+from readout_audit.lmeval._folder import task_folder_files
+from readout_audit.lmeval._hub import from_hub, hub_access
 from readout_audit.model._codec import TextCodec
 
 INSTALL = "pip install 'readout-audit[lm-eval]'"
@@ -56,8 +56,11 @@ class TaskSettings:
         """The settings as the run manifest records them."""
         return asdict(self) | {"tasks": list(self.tasks)}
 
-    def check(self) -> None:
-        """Refuse contradictory settings before anything loads."""
+    def check(self) -> list[Path]:
+        """Refuse contradictory settings and unusable task files before anything loads.
+
+        Returns the files of ``include_path`` that lm-eval reads (see :func:`task_folder_files`).
+        """
         if not self.tasks:
             raise InputError("name at least one task", field="tasks")
         if self.fewshot_as_multiturn and not self.apply_chat_template:
@@ -65,29 +68,11 @@ class TaskSettings:
                 "--fewshot-as-multiturn needs --apply-chat-template (as in lm-eval)",
                 field="fewshot_as_multiturn",
             )
-        if self.include_path is not None and not Path(self.include_path).is_dir():
+        if self.include_path is None:
+            return []
+        if not Path(self.include_path).is_dir():
             raise InputError("not a folder of task YAML files", source=self.include_path)
-
-
-@contextmanager
-def _hub(allow_download: bool) -> Iterator[None]:
-    """The Hugging Face hub offline for ``datasets`` unless downloads are allowed."""
-    import datasets
-    from datasets.utils import disable_progress_bars
-
-    disable_progress_bars()
-    previous = datasets.config.HF_HUB_OFFLINE, os.environ.get("HF_DATASETS_OFFLINE")
-    datasets.config.HF_HUB_OFFLINE = not allow_download
-    if not allow_download:
-        os.environ["HF_DATASETS_OFFLINE"] = "1"
-    try:
-        yield
-    finally:
-        datasets.config.HF_HUB_OFFLINE = previous[0]
-        if previous[1] is None:
-            os.environ.pop("HF_DATASETS_OFFLINE", None)
-        else:
-            os.environ["HF_DATASETS_OFFLINE"] = previous[1]
+        return task_folder_files(Path(self.include_path))
 
 
 def chat_renderer(
@@ -134,8 +119,8 @@ def _managers(include_path: str | None) -> Iterator[tuple[Any, bool]]:
         yield _default_manager(), False
 
 
-def _loaded(settings: TaskSettings) -> tuple[dict[str, Any], dict[str, str]]:
-    """lm-eval's tasks by name, and the group each belongs to.
+def _loaded(settings: TaskSettings) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
+    """lm-eval's tasks by name, the group each belongs to, and the YAML file of each.
 
     Tasks found in ``include_path`` alone are loaded without indexing lm-eval's own tasks; a
     local task that names one of them (a group over built-in tasks) falls back to both.
@@ -153,7 +138,9 @@ def _loaded(settings: TaskSettings) -> tuple[dict[str, Any], dict[str, str]]:
                 continue
             raise
         groups = {c: group for group, children in loaded["group_map"].items() for c in children}
-        return loaded["tasks"], groups
+        entries = {name: manager.task_index.get(name) for name in loaded["tasks"]}
+        files = {n: str(e.yaml_path) for n, e in entries.items() if e and e.yaml_path}
+        return loaded["tasks"], groups, files
     raise InputError(
         f"lm-eval knows no task, group or tag {missing[0]!r}"
         + ("" if settings.include_path else " (a local task YAML needs --include-path)"),
@@ -178,23 +165,35 @@ def task_documents(
         raise InputError(
             "--apply-chat-template needs a model with a chat template", field="apply_chat_template"
         )
-    with _hub(settings.allow_download):
+    with hub_access(settings.allow_download):
         try:
-            tasks, groups = _loaded(settings)
+            tasks, groups, files = _loaded(settings)
             docs: list[LMEvalDoc] = []
             for name, task in tasks.items():
                 chat = chat_renderer(codec, template_kwargs) if codec is not None else None
-                docs += _documents(name, task, groups.get(name), settings, chat)
+                built = _documents(name, task, groups.get(name), settings, chat)
+                docs += [_checked(doc, files.get(name)) for doc in built]
         except (InputError, MissingExtraError):
             raise
         except Exception as error:  # lm-eval and datasets raise many kinds for a bad task
-            # with downloads allowed the task itself may be at fault, unless the hub is held off
-            offline = not settings.allow_download or offline_switches()
-            hint = f" ({hub_hint(settings.allow_download)})" if offline else ""
+            hint = f" ({hub_hint(settings.allow_download)})" if from_hub(error) else ""
+            shown = ", ".join(repr(name) for name in settings.tasks)
             raise InputError(
-                f"lm-eval could not build the tasks{hint}: {error}", field="tasks"
+                f"lm-eval could not build {shown}{hint}: {' '.join(str(error).split())}",
+                source=settings.include_path,
+                field="tasks",
             ) from None
     return docs
+
+
+def _checked(doc: LMEvalDoc, source: str | None) -> LMEvalDoc:
+    """The document, if its choices can be read as distinct options (see ``choices_problem``)."""
+    choice = doc.output_type == "multiple_choice"
+    problem = choices_problem(doc.choices if choice else doc.continuations)
+    if problem is not None:
+        field = "doc_to_choice" if choice else "doc_to_target"
+        raise InputError(problem, source=source, item_id=doc.item_id, field=field)
+    return doc
 
 
 def _documents(
@@ -229,17 +228,23 @@ def _documents(
     by_doc: dict[int, list[Any]] = {}
     for instance in task.instances:
         by_doc.setdefault(instance.doc_id, []).append(instance)
+    # a document whose doc_to_choice is empty gets no requests from lm-eval
     return [
-        _document(name, group, task, doc_id, sorted(found, key=lambda i: i.idx), output_type)
-        for doc_id, found in sorted(by_doc.items())
+        _document(name, group, task, doc_id, doc, by_doc.get(doc_id, []), output_type)
+        for doc_id, doc in task.doc_iterator(rank=0, limit=settings.limit, world_size=1)
     ]
 
 
 def _document(
-    name: str, group: str | None, task: Any, doc_id: int, instances: list[Any], output_type: str
+    name: str,
+    group: str | None,
+    task: Any,
+    doc_id: int,
+    doc: Any,
+    instances: list[Any],
+    output_type: str,
 ) -> LMEvalDoc:
-    doc = instances[0].doc
-    pairs = [tuple(i.args[:2]) for i in instances]
+    pairs = [tuple(i.args[:2]) for i in sorted(instances, key=lambda i: i.idx)]
     if output_type == "loglikelihood":
         ((context, continuation),) = pairs
         return LMEvalDoc(
@@ -255,7 +260,7 @@ def _document(
     choices = tuple(str(c) for c in task.doc_to_choice(doc))
     pairs = pairs[: len(choices)]  # acc_mutual_info's unconditional requests are not a readout
     contexts = {context for context, _ in pairs}
-    if len(contexts) != 1:
+    if len(contexts) > 1:
         raise InputError(
             f"task {name!r} varies the context per choice (multiple inputs); its readout is "
             "not one position",
@@ -265,7 +270,7 @@ def _document(
         task=name,
         group=group,
         doc_id=doc_id,
-        context=pairs[0][0],
+        context=pairs[0][0] if pairs else "",
         continuations=tuple(c for _, c in pairs),
         choices=choices,
         gold=_gold(task.doc_to_target(doc), choices),

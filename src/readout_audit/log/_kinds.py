@@ -47,6 +47,9 @@ class RunKind(Protocol):
     @property
     def record_key(self) -> Callable[[Any], tuple[str, ...]]: ...
 
+    @property
+    def files(self) -> tuple[str, ...]: ...
+
 
 class UnknownKindError(ReadoutError, KeyError):
     """No audit kind of that name is registered."""

@@ -2,12 +2,14 @@
 
 A run directory's files (manifest, records, summary, artifacts, a served run's request ledger, a
 plug-in kind's own files) belong to the run's writers alone, so no report, comparison or other
-output lands among them, whatever its name. An existing file is replaced only when forced.
+output lands among them, whatever its name. An existing regular file is replaced only when
+forced; a device, a FIFO or a link never is.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -81,9 +83,26 @@ def _refusal(path: Path, inputs: Iterable[Path], force: bool) -> str | None:
         )
     if any(_real(path) == _real(Path(given)) for given in inputs):
         return "is also an input of this command; choose another path"
-    if os.path.lexists(path) and not force:
-        return "exists; pass --force to overwrite it"
+    if os.path.lexists(path):
+        special = _not_a_file(path)
+        if special is not None:
+            return f"is {special}, not a regular file: never replaced, even with --force"
+        if not force:
+            return "exists; pass --force to overwrite it"
     return unwritable(path)
+
+
+def _not_a_file(path: Path) -> str | None:
+    """What ``path`` is when it is not a regular file (a device, a FIFO, a link), else None."""
+    mode = os.lstat(path).st_mode
+    kinds = {
+        stat.S_ISLNK: "a symbolic link",
+        stat.S_ISCHR: "a character device",
+        stat.S_ISBLK: "a block device",
+        stat.S_ISFIFO: "a FIFO",
+        stat.S_ISSOCK: "a socket",
+    }
+    return next((name for test, name in kinds.items() if test(mode)), None)
 
 
 def check_output_path(
@@ -91,8 +110,10 @@ def check_output_path(
 ) -> None:
     """Refuse ``path`` as the output named by ``--option`` before anything is written.
 
-    Refused: a directory, a path inside a run directory, one of the command's ``inputs``, and an
-    existing file unless ``force``; the ``InputError`` names the path, the option and the reason.
+    Refused: a directory, a path inside a run directory, one of the command's ``inputs``, an
+    existing entry that is not a regular file (a device, a FIFO, a link: replacing one would
+    swap ``/dev/null`` for a file) even with ``force``, and an existing file unless ``force``;
+    the ``InputError`` names the path, the option and the reason.
     """
     reason = _refusal(path, inputs, force)
     if reason is not None:

@@ -5,15 +5,21 @@ RUN/records.jsonl      one typed record per line, flushed as each completes
 RUN/artifacts/*.json   results of a kind's stages before scoring (e.g. a diagnostic)
 RUN/summary.json       the kind's typed summary, written when the run finishes, with the
                        SHA-256 of the records it was computed from and of itself
+RUN/requests.sqlite    a served run's request ledger (with SQLite's -wal, -shm, -journal)
+RUN/...                a kind's own files, as its ``files`` declares (hidden states, notes)
 RUN/.lock              held (flock) by the one process writing the run
+
+Overwriting deletes these files alone (the lock excepted): anything else in the folder is the
+user's and stays.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
-import shutil
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
-from readout_audit._exceptions import RunDirectoryError
+from readout_audit._exceptions import InputError, RunDirectoryError
 from readout_audit._util._jsonl import (
     JsonlAppender,
     JsonLines,
@@ -31,13 +37,14 @@ from readout_audit._util._jsonl import (
     write_json_atomic,
     write_lines_atomic,
 )
-from readout_audit._util._lock import LOCK, RunLock, lock_holder
+from readout_audit._util._lock import RunLock, lock_holder
 from readout_audit.log._kinds import RunKind, run_kind
 from readout_audit.log._manifest import Manifest, now
 from readout_audit.log._record import RECORD_SCHEMA_VERSION, UPGRADABLE_VERSIONS, RunRecord
 from readout_audit.log._stage import load_manifest, read_json_file, resumed_manifest
 from readout_audit.log._summary import SUMMARY_SCHEMA_VERSION, Summary
 from readout_audit.log._table import records_frame
+from readout_audit.serve import LEDGER_FILE
 
 if TYPE_CHECKING:
     import pandas
@@ -49,6 +56,9 @@ ARTIFACTS = "artifacts"
 INTEGRITY = "integrity"
 """The key of ``summary.json`` holding the hashes that tie it to its records."""
 _ARTIFACT_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+RUN_FILES = (RECORDS, SUMMARY, *(LEDGER_FILE + end for end in ("", "-wal", "-shm", "-journal")))
+"""The files every run may write beside its manifest and artifacts (the ledger's for a served
+model); overwriting a run deletes these, the artifacts and its kind's own files, nothing else."""
 
 RunState = Literal["finished", "unfinished", "incomplete", "cut", "running"]
 
@@ -59,6 +69,22 @@ def read_manifest(directory: Path) -> Manifest:
     if not path.exists():
         raise RunDirectoryError(f"{directory} is not a run directory (no {MANIFEST})")
     return load_manifest(path, "it cannot be resumed or reported")
+
+
+def existing_manifest(directory: Path) -> Manifest | None:
+    """The manifest of the run in ``directory``, or None when it holds no ``manifest.json``.
+
+    An entry of that name that is not a run manifest (a web extension's, a folder, text) is
+    refused: the folder is not a run's, so no run resumes in it nor deletes anything from it.
+    """
+    path = directory / MANIFEST
+    if not os.path.lexists(path):
+        return None
+    remedy = f"{directory} is no run directory: choose another output (nothing was changed)"
+    try:
+        return load_manifest(path, remedy)
+    except InputError as error:  # not a regular file: a folder, a FIFO
+        raise RunDirectoryError(f"{error}; {remedy}") from None
 
 
 def parse_records(kind: RunKind, lines: JsonLines) -> list[Any]:
@@ -189,8 +215,9 @@ class Run(Generic[R]):
         The columns are the kind's record fields in order, the same for every run of the kind:
         a nested model's fields are columns of their own with dotted names (``greedy.text``); a
         field of one scalar type is a nullable column (``string``, ``Int64``, ``Float64``,
-        ``boolean``); a list, an object or a field of mixed type (``options``, ``top``,
-        ``metadata``, ``target``) is its compact JSON text. Null is a missing value everywhere.
+        ``boolean``; ``UInt64`` for integers past 2^63 - 1); a list, an object or a field of
+        mixed type (``options``, ``top``, ``metadata``, ``target``) is its compact JSON text.
+        Null is a missing value everywhere.
         ``readout export`` writes this frame as CSV or parquet. Needs pandas (imported here).
         """
         record_type = cast("type[BaseModel]", run_kind(self.manifest.kind).record_type)
@@ -253,29 +280,48 @@ class RunDirectory:
     def __init__(self, directory: str | Path, kind: RunKind, overwrite: bool = False) -> None:
         self.directory = Path(directory)
         self.kind = kind
+        existing_manifest(self.directory)  # a folder whose manifest.json is no run's: untouched
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise RunDirectoryError(f"cannot create {self.directory}: {error.strerror}") from None
         self._lock = RunLock(self.directory)
         self._lock.acquire()
-        if overwrite:
-            self._clear()
+        try:
+            if overwrite:
+                self._clear()
+        except BaseException:
+            self._lock.release()
+            raise
         self._appender: JsonlAppender | None = None
         self.done: set[tuple[str, ...]] = set()
         self.manifest: Manifest | None = None
 
     def _clear(self) -> None:
-        """Delete the run held here, all but the lock (a folder without a manifest stays)."""
-        if not (self.directory / MANIFEST).exists():
+        """Delete the run held here: the files a run writes, its manifest last; the rest stays.
+
+        Nothing is deleted when one of them is not a regular file (a folder, a FIFO or a link
+        of that name is the user's), nor from a folder without a run manifest.
+        """
+        manifest = existing_manifest(self.directory)
+        if manifest is None:
             return
-        for entry in self.directory.iterdir():
-            if entry.name == LOCK:
-                continue
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry)
-            else:
-                entry.unlink()
+        names = [*RUN_FILES, *run_kind(manifest.kind).files]
+        paths = [self.directory / name for name in names]
+        artifacts = self.directory / ARTIFACTS
+        if artifacts.is_dir() and not artifacts.is_symlink():
+            paths += [p for p in artifacts.glob("*.json") if _ARTIFACT_NAME.match(p.stem)]
+        paths = [p for p in paths if os.path.lexists(p)]
+        for path in paths:
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                raise RunDirectoryError(
+                    f"{path} is not a regular file, so not one the run wrote: nothing was "
+                    "deleted; move it away to overwrite the run"
+                )
+        for path in [*paths, self.directory / MANIFEST]:
+            path.unlink()
+        if artifacts.is_dir() and not artifacts.is_symlink() and not any(artifacts.iterdir()):
+            artifacts.rmdir()
 
     def __enter__(self) -> RunDirectory:
         return self

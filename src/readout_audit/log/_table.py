@@ -10,6 +10,12 @@ same columns in the same order (the fields' order), even with no records. Each c
 * anything else (a list such as ``options``, ``option_probs`` or ``top``, an object such as
   ``metadata``, a field that may hold values of several types such as ``target``) is its compact
   JSON text (``[" yes"," no"]``, ``" Mars"``, ``4.0``), null staying a missing value.
+
+An integer column holding a value past 2^63 - 1 (a ``doc_id`` up to 2^64 - 1) is unsigned
+(``UInt64``), or its decimal text when it holds negative values too. In CSV, a text cell that
+opens with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'`` (OWASP's
+defence against formula injection), so a spreadsheet shows it instead of running it; numbers,
+and text that is a plain number, are written as they are.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import functools
 import io
 import json
 import os
+import re
 import types
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -37,6 +44,12 @@ FORMATS: tuple[TableFormat, ...] = ("csv", "parquet")
 
 _DTYPES = {str: "string", int: "Int64", float: "Float64", bool: "boolean"}
 """Scalar field types and their pandas dtypes (nullable: a null is a missing value)."""
+_INT64_MAX = (1 << 63) - 1
+CSV_LINE_END = "\r\n"
+"""RFC 4180's line end: with it Python's CSV writer quotes a cell holding a carriage return too
+(with a bare line feed it leaves one unquoted, and the row breaks where it stands)."""
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
 
 
 @dataclass(frozen=True)
@@ -115,15 +128,37 @@ def _pandas() -> Any:
     return pandas
 
 
+def _series(pd: Any, column: Column, cells: list[Any]) -> pandas.Series:
+    """A column's cells with its dtype; integers past int64 as ``UInt64``, or their text."""
+    dtype = column.dtype
+    if dtype == "Int64" and any(c is not None and c > _INT64_MAX for c in cells):
+        if all(c is None or c >= 0 for c in cells):
+            dtype = "UInt64"
+        else:
+            dtype, cells = "string", [None if c is None else str(c) for c in cells]
+    return pd.Series(cells, dtype=dtype)
+
+
 def records_frame(records: Sequence[Any], record_type: type[BaseModel]) -> pandas.DataFrame:
     """The records as a pandas DataFrame: a row per record, the columns of ``record_type``."""
     pd = _pandas()
     columns = record_columns(record_type)
     rows = [_row(record, columns) for record in records]
     return pd.DataFrame(
-        {c.name: pd.Series([row[i] for row in rows], dtype=c.dtype) for i, c in enumerate(columns)},
+        {c.name: _series(pd, c, [row[i] for row in rows]) for i, c in enumerate(columns)},
         columns=[c.name for c in columns],
     )
+
+
+def csv_text(text: str) -> str:
+    """A CSV text cell a spreadsheet shows rather than runs (OWASP: formula injection).
+
+    Text opening with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading
+    ``'``; a plain number's text (``-4.0``) stays as it is.
+    """
+    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
 
 
 def export_path(run_dir: str | Path, table_format: TableFormat) -> Path:
@@ -135,9 +170,16 @@ def export_path(run_dir: str | Path, table_format: TableFormat) -> Path:
 
 
 def write_frame(frame: pandas.DataFrame, out: Path, table_format: TableFormat) -> Path:
-    """Write a frame as CSV (UTF-8, a header row, no index) or parquet, whole or not at all."""
+    """Write a frame as CSV (UTF-8, CRLF, a header row, no index) or parquet, whole or not at all.
+
+    CSV text cells that a spreadsheet would run as a formula are written as :func:`csv_text`.
+    """
     if table_format == "csv":
-        data = frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
+        text = frame.copy()
+        for name in text.columns:
+            if text[name].dtype == "string":
+                text[name] = text[name].map(csv_text, na_action="ignore").astype("string")
+        data = text.to_csv(index=False, lineterminator=CSV_LINE_END).encode("utf-8")
     else:
         buffer = io.BytesIO()
         try:

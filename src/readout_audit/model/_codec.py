@@ -6,6 +6,14 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from readout_audit._exceptions import InputError
+
+CHARS_PER_TOKEN = 64
+"""Characters one token stands for, generously: text longer than the window times this cannot
+fit, and is refused before the tokenizer sees it (a 300 MB text aborts the tokenizer)."""
+WINDOW_UNKNOWN = 1 << 20
+"""The window assumed for that bound when the model declares none (a million tokens)."""
+
 
 class TextCodec:
     """The model's tokenizer as the readouts need it.
@@ -50,9 +58,29 @@ class TextCodec:
         """Number of token ids the tokenizer knows."""
         return len(self._tok)
 
+    @property
+    def max_chars(self) -> int:
+        """The longest text worth tokenising: the window times :data:`CHARS_PER_TOKEN`."""
+        return CHARS_PER_TOKEN * (self.context_window or WINDOW_UNKNOWN)
+
+    def too_long(self, chars: int) -> str | None:
+        """Why a text of ``chars`` characters is not tokenised, or None when it may be."""
+        if chars <= self.max_chars:
+            return None
+        window = f"{self.context_window:,} tokens" if self.context_window else "unknown"
+        return (
+            f"holds {chars:,} characters, more than the model's window ({window}) can use "
+            f"({self.max_chars:,} at most); not tokenised"
+        )
+
+    def _tokenised(self, text: str, *, specials: bool) -> list[int]:
+        if (why := self.too_long(len(text))) is not None:
+            raise InputError(f"a text {why}")
+        return list(self._tok(text, add_special_tokens=specials)["input_ids"])
+
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text`` with no special tokens added."""
-        return list(self._tok(text, add_special_tokens=False)["input_ids"])
+        return self._tokenised(text, specials=False)
 
     @property
     def eos_token_id(self) -> int | None:
@@ -65,7 +93,7 @@ class TextCodec:
 
         This is how lm-polygraph encodes the token it reads (``"True"``) and its raw prompts.
         """
-        ids = self._tok(text, add_special_tokens=True)["input_ids"]
+        ids = self._tokenised(text, specials=True)
         drop = {self._tok.bos_token_id, self._tok.eos_token_id} - {None}
         return [i for i in ids if i not in drop]
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from pydantic import BaseModel
 
+from readout_audit._exceptions import CapabilityError
 from readout_audit.model._backend import ScoringModel
 from readout_audit.model._distribution import TokenDistribution
-from readout_audit.model._served import ServedModel
 from readout_audit.model._served_calls import (
     ReplyError,
     chat_call,
@@ -31,9 +31,14 @@ from readout_audit.model._served_calls import (
     tokenize_call,
     tokens_of,
     top_ids,
+    unpenalised,
     usage_tokens,
 )
-from readout_audit.serve import CallResult, HttpCall
+from readout_audit.model._served_sanity import ImpossibleReply, check_greedy
+from readout_audit.serve import CallResult, HttpCall, redact_url
+
+if TYPE_CHECKING:  # the served model's readouts take this module's float32 budget
+    from readout_audit.model._served import ServedModel
 
 Verdict = Literal["pass", "fail", "unavailable"]
 CONFORMANCE_FILE = "conformance.json"
@@ -192,8 +197,8 @@ class _Probe:
         self.served, self.local, self.prompts = served, local, prompts
         name, server, k = served.spec.model, served.server, served.settings.top_logprobs
         self.echo = [echo_call(name, p.text) for p in prompts]
-        ids = server == "vllm"
-        self.greedy = [greedy_call(name, p.text, 1, k, token_ids=ids) for p in prompts]
+        ids, extra = server == "vllm", unpenalised(server)
+        self.greedy = [greedy_call(name, p.text, 1, k, token_ids=ids, extra=extra) for p in prompts]
         self.repeat = [
             HttpCall(c.path, {**c.body, "user": "conformance-repeat"}, c.prompt_tokens_max, 1)
             for c in (*self.echo, *self.greedy)
@@ -201,7 +206,7 @@ class _Probe:
         texts = [p.text for p in prompts] + list(TOKENIZE_EXTRA)
         self.tokenize = [tokenize_call(server, name, t) for t in texts]
         self.chat = [
-            chat_call(name, [{"role": "user", "content": q}], {}, 1, min(k, 20))
+            chat_call(name, [{"role": "user", "content": q}], {}, 1, min(k, 20), extra)
             for q in CHAT_QUESTIONS
         ]
 
@@ -217,6 +222,26 @@ class _Probe:
 def _reply(results: Mapping[str, CallResult], call: HttpCall) -> Mapping[str, Any] | None:
     result = results[call.key]
     return result.response if result.state == "completed" else None
+
+
+def _logprobs_of(reply: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """A completion reply's first choice's ``logprobs`` (None: absent or not an object)."""
+    choices = reply.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices else None
+    logprobs = first.get("logprobs") if isinstance(first, Mapping) else None
+    return logprobs if isinstance(logprobs, Mapping) else None
+
+
+def _require_logprobs(probe: _Probe, results: Mapping[str, CallResult]) -> None:
+    """A ``CapabilityError`` when the endpoint answered completions but no log-probabilities."""
+    replies = [_reply(results, call) for call in (*probe.echo, *probe.greedy)]
+    answered = [reply for reply in replies if reply is not None]
+    if answered and all(_logprobs_of(reply) is None for reply in answered):
+        raise CapabilityError(
+            f"{redact_url(probe.served.spec.base_urls[0])} returned no log-probabilities: its "
+            f"{len(answered)} completion replies carry no 'logprobs', so conformance has "
+            "nothing to compare with the local reference"
+        )
 
 
 def check_endpoint(
@@ -236,6 +261,7 @@ def check_endpoint(
     probe = _Probe(served, local, prompts)
     say(f"sending {len(probe.calls())} probe requests (echo, greedy, repeats, chat, tokenize)")
     results = probe.run()
+    _require_logprobs(probe, results)
     say(f"reading the local reference's distributions on {len(prompts)} prompts")
     dists = [local.prefix_logprobs(p.ids) for p in prompts]
     checks = [
@@ -260,9 +286,13 @@ def _tokenisation(probe: _Probe, results: Mapping[str, CallResult]) -> Check:
     for text, call in zip(texts, probe.tokenize, strict=True):
         assert call is not None
         reply = _reply(results, call)
-        if reply is None:
+        try:
+            tokens = tokens_of(reply) if reply is not None else None
+        except ReplyError as error:
+            return Check(name="tokenisation", verdict="fail", detail=str(error))
+        if tokens is None:
             return Check(name="tokenisation", verdict="unavailable", detail="tokenize failed")
-        if tokens_of(reply) != codec.encode(text):
+        if tokens != codec.encode(text):
             differ.append(text)
     return Check(
         name="tokenisation",
@@ -382,11 +412,18 @@ def _top_k(
 ) -> Check:
     surfaces = probe.served.surface_ids()
     coverage, mapped, agree = [], [], 0
-    for call, dist in zip(probe.greedy, dists, strict=True):
+    for call, dist, prompt in zip(probe.greedy, dists, probe.prompts, strict=True):
         reply = _reply(results, call)
         if reply is None:
             return Check(name="top_k", verdict="unavailable", detail="greedy completion failed")
-        top = read_greedy(reply).top
+        try:
+            greedy = read_greedy(reply)
+            check_greedy(greedy, float32_budget(len(prompt.ids)), call)
+        except ImpossibleReply as error:
+            return Check(name="top_k", verdict="fail", detail=f"impossible log-probs: {error}")
+        except ReplyError as error:
+            return Check(name="top_k", verdict="unavailable", detail=str(error))
+        top = greedy.top
         coverage.append(sum(math.exp(v) for v in top.values()))
         ids = top_ids(top, surfaces)
         mapped.append(len(ids) / max(len(top), 1))
@@ -409,14 +446,20 @@ batch the repeat with other work, and float32 rounding then differs (seen as 0 h
 
 
 def _logprob_entries(reply: Mapping[str, Any]) -> dict[str, float]:
-    """Every log-prob of a completion reply, keyed by where it sits (position, token)."""
-    logprobs = reply["choices"][0].get("logprobs") or {}
-    entries = {
-        f"{i}": math.nan if v is None else float(v)
-        for i, v in enumerate(logprobs.get("token_logprobs") or [])
-    }
-    for i, top in enumerate(logprobs.get("top_logprobs") or []):
-        entries |= {f"{i}:{token}": float(v) for token, v in (top or {}).items()}
+    """Every log-prob of a completion reply, keyed by where it sits (position, token).
+
+    A ``ReplyError`` when one is not a number.
+    """
+    logprobs = _logprobs_of(reply) or {}
+    try:
+        entries = {
+            f"{i}": math.nan if v is None else float(v)
+            for i, v in enumerate(logprobs.get("token_logprobs") or [])
+        }
+        for i, top in enumerate(logprobs.get("top_logprobs") or []):
+            entries |= {f"{i}:{token}": float(v) for token, v in (top or {}).items()}
+    except (TypeError, ValueError, AttributeError):
+        raise ReplyError("a log-prob of the reply is not a number") from None
     return entries
 
 
@@ -426,7 +469,10 @@ def _determinism(probe: _Probe, results: Mapping[str, CallResult]) -> Check:
         a, b = _reply(results, first), _reply(results, again)
         if a is None or b is None:
             return Check(name="determinism", verdict="unavailable", detail="a repeat failed")
-        one, two = _logprob_entries(a), _logprob_entries(b)
+        try:
+            one, two = _logprob_entries(a), _logprob_entries(b)
+        except ReplyError as error:
+            return Check(name="determinism", verdict="unavailable", detail=str(error))
         if one.keys() != two.keys():
             largest = math.inf  # other tokens, or another top-k
             continue

@@ -156,10 +156,19 @@ def load_model(
 def _with_adapter(model: TransformersModel, adapter: Path) -> TransformersModel:
     """The model with a LoRA adapter merged into its weights, the adapter's files recorded."""
     from peft import PeftModel
+    from safetensors import SafetensorError
 
     from readout_audit.model._transformers import TransformersModel
 
-    merged = PeftModel.from_pretrained(model.module, str(adapter)).merge_and_unload()
+    try:
+        merged = PeftModel.from_pretrained(model.module, str(adapter)).merge_and_unload()
+    except (*_UNREADABLE, RuntimeError, TypeError, SafetensorError) as error:
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
+        raise InputError(
+            f"cannot be merged into {model.info.spec} as a LoRA adapter: {reason}",
+            source=str(adapter),
+            field="adapter",
+        ) from None
     files = _model_files([p for p in adapter.iterdir() if p.is_file()])
     info = replace(model.info, files=(*model.info.files, *files))
     return TransformersModel(merged, model.codec, info)

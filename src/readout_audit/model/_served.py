@@ -8,15 +8,11 @@ weights, and sent as text; every request goes through the run's ledger and paced
 from __future__ import annotations
 
 import os
-import urllib.error
-import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.client import HTTPMessage
 from pathlib import Path
-from typing import IO, Any
-from urllib.parse import urlsplit
+from typing import Any
 
 import numpy as np
 
@@ -48,7 +44,6 @@ from readout_audit.model._served_calls import (
 from readout_audit.model._served_plan import PositionPlan, Unsettled
 from readout_audit.model._served_spec import ServedSpec, parse_served_spec
 from readout_audit.serve import (
-    MAX_REPLY_BYTES,
     CallResult,
     CostCap,
     Endpoint,
@@ -57,6 +52,7 @@ from readout_audit.serve import (
     RequestRunner,
     RetryPolicy,
     execution_record,
+    get,
     redact_url,
 )
 
@@ -97,47 +93,15 @@ def api_headers(api_key_env: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
 
-def _origin(url: str) -> tuple[str, str | None, int | None]:
-    """Scheme, host and port of ``url`` (the port written or the scheme's default)."""
-    parts = urlsplit(url)
-    default = {"http": 80, "https": 443}.get(parts.scheme.lower())
-    return parts.scheme.lower(), parts.hostname, parts.port or default
-
-
-class _SameOrigin(urllib.request.HTTPRedirectHandler):
-    """Follows a redirect only within the origin asked: the request carries the endpoint's key."""
-
-    def redirect_request(
-        self,
-        req: urllib.request.Request,
-        fp: IO[bytes],
-        code: int,
-        msg: str,
-        headers: HTTPMessage,
-        newurl: str,
-    ) -> urllib.request.Request | None:
-        """The redirected request on the same origin; an error naming any other origin."""
-        try:
-            same = _origin(newurl) == _origin(req.full_url)
-        except ValueError:  # a port that cannot be read: not the origin asked
-            same = False
-        if not same:
-            fp.close()
-            raise ModelNotAvailableError(
-                f"{redact_url(req.full_url)} redirected ({code}) to {redact_url(newurl)}, "
-                "another origin: not followed (cross-origin redirects are refused, since the "
-                "request may carry an API key)"
-            )
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
-
-
 def detect_server(base_url: str, headers: Mapping[str, str], timeout: float) -> str:
-    """Which server answers at ``base_url``, from ``GET /models``' ``owned_by``."""
-    request = urllib.request.Request(f"{base_url}/models", headers=dict(headers))
+    """Which server answers at ``base_url``, from ``GET /models``' ``owned_by``.
+
+    The listing must come whole within ``timeout`` seconds, redirects within its origin included.
+    """
+    endpoint = Endpoint(base_url, timeout_s=timeout, headers=headers)
     try:
-        with urllib.request.build_opener(_SameOrigin).open(request, timeout=timeout) as reply:
-            listing = decode_json(reply.read(MAX_REPLY_BYTES))
-    except (urllib.error.URLError, OSError, ValueError) as error:
+        listing = decode_json(get(endpoint, "/models").decode())
+    except ValueError as error:
         raise ModelNotAvailableError(
             f"{redact_url(base_url)}/models did not answer: {redact_url(str(error))}"
         ) from None
@@ -278,6 +242,15 @@ class ServedModel(ScoringModel):
                 "with run_kind, or inside `with model.bound_to(RUN / LEDGER_FILE):`"
             )
         return self.runner.run(calls)
+
+    def refuse(self, calls: Sequence[HttpCall], reason: str) -> None:
+        """Completed requests whose answers are impossible become failed in the bound ledger.
+
+        Their numbers are never read as facts; a rerun sends them again.
+        """
+        if self.runner is not None:
+            for call in calls:
+                self.runner.ledger.refuse(call.key, f"impossible answer: {reason}")
 
     def surface_ids(self) -> dict[str, int]:
         """Token string → id for every string exactly one token of the vocabulary decodes to."""

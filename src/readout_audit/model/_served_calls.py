@@ -40,12 +40,28 @@ def byte_bound(text: str) -> int:
     return len(text.encode("utf-8")) + 2
 
 
+def unpenalised(server: str) -> dict[str, Any]:
+    """Fields that keep a server's temperature-0 answer its argmax.
+
+    llama.cpp servers apply a repeat penalty (1.1 by default) even at temperature 0, so the
+    greedy token could differ from the top-k's first entry; other servers default to none.
+    """
+    return {"repeat_penalty": 1.0} if server.startswith("llama") else {}
+
+
 def greedy_call(
-    model: str, prompt: str, max_tokens: int, top_logprobs: int, *, token_ids: bool = False
+    model: str,
+    prompt: str,
+    max_tokens: int,
+    top_logprobs: int,
+    *,
+    token_ids: bool = False,
+    extra: Mapping[str, Any] | None = None,
 ) -> HttpCall:
     """Greedy completion of ``prompt``; its first step carries the top-k log-probabilities.
 
-    ``token_ids``: ask for the top-k keyed ``token_id:N`` (vLLM), so no string is ambiguous.
+    ``token_ids``: ask for the top-k keyed ``token_id:N`` (vLLM), so no string is ambiguous;
+    ``extra``: more body fields (:func:`unpenalised`).
     """
     body: dict[str, Any] = {
         "model": model,
@@ -54,6 +70,7 @@ def greedy_call(
         "temperature": 0.0,
         "logprobs": top_logprobs,
         "echo": False,
+        **(extra or {}),
     }
     if token_ids:
         body["return_tokens_as_token_ids"] = True
@@ -82,8 +99,12 @@ def chat_call(
     template_kwargs: Mapping[str, Any],
     max_tokens: int,
     top_logprobs: int,
+    extra: Mapping[str, Any] | None = None,
 ) -> HttpCall:
-    """A temperature-0 chat completion: the server renders the turns; top-k at its first step."""
+    """A temperature-0 chat completion: the server renders the turns; top-k at its first step.
+
+    ``extra``: more body fields (:func:`unpenalised`).
+    """
     body: dict[str, Any] = {
         "model": model,
         "messages": [dict(m) for m in messages],
@@ -91,6 +112,7 @@ def chat_call(
         "temperature": 0.0,
         "logprobs": True,
         "top_logprobs": top_logprobs,
+        **(extra or {}),
     }
     if template_kwargs:
         body["chat_template_kwargs"] = dict(template_kwargs)  # vLLM and SGLang take these
@@ -103,11 +125,13 @@ def read_chat(reply: Mapping[str, Any]) -> GreedyReply:
     try:
         choice = reply["choices"][0]
         text = choice["message"]["content"] or ""
-        first = choice["logprobs"]["content"][0]["top_logprobs"]
+        step = choice["logprobs"]["content"][0]
+        first = step["top_logprobs"]
         top = {str(t["token"]): float(t["logprob"]) for t in first if _finite(t["logprob"])}
     except (KeyError, IndexError, TypeError, ValueError):
         raise ReplyError("chat completion reply has no message or no top_logprobs") from None
-    return GreedyReply(str(text), top)
+    token = step.get("token") if isinstance(step, Mapping) else None
+    return GreedyReply(str(text), top, token if isinstance(token, str) else None)
 
 
 def echo_call(model: str, prompt: str) -> HttpCall:
@@ -161,6 +185,8 @@ class GreedyReply:
     text: str
     top: dict[str, float]
     """First step's top log-probabilities by token string, as the server returns them."""
+    token: str | None = None
+    """The first generated token's string as the server names it (None: not given)."""
 
 
 def read_greedy(reply: Mapping[str, Any]) -> GreedyReply:
@@ -177,7 +203,10 @@ def read_greedy(reply: Mapping[str, Any]) -> GreedyReply:
     first = top[0]
     if not isinstance(first, Mapping):
         raise ReplyError("the first generated token has no top_logprobs")
-    return GreedyReply(text, {str(k): float(v) for k, v in first.items() if _finite(v)})
+    tokens = logprobs.get("tokens")
+    token = tokens[0] if isinstance(tokens, list) and tokens else None
+    finite = {str(k): float(v) for k, v in first.items() if _finite(v)}
+    return GreedyReply(text, finite, token if isinstance(token, str) else None)
 
 
 def _finite(value: Any) -> bool:

@@ -11,6 +11,7 @@ import numpy as np
 
 from readout_audit._exceptions import CapabilityError
 from readout_audit.model._backend import PositionRequest, PositionScores
+from readout_audit.model._conformance import float32_budget
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._served_calls import (
     ReplyError,
@@ -24,6 +25,13 @@ from readout_audit.model._served_calls import (
     tokenize_call,
     tokens_of,
     top_ids,
+    unpenalised,
+)
+from readout_audit.model._served_sanity import (
+    ImpossibleReply,
+    check_greedy,
+    check_logprobs,
+    check_mass,
 )
 from readout_audit.serve import CallResult, HttpCall
 
@@ -74,12 +82,14 @@ class PositionPlan:
             full = codec.decode([*request.context, *cont])
             texts.append(full[len(prompt) :] if full.startswith(prompt) and cont else None)
         length, k = max(1, request.greedy_tokens), model.settings.top_logprobs
+        extra = unpenalised(model.server)
         if not model.settings.chat:
             greedy: HttpCall | None = greedy_call(
-                name, prompt, length, k, token_ids=model.server == "vllm"
+                name, prompt, length, k, token_ids=model.server == "vllm", extra=extra
             )
         elif request.chat is not None:
-            greedy = chat_call(name, request.chat.messages, request.chat.template_kwargs, length, k)
+            chat = request.chat
+            greedy = chat_call(name, chat.messages, chat.template_kwargs, length, k, extra)
         else:
             greedy = None
         form = model.form(request.context)
@@ -132,6 +142,13 @@ class PositionPlan:
                 return Unsettled(f"request {call.key[:12]} {result.state}: {result.error}")
         try:
             return self._assemble(model, results)
+        except ImpossibleReply as error:
+            model.refuse(error.calls, str(error))
+            return Unsettled(
+                f"context {self.prompt[-40:]!r}: the endpoint answered impossible log-probs "
+                f"({error}); its requests are marked failed in the ledger, a rerun sends them "
+                "again"
+            )
         except ReplyError as error:
             return Unsettled(f"context {self.prompt[-40:]!r}: {error}")
 
@@ -143,11 +160,14 @@ class PositionPlan:
         assert self.greedy is not None
         chat = self.greedy.path == "/chat/completions"
         greedy = (read_chat if chat else read_greedy)(reply(self.greedy))
+        budget = float32_budget(len(request.context) + max(map(len, self.conts), default=1))
+        check_greedy(greedy, budget, self.greedy)
         surfaces = model.surface_ids()
         known = top_ids(greedy.top, surfaces)
         context_call, *full_calls = self.tokenize
         context_tokens = tokens_of(reply(context_call)) if context_call is not None else None
         scored: list[np.ndarray] = []
+        echoed: dict[int, float] = {}  # distinct first tokens of one distribution: mass ≤ 1
         for index, (cont, text, echo, full_call) in enumerate(
             zip(self.conts, self.texts, self.echoes, full_calls, strict=True)
         ):
@@ -171,9 +191,13 @@ class PositionPlan:
                         "ones, so its log-probs would sit on other tokens"
                     )
             values = read_echo(reply(echo), self.prompt + text, text, len(cont))
+            check_logprobs(values, f"the echo of {text!r}", budget, [echo])
             known[cont[0]] = values[0]
+            echoed[cont[0]] = values[0]
             if index < len(request.continuations):
                 scored.append(np.asarray(values, dtype=np.float32))
+        echoes = [call for call in self.echoes if call is not None]
+        check_mass(list(echoed.values()), "the options' first tokens", budget, echoes)
         greedy_ids = model.codec.encode(greedy.text)[: request.greedy_tokens]
         return PositionScores(
             distribution=TokenDistribution(known=known),

@@ -42,7 +42,7 @@ def wrap_model(model: Any, tokenizer: Any, *, name: str | None = None) -> Scorin
         raise InputError(
             f"expected a transformers model, got {type(model).__name__}", field="model"
         )
-    if not callable(getattr(tokenizer, "encode", None)):
+    if not callable(tokenizer) or not callable(getattr(tokenizer, "convert_tokens_to_ids", None)):
         raise InputError(
             f"expected a transformers tokenizer, got {type(tokenizer).__name__}",
             field="tokenizer",
@@ -50,6 +50,13 @@ def wrap_model(model: Any, tokenizer: Any, *, name: str | None = None) -> Scorin
     config = model.config
     label = name or str(getattr(config, "_name_or_path", "") or type(model).__name__)
     text_config = config.get_text_config() if hasattr(config, "get_text_config") else config
+    rows = model.get_input_embeddings().num_embeddings
+    if len(tokenizer) > rows:
+        raise InputError(
+            f"the tokenizer knows {len(tokenizer):,} tokens, but the model embeds only {rows:,}: "
+            "not the model's own tokenizer",
+            field="tokenizer",
+        )
     window = getattr(text_config, "max_position_embeddings", None)
     codec = TextCodec(tokenizer, name=type(tokenizer).__name__, context_window=window)
     first = next(model.parameters())

@@ -29,7 +29,7 @@ from readout_audit.model._codec import TextCodec
 from readout_audit.options._accuracy import RungAccuracy, rung_accuracy
 from readout_audit.options._checks import options_checks, variant_summary
 from readout_audit.options._downstream import WRITTEN_TOKENS, Downstream, forecast_downstream
-from readout_audit.options._forecast import attach_reader
+from readout_audit.options._forecast import READER_FILE, attach_reader
 from readout_audit.options._headline import options_headline
 from readout_audit.options._paired import options_paired_metrics
 from readout_audit.options._record import OptionsRecord
@@ -314,5 +314,6 @@ OPTIONS: AuditKind[OptionsRecord, OptionsSummary] = AuditKind(
     paired_metrics=options_paired_metrics,
     item_type=MCItem,
     headline=options_headline,
+    files=(READER_FILE,),
 )
 register_kind(OPTIONS)

@@ -114,18 +114,21 @@ def render(
 
     Images (a vision-language model's) lead the first user turn of messages, or fill a raw
     prompt's own image placeholders. Raises ``InputError`` naming the item when the context is
-    empty or exceeds the model's window.
+    empty or exceeds the model's window; text longer than the window can use in characters is
+    refused before it is tokenised.
     """
     expand = getattr(codec, "image_inputs", None)
     if item.images and expand is None:
         raise item.error(f"the model ({codec.name}) takes no images", "images")
     if item.messages is not None:
+        _check_chars(item, codec, sum(len(m.content) for m in item.messages))
         text = _chat_text(item, codec, _chat_messages(item), template_kwargs)
         prefix: tuple[int, ...] = ()
     else:
         text = item.prompt or ""
         prefix = codec.prefix_ids
     text += item.stem or ""
+    _check_chars(item, codec, len(text))
     if expand is not None and item.images:
         return _render_with_images(item, codec, text, prefix, expand)
     ids = (*prefix, *codec.encode(text))
@@ -164,6 +167,15 @@ def _chat_text(
         return codec.render_chat(messages, template_kwargs or {})
     except Exception as error:
         raise item.error(f"chat template failed: {error}", "messages") from None
+
+
+def _check_chars(item: Item, codec: TextCodec, chars: int) -> None:
+    """Refuse a context of ``chars`` characters with its longest option the window cannot use."""
+    longest = max(len(option) for option in item.options)
+    why = codec.too_long(chars + longest)
+    if why is not None:
+        field = "options" if longest > chars else context_field(item)
+        raise item.error(f"the context with its longest option {why}", field)
 
 
 def _check_length(item: Item, codec: TextCodec, ids: tuple[int, ...]) -> None:

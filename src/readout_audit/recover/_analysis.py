@@ -546,7 +546,8 @@ def summarise_recover_run(run: Run[RecoverRecord]) -> RecoverSummary:
     s = Settings.from_config(config)
     records = run.records
     layout = HiddenLayout.from_config(config["hidden"]) if config.get("hidden") else None
-    states = read_hidden(run.directory, layout) if layout is not None else None
+    needed = 1 + max((r.hidden_row for r in records if r.hidden_row is not None), default=-1)
+    states = read_hidden(run.directory, layout, needed) if layout is not None else None
     layers = list(layout.layers) if layout is not None else []
     names = list(config["configurations"])
     found = [

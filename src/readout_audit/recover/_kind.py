@@ -12,6 +12,7 @@ from readout_audit.recover._analysis import summarise_recover_run
 from readout_audit.recover._offsets import corrected_predictions, fit_offsets
 from readout_audit.recover._record import RecoverRecord, split_key
 from readout_audit.recover._report import recover_sections
+from readout_audit.recover._store import HIDDEN_FILE
 from readout_audit.recover._summary import RecoverSummary
 from readout_audit.recover._tables import Table
 from readout_audit.report._compare import PairedDifference, mean_difference
@@ -61,5 +62,6 @@ RECOVER: AuditKind[RecoverRecord, RecoverSummary] = AuditKind(
     sections=recover_sections,
     record_key=split_key,
     paired_metrics=recover_paired_metrics,
+    files=(HIDDEN_FILE,),
 )
 register_kind(RECOVER)

@@ -16,13 +16,13 @@ import numpy as np
 
 from readout_audit.recover._summary import PriorResult, SeedAggregate, SplitResult
 
-SEEDED = re.compile(r"^(?P<name>.+)@(?P<seed>\d+)$")
-"""A held-out split's name with the generator seed it was drawn from."""
+SEEDED = re.compile(r"(?P<name>.+)@(?P<seed>[0-9]{1,19})")
+"""A held-out split's name with the generator seed it was drawn from (ASCII digits, 64 bits)."""
 
 
 def seeded_name(name: str) -> tuple[str, int] | None:
     """(NAME, SEED) of a ``NAME@SEED`` split name, or None for any other name."""
-    found = SEEDED.match(name)
+    found = SEEDED.fullmatch(name)
     return (found["name"], int(found["seed"])) if found else None
 
 

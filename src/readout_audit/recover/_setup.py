@@ -16,6 +16,7 @@ from readout_audit.data._item import Item, Message
 from readout_audit.data._logic import LABELS, LogicItem
 from readout_audit.model._codec import TextCodec
 from readout_audit.recover._offsets import OffsetGrid
+from readout_audit.stats._validate import MAX_REPLICATES
 
 ANSWER_SLOT = "Answer: <answer>"
 """The literal slot every prompt ends with; the answer-slot readouts sit on its last token."""
@@ -179,6 +180,9 @@ class RecoverSetup:
             raise InputError(
                 f"must be at least 16 tokens, got {self.max_tokens}", field="max-tokens"
             )
+        for name, count in (("n-perm", self.n_perm), ("n-boot", self.n_boot)):
+            if not 1 <= count <= MAX_REPLICATES:
+                raise InputError(f"must be in [1, {MAX_REPLICATES:,}], got {count}", field=name)
         if not self.probe_seeds:
             raise InputError("name at least one probe seed", field="probe-seeds")
         if any(not 0 <= seed < 1 << 63 for seed in (*self.probe_seeds, self.seed)):

@@ -14,7 +14,6 @@ from readout_audit.data import (
 )
 from readout_audit.data._sources import load_logic_file, load_logic_source, named_source
 from readout_audit.recover._audit import RecoverSplits
-from readout_audit.recover._seeds import seeded_name
 
 GENERATED_EVALS = ("id", "depth", "lexical")
 """The held-out splits of the generated set, all evaluated unless others are named."""
@@ -64,10 +63,11 @@ def recover_splits(
             )
         draw = GENERATORS[generate]
         names = [name for e in evals for name in e.split(",")] or list(GENERATED_EVALS)
+        held_out = _held_out(names, seed)
         return RecoverSplits(
             train=_first(draw("train", train_n, seed), limit),
             fit=draw("fit", n, seed)[:limit],
-            evals={name: _generated(draw, name, n, seed)[:limit] for name in names},
+            evals={name: draw(split, n, at)[:limit] for name, (split, at) in held_out.items()},
         )
     if fit is None or not evals:
         raise InputError("give a fit split and at least one eval split (or generate)", field="fit")
@@ -84,19 +84,51 @@ def recover_splits(
     )
 
 
-def _generated(
-    draw: Callable[[str, int, int], list[LogicItem]], name: str, n: int, seed: int
-) -> list[LogicItem]:
-    """A generated held-out split by name: NAME at ``seed``, or NAME@SEED at SEED."""
-    split, split_seed = seeded_name(name) or (name, seed)
-    if split not in CONTROLLED_SPLITS or split in ("train", "fit"):
-        held_out = [s for s in CONTROLLED_SPLITS if s not in ("train", "fit")]
-        raise InputError(
-            f"{name!r} names no generated held-out split; known: {', '.join(held_out)}, each "
-            "also as NAME@SEED (drawn from another generator seed)",
-            field="eval",
-        )
-    return draw(split, n, split_seed)
+HELD_OUT = tuple(s for s in CONTROLLED_SPLITS if s not in ("train", "fit"))
+"""The generated held-out splits an ``eval`` may name."""
+
+
+def _held_out(names: Sequence[str], seed: int) -> dict[str, tuple[str, int]]:
+    """The named held-out splits as (split, generator seed), keyed by canonical name.
+
+    ``NAME@SEED`` draws NAME at SEED (``lexical@052`` is ``lexical@52``), NAME at ``seed``;
+    two names of one draw are refused, so no draw is averaged as two seeds.
+    """
+    drawn: dict[str, tuple[str, int]] = {}
+    for name in names:
+        split, at, digits = name.partition("@")
+        if split not in HELD_OUT:
+            raise InputError(
+                f"{_shown(name)} names no generated held-out split; known: {', '.join(HELD_OUT)}, "
+                "each also as NAME@SEED (drawn from another generator seed)",
+                field="eval",
+            )
+        key = (split, _seed_of(name, digits) if at else seed)
+        earlier = next((n for n, k in drawn.items() if k == key), None)
+        if earlier is not None:
+            raise InputError(
+                f"{_shown(name)} draws the same items as {earlier!r} (split {split}, seed "
+                f"{key[1]})",
+                field="eval",
+            )
+        drawn[f"{split}@{key[1]}" if at else split] = key
+    return drawn
+
+
+def _seed_of(name: str, digits: str) -> int:
+    """The SEED of ``NAME@SEED``: ASCII digits of an integer in [0, 2^63), as ``--seed``."""
+    ascii_digits = digits.isascii() and digits.isdigit()
+    if ascii_digits and len(digits.lstrip("0")) <= 19 and int(digits) < 1 << 63:
+        return int(digits)
+    raise InputError(
+        f"{_shown(name)}: SEED of NAME@SEED must be an integer in [0, 2^63) in ASCII digits",
+        field="eval",
+    )
+
+
+def _shown(name: str) -> str:
+    """A split name as an error quotes it, a long one cut to its first 40 characters."""
+    return repr(name) if len(name) <= 40 else f"{name[:40]!r}... ({len(name):,} characters)"
 
 
 def _first(train: list[LogicItem], limit: int | None) -> list[LogicItem]:

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from readout_audit._exceptions import RunDirectoryError
+from readout_audit._exceptions import InputError, RunDirectoryError
+from readout_audit._util._input import check_regular
 
 HIDDEN_FILE = "hidden.f32"
 POSITIONS = ("prompt_end", "answer_slot")
@@ -85,12 +86,23 @@ class HiddenWriter:
         return self.rows - 1
 
 
-def read_hidden(directory: Path, layout: HiddenLayout) -> np.ndarray:
-    """Every stored row, shape (rows, positions, layers, dim), memory-mapped read-only."""
+def read_hidden(directory: Path, layout: HiddenLayout, needed: int = 0) -> np.ndarray:
+    """Every stored row, shape (rows, positions, layers, dim), memory-mapped read-only.
+
+    ``needed``: the rows the records point at; a file cut shorter is refused, naming its size.
+    """
     path = directory / HIDDEN_FILE
     if not path.exists():
         raise RunDirectoryError(f"{path} is missing: the run's probes cannot be fitted")
-    rows = path.stat().st_size // layout.row_bytes
+    size = check_regular(path, limit=None, what="hidden-state file")
+    if size < needed * layout.row_bytes:
+        raise InputError(
+            f"holds {size:,} bytes, but the records point at {needed:,} rows of "
+            f"{layout.row_bytes:,} bytes: {needed * layout.row_bytes:,} bytes expected "
+            "(the file was cut short)",
+            source=str(path),
+        )
+    rows = size // layout.row_bytes
     if rows == 0:
         return np.zeros((0, *layout.row_shape), dtype=np.float32)
     return np.memmap(path, dtype="<f4", mode="r", shape=(rows, *layout.row_shape))

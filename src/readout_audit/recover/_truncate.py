@@ -58,6 +58,12 @@ def fit_to_limit(
     def shortened(dropped: int) -> LogicItem:
         return source.model_copy(update={"context": " ".join(words[dropped:])})
 
+    def fits(dropped: int) -> bool:
+        try:
+            return _length(build(shortened(dropped))) <= limit
+        except InputError:  # beyond the window, in tokens or (not tokenised) in characters
+            return False
+
     if _length(build(shortened(len(words)))) > limit:
         raise source.error(
             f"the prompt exceeds the token limit of {limit} even without its context", "statement"
@@ -65,7 +71,7 @@ def fit_to_limit(
     low, high = 1, len(words)  # high always fits; find the fewest words dropped that fit
     while low < high:
         middle = (low + high) // 2
-        if _length(build(shortened(middle))) <= limit:
+        if fits(middle):
             high = middle
         else:
             low = middle + 1

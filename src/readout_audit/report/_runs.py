@@ -15,6 +15,7 @@ from typing import Any
 from readout_audit.kind._registry import get_kind
 from readout_audit.log._run import Run, RunState
 from readout_audit.log._summary import Verdict
+from readout_audit.log._table import CSV_LINE_END, csv_text
 from readout_audit.report._blocks import MISSING, TableBlock, fmt
 from readout_audit.report._report import run_summary
 
@@ -95,12 +96,22 @@ def runs_block(rows: Sequence[RunRow]) -> TableBlock:
     )
 
 
+def _csv_cell(value: Any) -> Any:
+    """A CSV cell: empty when missing, text a spreadsheet shows rather than runs."""
+    if value is None:
+        return ""
+    return csv_text(value) if isinstance(value, str) else value
+
+
 def runs_csv(rows: Sequence[RunRow]) -> str:
-    """The rows as CSV text: a header, then full-precision numbers, empty where missing."""
+    """The rows as CSV text: a header, then full-precision numbers, empty where missing.
+
+    A run or model name a spreadsheet would take for a formula gets a leading ``'``.
+    """
     names = headline_names(rows)
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv.writer(buffer, lineterminator=CSV_LINE_END)
     writer.writerow([*COLUMNS, *names])
     for row in rows:
-        writer.writerow(["" if v is None else v for v in row.values(names)])
+        writer.writerow([_csv_cell(v) for v in row.values(names)])
     return buffer.getvalue()

@@ -11,7 +11,7 @@ from readout_audit.serve._call import (
 )
 from readout_audit.serve._cost import Spend
 from readout_audit.serve._execution import execution_record
-from readout_audit.serve._http import CONTINUE_WAIT_S, MAX_REPLY_BYTES
+from readout_audit.serve._http import CONTINUE_WAIT_S, MAX_REPLY_BYTES, get, retry_after_s
 from readout_audit.serve._ledger import LEDGER_FILE, STATES, Ledger, LedgerEntry, ledger_of
 from readout_audit.serve._llama_server import llama_server
 from readout_audit.serve._runner import RequestRunner, RunnerStats
@@ -33,7 +33,9 @@ __all__ = [
     "RunnerStats",
     "Spend",
     "execution_record",
+    "get",
     "ledger_of",
     "llama_server",
     "redact_url",
+    "retry_after_s",
 ]

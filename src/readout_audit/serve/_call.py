@@ -62,7 +62,7 @@ class Endpoint:
     starts_per_s: float | None = None
     """At most this many request starts per second (a token bucket of one); None: unpaced."""
     timeout_s: float = 120.0
-    """Socket timeout for the connect and for each read."""
+    """Deadline of each request, from its connect to the end of its answer (a ``GET`` too)."""
     headers: Mapping[str, str] = field(default_factory=dict, repr=False, hash=False)
     """Extra request headers (``Authorization``); never written to the ledger, a log or an error."""
     ca_file: str | None = None
@@ -209,15 +209,20 @@ class CostCap:
                 )
 
 
+MAX_DOUBLINGS = 64
+"""Doublings of the backoff counted at most (``2.0**n`` overflows past n = 1023)."""
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     """How often and how long to wait before trying a call again (429, 5xx, not sent)."""
 
     max_attempts: int = 5
     backoff_s: float = 0.5
-    """Wait before attempt n+1: ``backoff_s * 2**(n-1)``, at most ``max_backoff_s``; a 429's
-    ``Retry-After`` (seconds) wins when larger."""
+    """Wait before attempt n+1: ``backoff_s * 2**(n-1)``; a 429's or 503's ``Retry-After`` wins
+    when larger; never more than ``max_backoff_s``."""
     max_backoff_s: float = 30.0
+    """The longest wait, whatever a server's ``Retry-After`` asks (a day, or 1e308 s)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_attempts, int) or self.max_attempts < 1:
@@ -234,9 +239,10 @@ class RetryPolicy:
                 )
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
-        """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
-        backoff = min(self.backoff_s * 2.0 ** (attempt - 1), self.max_backoff_s)
-        return float(max(backoff, retry_after or 0.0))
+        """Seconds to wait after failed attempt number ``attempt`` (1-based), capped."""
+        backoff = self.backoff_s * 2.0 ** min(attempt - 1, MAX_DOUBLINGS)
+        asked = retry_after if retry_after is not None and retry_after >= 0 else 0.0
+        return float(min(max(backoff, asked), self.max_backoff_s))
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """The SQLite ledger of served-model requests: one row per call key, every state change committed.
 
 States: planned → reserved (cost reserved) → sent (body being written) → completed | failed |
-unknown. A kill at any moment leaves each row in the last committed state; the runner never
-replays a ``sent`` or ``unknown`` row by itself.
+unknown; a completed answer its reader finds impossible becomes failed. A kill at any moment
+leaves each row in the last committed state; the runner never replays a ``sent`` or ``unknown``
+row by itself.
 """
 
 from __future__ import annotations
@@ -323,10 +324,31 @@ class Ledger:
                 (endpoint, now, now, key),
             )
 
-    def sent(self, key: str) -> None:
-        """The body is about to be written: from now on the server may process the call."""
+    def sent(self, key: str) -> bool:
+        """The body is about to be written: from now on the server may process the call.
+
+        False, and nothing changes, when the call is no longer reserved (its run stopped and
+        dropped the reservation): the body must not be written then.
+        """
         now = time.time()
-        self._update(key, state="sent", sent_at=now)
+        with self._write() as db:
+            return bool(
+                db.execute(
+                    "UPDATE calls SET state = 'sent', sent_at = ?, updated_at = ? "
+                    "WHERE key = ? AND state = 'reserved'",
+                    (now, now, key),
+                ).rowcount
+            )
+
+    def unreserve(self, keys: Sequence[str]) -> None:
+        """Reserved → planned, reservation dropped: a stopped run never leaves a call reserved."""
+        now = time.time()
+        with self._write() as db:
+            db.executemany(
+                "UPDATE calls SET state = 'planned', reserved_tokens = 0, reserved_usd = 0, "
+                "updated_at = ? WHERE key = ? AND state = 'reserved'",
+                [(now, key) for key in keys],
+            )
 
     def complete(
         self, key: str, response: bytes, reported: tuple[int, int] | None, charged: Spend
@@ -348,6 +370,21 @@ class Ledger:
     def retry(self, key: str, error: str) -> None:
         """A definite refusal worth another attempt: back to reserved (reservation kept)."""
         self._update(key, state="reserved", error=error)
+
+    def refuse(self, key: str, error: str) -> None:
+        """A completed answer found impossible when read: failed, so a rerun sends it again.
+
+        Its answer stays for inspection, and what it was charged stays in the spend.
+        """
+        with self._write() as db:
+            db.execute(
+                "UPDATE calls SET state = 'failed', error = ?, "
+                "released_tokens = released_tokens + COALESCE(used_tokens, 0), "
+                "released_usd = released_usd + COALESCE(used_usd, 0), "
+                "used_tokens = NULL, used_usd = NULL, "
+                "updated_at = ? WHERE key = ? AND state = 'completed'",
+                (error, time.time(), key),
+            )
 
     def fail(self, key: str, error: str) -> None:
         """A definite refusal with no attempt left (or none worth making)."""

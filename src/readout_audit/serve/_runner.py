@@ -40,6 +40,10 @@ class RunnerStats:
     usd: float = 0.0
 
 
+class _Unreserved(Exception):
+    """The run stopped and dropped the call's reservation before its body was written."""
+
+
 class RequestRunner:
     """Sends calls to OpenAI-compatible endpoints through a ledger.
 
@@ -103,7 +107,8 @@ class RequestRunner:
         ``on_result`` receives each distinct call's final result as it settles (those read
         back from the ledger first), one at a time, so a caller can keep it at once. On Ctrl-C
         no new call starts and KeyboardInterrupt propagates at once; a call in flight stays
-        ``sent`` in the ledger and is reported unknown by the next run.
+        ``sent`` in the ledger and is reported unknown by the next run. However the run ends,
+        no call it did not send stays ``reserved`` (holding part of the cost cap).
         """
         for n, call in enumerate(calls):
             if not isinstance(call, HttpCall):
@@ -132,6 +137,7 @@ class RequestRunner:
                 self._drive(queue)
             finally:
                 self._advance, self._on_result = (lambda: None), None
+                self.ledger.unreserve([task.key for task in todo])
         spent = self.ledger.spend() - spend_before
         self._finish_stats(time.monotonic() - started, spent)
         return [self._results[call.key] for call in calls]
@@ -167,6 +173,7 @@ class RequestRunner:
                 if not task.reserved and not self._reserve(queue, task):
                     continue
                 if not bucket.wait(queue.stop):
+                    self.ledger.unreserve([task.key])
                     return
                 self._settle(queue, task, endpoint, self._attempt(task, endpoint))
         except BaseException as error:  # a ledger failure: stop the run, raise it in run()
@@ -191,7 +198,8 @@ class RequestRunner:
         self.ledger.start(task.key, endpoint.base_url)
 
         def mark_sent() -> None:
-            self.ledger.sent(task.key)
+            if not self.ledger.sent(task.key):
+                raise _Unreserved(task.key)
             self._count("sent")
 
         return post(endpoint, task.call.path, task.call.body_bytes, mark_sent, task.call.root)
@@ -208,7 +216,9 @@ class RequestRunner:
         elif done.verdict == "retry" and task.attempts < self.retry.max_attempts:
             self.ledger.retry(key, error)
             self._count("retried")
-            if not queue.stop.is_set():
+            if queue.stop.is_set():  # no attempt follows: the reservation goes
+                self.ledger.unreserve([key])
+            else:
                 queue.later(task, self.retry.delay(task.attempts, done.retry_after))
         elif done.verdict in ("retry", "failed"):
             error = f"{error} (attempt {task.attempts} of {self.retry.max_attempts} in this run)"

@@ -47,11 +47,22 @@ def same_length(**arrays: np.ndarray) -> int:
     return next(iter(lengths.values()))
 
 
+MAX_REPLICATES = 1_000_000
+"""The most bootstrap or permutation replicates: a replicate matrix grows with their number
+times the items (10^10 replicates asked 224 GiB), and a million already fixes a p-value's third
+decimal."""
+
+
 def check_replicates(n_boot: int) -> int:
-    """The number of bootstrap or Monte Carlo replicates, at least 1."""
-    if isinstance(n_boot, bool) or not isinstance(n_boot, int | np.integer) or n_boot < 1:
+    """The number of bootstrap or Monte Carlo replicates, from 1 to :data:`MAX_REPLICATES`."""
+    if (
+        isinstance(n_boot, bool)
+        or not isinstance(n_boot, int | np.integer)
+        or not 1 <= n_boot <= MAX_REPLICATES
+    ):
         raise ValueError(
-            f"Expected the number of replicates to be an integer >= 1, but got {n_boot!r}"
+            f"Expected the number of replicates to be an integer in [1, {MAX_REPLICATES:,}], "
+            f"but got {n_boot!r}"
         )
     return int(n_boot)
 

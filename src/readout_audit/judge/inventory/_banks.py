@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from readout_audit._exceptions import InputError
@@ -29,16 +30,17 @@ def load_bank(
 ) -> SourceBank:
     """``gsm8k``, ``drop`` or ``halueval`` sources from a file, or a hub dataset id or copy.
 
-    A file is JSON lines (DROP and HaluEval: or one JSON array); ``split`` is the dataset's
-    default when None. ``limit`` reads only the first ``limit`` rows (the bank's ``rows`` says
-    how many were read).
+    A file is JSON lines (DROP and HaluEval: or one JSON array); any path but a folder is read
+    as one (a FIFO or a link loop is refused as such, not taken for a hub id); ``split`` is the
+    dataset's default when None. ``limit`` reads only the first ``limit`` rows (the bank's
+    ``rows`` says how many were read).
     """
     if dataset not in DATASETS:
         raise InputError(f"{dataset!r} is not one of {', '.join(DATASETS)}", field="dataset")
     if dates and dataset != "drop":
         raise InputError("dates are admitted only as DROP references", field="dates")
     split = split or DEFAULT_SPLITS[dataset]
-    if Path(where).is_file():
+    if os.path.lexists(where) and not Path(where).is_dir():
         if dataset == "gsm8k":
             return load_gsm8k_jsonl(where, limit=limit)
         if dataset == "halueval":

@@ -8,16 +8,23 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict, Field
 
-_NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+")
-"""A plain decimal, optionally with thousands commas (``1,600``); no units, fractions, exponents."""
+_NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|[-+]?\.\d+", re.ASCII)
+"""A plain decimal in ASCII digits, optionally with thousands commas (``1,600``); no units,
+fractions, exponents."""
+MAX_REFERENCE = 1e15
+"""The largest reference magnitude: a float holds 15 digits exactly, and 400 digits are inf."""
 
 
 def parse_number(text: str) -> float | None:
-    """The finite number a reference text states (``"1,600"`` → 1600.0), or None."""
+    """The number a reference text states (``"1,600"`` → 1600.0), or None.
+
+    None too for a number of magnitude :data:`MAX_REFERENCE` or more: no finite reference.
+    """
     stripped = text.strip()
     if _NUMBER.fullmatch(stripped) is None:
         return None
-    return float(stripped.replace(",", ""))
+    value = float(stripped.replace(",", ""))
+    return value if abs(value) < MAX_REFERENCE else None
 
 
 def normalise_question(text: str) -> str:

@@ -5,10 +5,8 @@ papers' cuts, and a resumable LoRA fine-tuning of the scorer with the clipLL_2 o
 """
 
 from readout_audit.lift.sft._examples import SftExample, sft_examples
-from readout_audit.lift.sft._objective import CLIP_FLOOR, RAW_WEIGHT, clipped_objective
-from readout_audit.lift.sft._rung import open_sft_scorer, read_sft
-from readout_audit.lift.sft._split import PaperSplit, split_papers
-from readout_audit.lift.sft._train import (
+from readout_audit.lift.sft._folder import check_sft_out
+from readout_audit.lift.sft._manifest import (
     ADAPTER,
     CHECKPOINT,
     LOSSES,
@@ -16,10 +14,16 @@ from readout_audit.lift.sft._train import (
     SftConfig,
     SftManifest,
     StepLoss,
+)
+from readout_audit.lift.sft._objective import CLIP_FLOOR, RAW_WEIGHT, clipped_objective
+from readout_audit.lift.sft._rung import open_sft_scorer, read_sft
+from readout_audit.lift.sft._split import PaperSplit, split_papers
+from readout_audit.lift.sft._train import (
     batch_of,
     encode_example,
     epoch_order,
     example_sha256,
+    plan_sft,
     target_logprobs,
     train_sft,
 )
@@ -37,11 +41,13 @@ __all__ = [
     "SftManifest",
     "StepLoss",
     "batch_of",
+    "check_sft_out",
     "clipped_objective",
     "encode_example",
     "epoch_order",
     "example_sha256",
     "open_sft_scorer",
+    "plan_sft",
     "read_sft",
     "sft_examples",
     "split_papers",

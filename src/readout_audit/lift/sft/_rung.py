@@ -1,8 +1,10 @@
 """A finished fine-tuning opened as the SFT rung's scorer: its scorer with the adapter merged.
 
 The scorer named in ``sft.json`` is loaded again (its weights' hashes must be those it was
-trained from) and the adapter merged into it; the run's manifest records the fine-tuning's
-manifest hash, the adapter's files and the held-out papers.
+trained from) and the adapter merged into it, once its files' hashes are those ``sft.json``
+recorded when the training finished (an adapter swapped for another training's is refused);
+the run's manifest records the fine-tuning's manifest hash, the adapter's files and the
+held-out papers.
 """
 
 from __future__ import annotations
@@ -10,31 +12,40 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from readout_audit._exceptions import InputError
+from readout_audit._exceptions import InputError, RunDirectoryError
+from readout_audit._util._lock import lock_holder
 from readout_audit.lift._sft_scorer import SftScorer
-from readout_audit.lift.sft._train import ADAPTER, SFT_MANIFEST, SftManifest
+from readout_audit.lift.sft._folder import check_adapter, check_folder
+from readout_audit.lift.sft._manifest import (
+    ADAPTER,
+    SFT_MANIFEST,
+    ScorerIdentity,
+    SftManifest,
+    read_manifest,
+)
 from readout_audit.model import load_model
 
 
 def read_sft(directory: str | Path) -> SftManifest:
-    """A finished fine-tuning's manifest, or an error naming what is missing."""
-    path = Path(directory) / SFT_MANIFEST
+    """A finished fine-tuning's manifest, its adapter checked against it, or one error."""
+    directory = Path(directory)
+    path = directory / SFT_MANIFEST
     if not path.is_file():
         raise InputError(
             f"holds no {SFT_MANIFEST}: not a readout lift sft directory", source=str(directory)
         )
-    try:
-        manifest = SftManifest.model_validate_json(path.read_text(encoding="utf-8"))
-    except ValueError as error:
-        raise InputError(f"is not a fine-tuning manifest: {error}", source=str(path)) from None
+    check_folder(directory)
+    writer = lock_holder(directory)
+    if writer is not None:
+        raise RunDirectoryError(f"{directory} is being trained by process {writer}; wait for it")
+    manifest = read_manifest(path)
     if manifest.steps_done != manifest.config.steps:
         raise InputError(
             f"the fine-tuning has not finished its {manifest.config.steps} steps; rerun "
             "readout lift sft on it to finish",
             source=str(directory),
         )
-    if not (Path(directory) / ADAPTER / "adapter_config.json").is_file():
-        raise InputError(f"holds no {ADAPTER}/ directory", source=str(directory))
+    check_adapter(directory / ADAPTER, manifest.adapter_files, path)
     return manifest
 
 
@@ -51,12 +62,13 @@ def open_sft_scorer(
     the rungs are read alike.
     """
     manifest = read_sft(directory)
-    spec = str(manifest.scorer["spec"])
+    scorer = ScorerIdentity.model_validate(manifest.scorer)
+    spec = scorer.spec
     adapter = Path(directory) / ADAPTER
     model = load_model(
         spec, device=device, dtype=dtype, allow_download=allow_download, adapter=adapter
     )
-    trained_from = [(f["path"], f["sha256"]) for f in manifest.scorer["files"]]
+    trained_from = [(f.path, f.sha256) for f in scorer.files]
     loaded = [(f.path, f.sha256) for f in model.info.files[: len(trained_from)]]
     if loaded != trained_from:
         raise InputError(
@@ -65,6 +77,11 @@ def open_sft_scorer(
             field="scorer",
         )
     added = model.info.files[len(trained_from) :]
+    if {f.path: f.sha256 for f in added} != manifest.adapter_files:
+        raise InputError(
+            f"changed while it was loaded: not the files {SFT_MANIFEST} records",
+            source=str(adapter),
+        )
     text = (Path(directory) / SFT_MANIFEST).read_bytes()
     return SftScorer(
         model=model,

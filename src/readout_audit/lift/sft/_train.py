@@ -7,66 +7,50 @@ adapter's weights, the optimiser's state and the step are written to ``OUT/check
 or not at all) and each step's losses are appended to ``OUT/losses.jsonl``; a rerun with the
 same examples and settings resumes from the last checkpoint, and a different one is refused.
 ``OUT/adapter`` holds the final adapter in peft's format and ``OUT/sft.json`` the manifest:
-hyper-parameters, the split, every example's hash, the scorer's identity and the losses.
+hyper-parameters, the split, every example's hash, the scorer's identity, the losses and the
+adapter's files' hashes. ``OUT`` is locked while one process trains into it (see ``_folder``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import json
 import math
-import os
-import shutil
+import pickle
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from readout_audit._exceptions import InputError
-from readout_audit._util._jsonl import dumps_line, write_json_atomic
+from readout_audit._util._input import read_input_bytes
+from readout_audit._util._lock import locked_directory
 from readout_audit.lift._conditions import LiftSetup
 from readout_audit.lift._score import encode_scored, leading_ids
 from readout_audit.lift.sft._examples import SftExample
-from readout_audit.lift.sft._objective import CLIP_FLOOR, RAW_WEIGHT, clipped_objective
+from readout_audit.lift.sft._folder import (
+    ADAPTER_STATE,
+    OPTIMIZER_STATE,
+    STATE,
+    append_loss,
+    check_folder,
+    read_progress,
+    save_adapter,
+    save_checkpoint,
+    write_json,
+    write_losses,
+)
+from readout_audit.lift.sft._manifest import (
+    LOSSES,
+    SFT_MANIFEST,
+    SftConfig,
+    SftManifest,
+    StepLoss,
+    check_same,
+)
+from readout_audit.lift.sft._objective import clipped_objective
 from readout_audit.lift.sft._split import PaperSplit
-
-SFT_MANIFEST = "sft.json"
-LOSSES = "losses.jsonl"
-CHECKPOINT = "checkpoint"
-ADAPTER = "adapter"
-
-
-class SftConfig(BaseModel):
-    """The fine-tuning's hyper-parameters (the paper's loss; sizes for a CPU by default)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    steps: int = Field(default=50, ge=1)
-    batch_size: int = Field(default=4, ge=1)
-    learning_rate: float = Field(default=2e-4, gt=0)
-    rank: int = Field(default=8, ge=1)
-    alpha: int = Field(default=16, ge=1)
-    target_modules: tuple[str, ...] = ("q_proj", "v_proj")
-    floor: float = CLIP_FLOOR
-    raw_weight: float = Field(default=RAW_WEIGHT, ge=0)
-    max_tokens: int = Field(default=512, ge=8)
-    """Prompt and target tokens per example; a longer prompt keeps its end."""
-    checkpoint_every: int = Field(default=10, ge=1)
-    seed: int = Field(default=0, ge=0)
-
-
-class StepLoss(BaseModel):
-    """One optimiser step: its mean loss, clipLL_2 and raw mean log-likelihood over the batch."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    step: int
-    loss: float
-    clip_ll: float
-    raw_ll: float
-    examples: list[str]
 
 
 def example_sha256(example: SftExample) -> str:
@@ -117,71 +101,132 @@ def target_logprobs(module: Any, ids: Sequence[int], start: int) -> Any:
     return logits.log_softmax(-1).gather(-1, row[0, start:, None]).squeeze(-1)
 
 
-class SftManifest(BaseModel):
-    """What a fine-tuning was: settings, split, data, scorer, and its losses when done."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    config: SftConfig
-    split: PaperSplit
-    setup: dict[str, Any]
-    scorer: dict[str, Any]
-    examples: dict[str, str]
-    """Example id → :func:`example_sha256`."""
-    steps_done: int = 0
-    losses: list[StepLoss] = Field(default_factory=list)
-
-
-def _identity(manifest: SftManifest) -> dict[str, Any]:
-    return manifest.model_dump(mode="json", exclude={"steps_done", "losses"})
+def plan_sft(
+    examples: Sequence[SftExample],
+    split: PaperSplit,
+    config: SftConfig,
+    setup: LiftSetup,
+    scorer: dict[str, Any] | None = None,
+) -> SftManifest:
+    """The manifest a fine-tuning starts with (``scorer`` unknown before the model loads)."""
+    return SftManifest(
+        config=config,
+        split=split,
+        setup=setup.as_config(),
+        scorer=scorer or {},
+        examples={e.id: example_sha256(e) for e in examples},
+    )
 
 
-def _prepare(out: Path, fresh: SftManifest) -> tuple[SftManifest, int]:
-    """The manifest to continue (an earlier one of the same training) and the step to start at."""
-    path = out / SFT_MANIFEST
-    if not path.exists():
-        out.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(path, fresh.model_dump(mode="json"))
-        (out / LOSSES).write_text("")
-        return fresh, 0
-    earlier = SftManifest.model_validate_json(path.read_text())
-    if _identity(earlier) != _identity(fresh):
-        raise InputError(
-            "holds a fine-tuning with other examples, split or settings; choose another --out",
-            source=str(out),
-        )
-    state = out / CHECKPOINT / "state.json"
-    step = json.loads(state.read_text())["step"] if state.exists() else 0
-    return earlier, step
+def _prepare(out: Path, fresh: SftManifest) -> tuple[SftManifest, int, list[StepLoss], Path | None]:
+    """The manifest to continue, the step to start at, the losses before it, its checkpoint."""
+    progress = read_progress(out)
+    if progress is None:
+        write_json(out / SFT_MANIFEST, fresh.model_dump(mode="json"))
+        write_losses(out / LOSSES, [])
+        return fresh, 0, [], None
+    check_same(progress.manifest, fresh, out, scorer=True)
+    write_losses(out / LOSSES, progress.losses)
+    return progress.manifest, progress.step, progress.losses, progress.checkpoint
 
 
-def _checkpoint(out: Path, peft_model: Any, optimizer: Any, step: int) -> None:
-    """Adapter weights, optimiser state and step, replacing the last checkpoint atomically."""
+def _checkpoint_files(peft_model: Any, optimizer: Any) -> dict[str, bytes]:
+    """The adapter's weights and the optimiser's state, serialised by torch."""
     import torch
     from peft import get_peft_model_state_dict
 
-    staging = out / f"{CHECKPOINT}.tmp"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir()
-    torch.save(get_peft_model_state_dict(peft_model), staging / "adapter.pt")
-    torch.save(optimizer.state_dict(), staging / "optimizer.pt")
-    (staging / "state.json").write_text(json.dumps({"step": step}))
-    final = out / CHECKPOINT
-    old = out / f"{CHECKPOINT}.old"
-    shutil.rmtree(old, ignore_errors=True)
-    if final.exists():
-        os.replace(final, old)
-    os.replace(staging, final)
-    shutil.rmtree(old, ignore_errors=True)
+    files = {}
+    for name, state in (
+        (ADAPTER_STATE, get_peft_model_state_dict(peft_model)),
+        (OPTIMIZER_STATE, optimizer.state_dict()),
+    ):
+        buffer = io.BytesIO()
+        torch.save(state, buffer)
+        files[name] = buffer.getvalue()
+    return files
 
 
-def _losses_until(out: Path, step: int) -> list[StepLoss]:
-    """The recorded steps before ``step`` (later lines were after the checkpoint: redone)."""
-    path = out / LOSSES
-    lines = path.read_text().splitlines() if path.exists() else []
-    kept = [StepLoss.model_validate_json(line) for line in lines if line.strip()][:step]
-    path.write_text("".join(dumps_line(s.model_dump(mode="json")) + "\n" for s in kept))
-    return kept
+def _restore(folder: Path, peft_model: Any, optimizer: Any, step: int) -> None:
+    """Load a checkpoint's adapter weights and optimiser state, refusing any that do not fit.
+
+    The optimiser counts its own steps: a ``state.json`` naming another step than the one its
+    state was saved at (edited, or files of two checkpoints mixed) is refused.
+    """
+    import torch
+    from peft import get_peft_model_state_dict, set_peft_model_state_dict
+
+    expected = get_peft_model_state_dict(peft_model)
+
+    def weights(state: Any) -> None:
+        if not isinstance(state, dict) or set(state) != set(expected):
+            raise ValueError("other adapter weights")
+        set_peft_model_state_dict(peft_model, state)
+
+    for name, apply in ((ADAPTER_STATE, weights), (OPTIMIZER_STATE, optimizer.load_state_dict)):
+        path = folder / name
+        data = read_input_bytes(path, what="checkpoint file")
+        try:
+            apply(torch.load(io.BytesIO(data), weights_only=True))
+        except (pickle.UnpicklingError, EOFError, RuntimeError, ValueError, KeyError) as error:
+            raise InputError(
+                f"is not a checkpoint of this fine-tuning ({type(error).__name__})",
+                source=str(path),
+            ) from None
+    taken = {int(state["step"]) for state in optimizer.state_dict()["state"].values()}
+    if taken != {step}:
+        raise InputError(
+            f"names step {step}, but the optimiser state beside it has taken "
+            f"{', '.join(map(str, sorted(taken))) or 'no'} steps",
+            source=str(folder / STATE),
+            field="step",
+        )
+
+
+def _lora(model: Any, config: SftConfig) -> tuple[Any, Any]:
+    """The scorer's module with a fresh seeded LoRA adapter, and its AdamW optimiser."""
+    import torch
+    from peft import LoraConfig, get_peft_model
+
+    torch.manual_seed(config.seed)
+    lora = LoraConfig(
+        r=config.rank,
+        lora_alpha=config.alpha,
+        target_modules=list(config.target_modules),
+        lora_dropout=0.0,
+        task_type="CAUSAL_LM",
+    )
+    peft_model = get_peft_model(model.module, lora)
+    peft_model.train()
+    trainable = [p for p in peft_model.parameters() if p.requires_grad]
+    return peft_model, torch.optim.AdamW(trainable, lr=config.learning_rate, weight_decay=0.0)
+
+
+def _step(
+    peft_model: Any,
+    optimizer: Any,
+    batch: Sequence[tuple[list[int], int]],
+    config: SftConfig,
+    step: int,
+) -> tuple[float, float, float]:
+    """One optimiser step on a batch: its mean loss, clipLL_2 and raw log-likelihood."""
+    optimizer.zero_grad()
+    totals = [0.0, 0.0, 0.0]
+    for ids, start in batch:
+        logprobs = target_logprobs(peft_model, ids, start)
+        loss = clipped_objective(logprobs, floor=config.floor, raw_weight=config.raw_weight)
+        (loss / len(batch)).backward()
+        seen = logprobs.detach()
+        totals[0] += float(loss.detach())
+        totals[1] += float(seen.clamp(min=config.floor).mean())
+        totals[2] += float(seen.mean())
+    if not all(math.isfinite(t) for t in totals):
+        raise InputError(
+            f"step {step}'s loss is not finite: the training diverged; lower it",
+            field="learning_rate",
+        )
+    optimizer.step()
+    loss, clip_ll, raw_ll = (t / len(batch) for t in totals)
+    return loss, clip_ll, raw_ll
 
 
 def train_sft(
@@ -197,11 +242,9 @@ def train_sft(
     """Fine-tune a freshly loaded scorer on the examples, resuming ``out``'s own checkpoint.
 
     ``model`` (a ``TransformersModel``) is changed in place: afterwards it scores with the
-    adapter. ``on_step(loss, total)`` is called after every step (a progress line).
+    adapter. ``on_step(loss, total)`` is called after every step (a progress line). ``out`` is
+    locked while it trains: a second writer is refused.
     """
-    import torch
-    from peft import LoraConfig, get_peft_model, set_peft_model_state_dict
-
     config = config or SftConfig()
     setup = setup or LiftSetup()
     out = Path(out)
@@ -211,64 +254,37 @@ def train_sft(
     leaked = [e.id for e in examples if e.paper in held]
     if leaked:
         raise InputError(f"examples of held-out papers: {leaked[:3]}", field="examples")
-    fresh = SftManifest(
-        config=config,
-        split=split,
-        setup=setup.as_config(),
-        scorer=json.loads(json.dumps(dataclasses.asdict(model.info), default=str)),
-        examples={e.id: example_sha256(e) for e in examples},
-    )
-    manifest, start = _prepare(out, fresh)
-    codec = model.codec
-    lead = leading_ids(codec, setup)
-    encoded = [encode_example(codec, lead, e, config.max_tokens) for e in examples]
-    torch.manual_seed(config.seed)
-    lora = LoraConfig(
-        r=config.rank,
-        lora_alpha=config.alpha,
-        target_modules=list(config.target_modules),
-        lora_dropout=0.0,
-        task_type="CAUSAL_LM",
-    )
-    peft_model = get_peft_model(model.module, lora)
-    peft_model.train()
-    trainable = [p for p in peft_model.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(trainable, lr=config.learning_rate, weight_decay=0.0)
-    if start:
-        state = out / CHECKPOINT
-        set_peft_model_state_dict(peft_model, torch.load(state / "adapter.pt"))
-        optimizer.load_state_dict(torch.load(state / "optimizer.pt"))
-    losses = _losses_until(out, start)
-    with (out / LOSSES).open("a", encoding="utf-8") as log:
-        for step in range(start, config.steps):
-            chosen = batch_of(step, len(examples), config)
-            optimizer.zero_grad()
-            totals = [0.0, 0.0, 0.0]
-            for index in chosen:
-                logprobs = target_logprobs(peft_model, *encoded[index])
-                loss = clipped_objective(logprobs, floor=config.floor, raw_weight=config.raw_weight)
-                (loss / len(chosen)).backward()
-                seen = logprobs.detach()
-                totals[0] += float(loss.detach())
-                totals[1] += float(seen.clamp(min=config.floor).mean())
-                totals[2] += float(seen.mean())
-            optimizer.step()
+    scorer = json.loads(json.dumps(dataclasses.asdict(model.info), default=str))
+    fresh = plan_sft(examples, split, config, setup, scorer)
+    check_folder(out)  # a folder of anyone else's files is refused before it is locked
+    with locked_directory(out):
+        manifest, start, losses, checkpoint = _prepare(out, fresh)
+        lead = leading_ids(model.codec, setup)
+        encoded = [encode_example(model.codec, lead, e, config.max_tokens) for e in examples]
+        peft_model, optimizer = _lora(model, config)
+        if checkpoint is not None:
+            _restore(checkpoint, peft_model, optimizer, start)
+        for step in range(start + 1, config.steps + 1):
+            chosen = batch_of(step - 1, len(examples), config)
+            loss, clip_ll, raw_ll = _step(
+                peft_model, optimizer, [encoded[i] for i in chosen], config, step
+            )
             record = StepLoss(
-                step=step + 1,
-                loss=totals[0] / len(chosen),
-                clip_ll=totals[1] / len(chosen),
-                raw_ll=totals[2] / len(chosen),
+                step=step,
+                loss=loss,
+                clip_ll=clip_ll,
+                raw_ll=raw_ll,
                 examples=[examples[i].id for i in chosen],
             )
-            log.write(dumps_line(record.model_dump(mode="json")) + "\n")
-            log.flush()
+            append_loss(out / LOSSES, record)
             losses.append(record)
             if on_step is not None:
                 on_step(record, config.steps)
-            if (step + 1) % config.checkpoint_every == 0 or step + 1 == config.steps:
-                _checkpoint(out, peft_model, optimizer, step + 1)
-    peft_model.eval()
-    peft_model.save_pretrained(str(out / ADAPTER))
-    done = manifest.model_copy(update={"steps_done": config.steps, "losses": losses})
-    write_json_atomic(out / SFT_MANIFEST, done.model_dump(mode="json"))
-    return done
+            if step % config.checkpoint_every == 0 or step == config.steps:
+                save_checkpoint(out, step, _checkpoint_files(peft_model, optimizer))
+        peft_model.eval()
+        hashes = save_adapter(out, lambda folder: peft_model.save_pretrained(str(folder)))
+        update = {"steps_done": config.steps, "losses": losses, "adapter_files": hashes}
+        done = manifest.model_copy(update=update)
+        write_json(out / SFT_MANIFEST, done.model_dump(mode="json"))
+        return done

@@ -1,0 +1,354 @@
+"""Hostile ``lift sft`` folders and adapters: one error line naming the input, nothing changed.
+
+One fine-tuning is trained for the module (two steps, a checkpoint after each) and kept twice:
+finished, and as it stood after step 1's checkpoint (``midway``); every test damages its own
+copy of one of them.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from click.testing import CliRunner
+from hostile import refused, snapshot, user_files
+from lift_cuts import EQUATION_TARGETS, equation_cut
+
+from readout_audit._cli import _lift_sft, main
+from readout_audit._exceptions import InputError, RunDirectoryError
+from readout_audit._util._lock import RunLock
+from readout_audit.lift import LiftSetup
+from readout_audit.lift.sft import (
+    ADAPTER,
+    LOSSES,
+    SFT_MANIFEST,
+    SftConfig,
+    _folder,
+    _train,
+    read_sft,
+    sft_examples,
+    split_papers,
+    train_sft,
+)
+from readout_audit.model import load_model
+
+PAPERS = dict(list(EQUATION_TARGETS.items())[:4])
+CUTS = [equation_cut(target=target, paper=paper) for paper, target in PAPERS.items()]
+TRAINING = ["--steps", "2", "--batch-size", "1", "--checkpoint-every", "1"]
+TRAINING += ["--max-tokens", "48", "--learning-rate", "5e-3", "--no-progress"]
+CONFIG = SftConfig(steps=2, batch_size=1, checkpoint_every=1, max_tokens=48, learning_rate=5e-3)
+SCORE = ["--no-toy", "--no-oracle", "--multipliers", "1", "--plain"]
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """(the cut file, the finished fine-tuning, the same after step 1's checkpoint)."""
+    root = tmp_path_factory.mktemp("sft")
+    cuts = root / "cuts.jsonl"
+    cuts.write_text("".join(c.model_dump_json() + "\n" for c in CUTS))
+    midway, real = root / "midway", _train.save_checkpoint
+
+    def save_checkpoint(out, step, files):
+        real(out, step, files)
+        if step == 1:
+            shutil.copytree(out, midway, symlinks=True)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_train, "save_checkpoint", save_checkpoint)
+        result = CliRunner().invoke(
+            main, ["lift", "sft", "--cuts", cuts, "--out", root / "done", *TRAINING]
+        )
+    assert result.exit_code == 0, result.output
+    return cuts, root / "done", midway
+
+
+@pytest.fixture
+def no_model(monkeypatch):
+    """The scorer must not load: the command is refused before it."""
+
+    def load(*args, **kwargs):
+        raise AssertionError("the model was loaded")
+
+    monkeypatch.setattr(_lift_sft, "load_model", load)
+
+
+def copy(folder: Path, tmp_path: Path) -> Path:
+    """A copy of one of the module's fine-tuning folders to damage."""
+    return Path(shutil.copytree(folder, tmp_path / folder.name, symlinks=True))
+
+
+def sft(cuts: Path, out: Path) -> list[object]:
+    return ["lift", "sft", "--cuts", cuts, "--out", out, *TRAINING]
+
+
+# point 3: a folder that is no fine-tuning's is refused, nothing in it changes
+
+
+def test_a_folder_of_user_files_is_refused_and_left_as_it_was(made, tmp_path, no_model, model):
+    cuts, _, _ = made
+    mine = user_files(tmp_path / "mine")
+    (mine / LOSSES).write_text("my own losses\n")
+    (mine / "checkpoint").mkdir()
+    (mine / "checkpoint" / "model.bin").write_bytes(b"\x00weights" * 64)
+    (mine / "checkpoint.old").write_text("a file, not a folder\n")
+    before = snapshot(mine)
+    refused(sft(cuts, mine), str(mine), "no sft.json", "'out'")
+    assert snapshot(mine) == before
+    # the library refuses it too, before the scorer is touched
+    split = split_papers(PAPERS, held_out=0.5, seed=0)
+    examples = sft_examples(CUTS, split, LiftSetup())
+    scorer = SimpleNamespace(info=model.info)  # never trained: refused before
+    with pytest.raises(InputError, match="not a readout lift sft folder"):
+        train_sft(scorer, examples, split, mine, config=CONFIG)
+    assert snapshot(mine) == before
+
+
+def test_a_user_file_under_a_name_the_training_writes_is_refused_not_replaced(
+    made, tmp_path, no_model
+):
+    cuts, done, _ = made
+    out = copy(done, tmp_path)
+    (out / "checkpoint.old").write_text("my notes\n")
+    before = snapshot(out)
+    refused(sft(cuts, out), str(out / "checkpoint.old"), "not the folder")
+    assert snapshot(out) == before
+
+
+# point 7: one writer at a time; a history written twice is refused
+
+
+def test_a_second_writer_is_refused_before_the_model_loads(made, tmp_path, no_model):
+    cuts, _, midway = made
+    out = copy(midway, tmp_path)
+    lock = RunLock(out)
+    lock.acquire()
+    try:
+        before = snapshot(out)
+        refused(sft(cuts, out), str(out), f"process {os.getpid()}")
+        assert snapshot(out) == before
+        # nor may it be scored while it trains
+        run = tmp_path / "run"
+        refused(["lift", "score", "--cuts", cuts, "--out", run, *SCORE, "--sft", out], "trained")
+        assert not run.exists()
+    finally:
+        lock.release()
+
+
+def test_a_writer_that_takes_the_folder_while_the_model_loads_wins(made, tmp_path, model):
+    _, _, midway = made
+    out = copy(midway, tmp_path)
+    other = RunLock(out)
+    split = split_papers(PAPERS, held_out=0.5, seed=0)
+    examples = sft_examples(CUTS, split, LiftSetup())
+    other.acquire()  # taken after the command's check, as another process might
+    try:
+        before = snapshot(out)
+        scorer = SimpleNamespace(info=model.info)  # never trained: refused before
+        with pytest.raises(RunDirectoryError, match="is being written by process"):
+            train_sft(scorer, examples, split, out, config=CONFIG)
+        assert snapshot(out) == before
+    finally:
+        other.release()
+
+
+def test_losses_written_twice_by_two_writers_are_refused_on_resume(made, tmp_path, no_model):
+    cuts, done, _ = made
+    out = copy(done, tmp_path)
+    lines = (out / LOSSES).read_text().splitlines(keepends=True)
+    (out / LOSSES).write_text("".join(line for line in lines for _ in (0, 1)))
+    before = snapshot(out)
+    error = refused(sft(cuts, out), f"{out / LOSSES}:2", "records step 1 where step 2 belongs")
+    assert "'step'" in error
+    assert snapshot(out) == before
+
+
+# point 12: the adapter is the one sft.json recorded
+
+
+def test_the_finished_fine_tuning_records_its_adapter_files_hashes(made):
+    _, done, _ = made
+    recorded = json.loads((done / SFT_MANIFEST).read_text())["adapter_files"]
+    assert set(recorded) == {p.name for p in (done / ADAPTER).iterdir()}
+    assert recorded == _folder.adapter_hashes(done / ADAPTER)
+    assert "adapter_model.safetensors" in recorded
+    assert read_sft(done).adapter_files == recorded
+
+
+def scaled_weights(adapter: Path) -> None:
+    """The adapter's LoRA B matrices doubled: a sound adapter of another training."""
+    from safetensors.torch import load_file, save_file
+
+    path = adapter / "adapter_model.safetensors"
+    tensors = load_file(path)
+    save_file({k: v * 2 if "lora_B" in k else v for k, v in tensors.items()}, path)
+
+
+def drop_scorer_files(out: Path) -> None:
+    manifest = json.loads((out / SFT_MANIFEST).read_text())
+    del manifest["scorer"]["files"]
+    (out / SFT_MANIFEST).write_text(json.dumps(manifest))
+
+
+def drop_adapter_hashes(out: Path) -> None:
+    manifest = json.loads((out / SFT_MANIFEST).read_text())
+    del manifest["adapter_files"]
+    (out / SFT_MANIFEST).write_text(json.dumps(manifest))
+
+
+def rank(out: Path, r: int) -> None:
+    config = out / ADAPTER / "adapter_config.json"
+    config.write_text(json.dumps({**json.loads(config.read_text()), "r": r}))
+
+
+DAMAGE = {
+    "another training's adapter": (
+        lambda out: scaled_weights(out / ADAPTER),
+        "adapter/adapter_model.safetensors",
+        "SHA-256 differs",
+    ),
+    "missing weights": (
+        lambda out: (out / ADAPTER / "adapter_model.safetensors").unlink(),
+        "adapter/adapter_model.safetensors",
+        "is missing",
+    ),
+    "bad adapter_config.json": (
+        lambda out: (out / ADAPTER / "adapter_config.json").write_text("{not json"),
+        "adapter/adapter_config.json",
+        "SHA-256 differs",
+    ),
+    "wrong rank": (lambda out: rank(out, 4), "adapter/adapter_config.json", "SHA-256 differs"),
+    "an extra file": (
+        lambda out: (out / ADAPTER / "extra.bin").write_bytes(b"x"),
+        "adapter/extra.bin",
+        "does not record",
+    ),
+    "a manifest without scorer.files": (drop_scorer_files, SFT_MANIFEST, "'scorer.files'"),
+    "a manifest without adapter hashes": (drop_adapter_hashes, SFT_MANIFEST, "'adapter_files'"),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_a_damaged_or_swapped_adapter_is_refused_before_scoring(made, tmp_path, damage):
+    cuts, done, _ = made
+    out = copy(done, tmp_path)
+    change, named, why = DAMAGE[damage]
+    change(out)
+    before = snapshot(out)
+    run = tmp_path / "run"
+    refused(["lift", "score", "--cuts", cuts, "--out", run, *SCORE, "--sft", out], named, why)
+    assert not run.exists() and snapshot(out) == before
+
+
+def test_an_adapter_of_another_rank_is_one_error_when_loaded(made, tmp_path):
+    _, done, _ = made
+    out = copy(done, tmp_path)
+    rank(out, 4)
+    with pytest.raises(InputError, match="cannot be merged into smollm2-135m") as caught:
+        load_model(dtype="float32", adapter=out / ADAPTER)
+    assert caught.value.source == str(out / ADAPTER) and "\n" not in str(caught.value)
+
+
+# the tracebacks of the issue: each one error line naming the input
+
+
+@pytest.mark.parametrize("text", ['{"step": 9}', '{"step": "1"}', '{"step": true}', "not json", ""])
+def test_an_edited_checkpoint_state_is_refused(made, tmp_path, no_model, text):
+    cuts, _, midway = made
+    out = copy(midway, tmp_path)
+    (out / "checkpoint" / "state.json").write_text(text)
+    before = snapshot(out)
+    refused(sft(cuts, out), str(out / "checkpoint" / "state.json"))
+    assert snapshot(out) == before
+
+
+def test_a_checkpoint_whose_state_names_another_step_is_refused(made, tmp_path):
+    # step 2's weights and optimiser under step 1's state.json: the optimiser has taken 2 steps
+    cuts, done, midway = made
+    out = copy(midway, tmp_path)
+    for name in ("adapter.pt", "optimizer.pt"):
+        shutil.copyfile(done / "checkpoint" / name, out / "checkpoint" / name)
+    before = snapshot(out)
+    state = str(out / "checkpoint" / "state.json")
+    refused(sft(cuts, out), state, "names step 1", "has taken 2 steps")
+    assert snapshot(out) == before
+
+
+def test_damaged_checkpoint_weights_are_refused_once_the_scorer_loads(made, tmp_path):
+    cuts, _, midway = made
+    out = copy(midway, tmp_path)
+    (out / "checkpoint" / "adapter.pt").write_bytes(b"PK\x03\x04 not a checkpoint")
+    before = snapshot(out)
+    refused(sft(cuts, out), str(out / "checkpoint" / "adapter.pt"), "not a checkpoint")
+    assert snapshot(out) == before
+
+
+def test_a_truncated_manifest_is_refused(made, tmp_path, no_model):
+    cuts, done, _ = made
+    out = copy(done, tmp_path)
+    text = (out / SFT_MANIFEST).read_text()
+    (out / SFT_MANIFEST).write_text(text[: len(text) // 2])
+    before = snapshot(out)
+    refused(sft(cuts, out), str(out / SFT_MANIFEST), "malformed JSON")
+    run = tmp_path / "run"
+    refused(["lift", "score", "--cuts", cuts, "--out", run, *SCORE, "--sft", out], SFT_MANIFEST)
+    assert snapshot(out) == before and not run.exists()
+
+
+def test_a_cut_line_before_the_checkpoint_is_refused(made, tmp_path, no_model):
+    cuts, _, midway = made
+    out = copy(midway, tmp_path)
+    line = (out / LOSSES).read_text()
+    (out / LOSSES).write_text(line[: len(line) // 2])  # step 1's line, the checkpoint's
+    before = snapshot(out)
+    refused(sft(cuts, out), str(out / LOSSES), "losses of 0 steps", "checkpoint is at step 1")
+    assert snapshot(out) == before
+
+
+@pytest.mark.parametrize("rate", ["1e300", "nan", "0"])
+def test_a_learning_rate_out_of_range_is_refused_before_the_model_loads(
+    made, tmp_path, no_model, rate
+):
+    cuts, _, _ = made
+    out = tmp_path / "new"
+    args = ["lift", "sft", "--cuts", cuts, "--out", out, "--learning-rate", rate]
+    refused(args, "learning-rate")
+    assert not out.exists()
+
+
+def test_a_full_disk_loses_nothing_and_a_rerun_finishes(made, tmp_path, monkeypatch):
+    cuts, done, midway = made
+    out = copy(midway, tmp_path)
+    real, at_failure = _folder.write_bytes_atomic, []
+
+    def write(path, data):
+        if path.parent.name == "checkpoint.tmp":  # step 2's checkpoint
+            at_failure.append(snapshot(out))
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(path, data)
+
+    monkeypatch.setattr(_folder, "write_bytes_atomic", write)
+    error = refused(sft(cuts, out), str(out / "checkpoint.tmp"), "No space left on device")
+    assert "rerun to resume" in error
+    kept = {k: v for k, v in at_failure[0].items() if not k.startswith("checkpoint.tmp")}
+    assert snapshot(out) == kept  # the step-1 checkpoint, losses and manifest all kept
+    assert len((out / LOSSES).read_text().splitlines()) == 2  # step 2 taken, not saved
+
+    # room again, and a line cut off as the disk filled: the rerun redoes step 2 and finishes
+    monkeypatch.setattr(_folder, "write_bytes_atomic", real)
+    with (out / LOSSES).open("a") as log:
+        log.write('{"step": 3, "lo')
+    result = CliRunner().invoke(main, sft(cuts, out))
+    assert result.exit_code == 0, result.output
+    resumed, whole = read_sft(out), read_sft(done)
+    assert [s.step for s in resumed.losses] == [1, 2]
+    for a, b in zip(resumed.losses, whole.losses, strict=True):
+        assert a.examples == b.examples and a.loss == pytest.approx(b.loss, abs=1e-4)
+    lines = [json.loads(line) for line in (out / LOSSES).read_text().splitlines()]
+    assert [line["step"] for line in lines] == [1, 2]
+    assert resumed.adapter_files == _folder.adapter_hashes(out / ADAPTER)
+    assert not (out / "checkpoint.tmp").exists()
