@@ -11,6 +11,7 @@ import errno
 import json
 import os
 import shutil
+import stat
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -177,6 +178,10 @@ def test_the_finished_fine_tuning_records_its_adapter_files_hashes(made):
     assert recorded == _folder.adapter_hashes(done / ADAPTER)
     assert "adapter_model.safetensors" in recorded
     assert read_sft(done).adapter_files == recorded
+    mask = os.umask(0)
+    os.umask(mask)
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in (done / ADAPTER).iterdir()}
+    assert modes == dict.fromkeys(recorded, 0o666 & ~mask)  # not safetensors' own 0600
 
 
 def scaled_weights(adapter: Path) -> None:

@@ -107,6 +107,26 @@ def test_non_finite_logged_log_likelihoods_are_refused(tmp_path: Path, value: st
     assert snapshot(tmp_path) == before
 
 
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("2.5", "a log-likelihood above 0 (a probability above 1): 2.5"),
+        ("1_0", "not a finite log-likelihood: '1_0'"),
+        (" -1.0", "not a finite log-likelihood: ' -1.0'"),
+        ("0x1p3", "not a finite log-likelihood: '0x1p3'"),
+    ],
+)
+def test_logged_log_likelihoods_no_model_gives_are_refused(
+    tmp_path: Path, value: str, reason: str
+) -> None:
+    row = logged_line()
+    row["filtered_resps"][1][0] = value
+    path = samples(tmp_path / "logged", row)
+    before = snapshot(tmp_path)
+    refused(audit("--samples", path, "--out", tmp_path / "run"), f"{NAME}:1", reason)
+    assert snapshot(tmp_path) == before
+
+
 def forged(change: str) -> dict[str, Any]:
     """The logged line with one malformed structure."""
     row = logged_line()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -80,3 +81,12 @@ def test_a_locked_directory_is_refused_to_a_second_block(tmp_path):
             pass
         assert (out / ".lock").is_file()  # the refused block did not remove the holder's lock
     assert _other_process_finds(out) == "free"
+
+
+def test_a_holder_that_has_not_written_its_id_yet_reads_as_such(tmp_path):
+    with (tmp_path / ".lock").open("a+") as handle:  # locked, its id not yet written
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        assert _other_process_finds(tmp_path) == (
+            f"{tmp_path} is being written by process (its id not yet written); wait for it to "
+            "finish or choose another output directory"
+        )

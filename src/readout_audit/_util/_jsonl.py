@@ -191,14 +191,19 @@ class JsonlAppender:
         self._handle.close()
 
 
+def umask_mode() -> int:
+    """What the umask leaves of 0666: the mode of a new file a user's tools would make."""
+    mask = os.umask(0o077)  # read it back at once; a stricter mask meanwhile errs safe
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def _file_mode(path: Path) -> int:
-    """The mode a written file gets: the one it replaces, else what the umask leaves of 0666."""
+    """The mode a written file gets: the one it replaces, else :func:`umask_mode`."""
     try:
         return stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
-        mask = os.umask(0o077)  # read it back at once; a stricter mask meanwhile errs safe
-        os.umask(mask)
-        return 0o666 & ~mask
+        return umask_mode()
 
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:

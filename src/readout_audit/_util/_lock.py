@@ -12,6 +12,8 @@ from typing import IO
 from readout_audit._exceptions import RunDirectoryError
 
 LOCK = ".lock"
+UNNAMED = "(its id not yet written)"
+"""What stands for a holder's process id in the moment before it writes it to the lock file."""
 
 _HELD: dict[str, IO[str]] = {}
 """Locks this process took ahead of its writer (see :func:`hold`), by lock file, open."""
@@ -42,7 +44,7 @@ class RunLock:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             handle.seek(0)
-            holder = handle.read().strip() or "another process"
+            holder = handle.read().strip() or UNNAMED
             handle.close()
             raise RunDirectoryError(
                 f"{self.target} is being written by process {holder}; wait for it to "
@@ -137,6 +139,6 @@ def lock_holder(directory: Path) -> str | None:
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
-            return handle.read().strip() or "another process"
+            return handle.read().strip() or UNNAMED
         fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
     return None

@@ -13,9 +13,12 @@ from readout_audit._util._input import BoundsError
 from readout_audit._util._jsonl import decode_json, loads_line
 from readout_audit.data._jsonl import read_lines
 from readout_audit.lmeval._doc import LMEvalDoc, Logged, choices_problem
+from readout_audit.model._conformance import FLOAT32_BUDGET
 
 SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
 """lm-eval's file name: ``samples_<task>_<date>.jsonl`` (``EvaluationTracker``)."""
+DECIMAL = re.compile(r"-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+"""A number as Python writes a float: the only text a logged log-likelihood may be."""
 
 
 def samples_files(source: str | Path) -> list[tuple[str, Path]]:
@@ -136,14 +139,27 @@ def _logliks(raw: dict[str, Any], n: int, fail: Any) -> tuple[float, ...]:
     values = []
     for response in responses[:n]:
         first = response[0] if isinstance(response, list) and response else response
-        try:
-            value = float(first) if isinstance(first, str | int | float) else math.nan
-        except ValueError:
-            value = math.nan
-        if isinstance(first, bool) or not math.isfinite(value):
+        value = _number(first)
+        if value is None:
             raise fail(f"not a finite log-likelihood: {str(first)[:40]!r}", "filtered_resps")
+        if value > FLOAT32_BUDGET:
+            raise fail(
+                f"a log-likelihood above 0 (a probability above 1): {value:g}", "filtered_resps"
+            )
         values.append(value)
     return tuple(values)
+
+
+def _number(value: Any) -> float | None:
+    """A logged number (lm-eval writes ``str(float)``) as a finite float, else None.
+
+    None for a bool, ``inf``, ``nan``, ``1_0`` or padded text.
+    """
+    if isinstance(value, str) and DECIMAL.fullmatch(value):
+        value = float(value)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
 
 
 def _gold(target: Any, choices: Sequence[str], fail: Any) -> tuple[int, ...]:

@@ -126,16 +126,28 @@ def _summary_digest(data: dict[str, Any]) -> str:
     return _sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode())
 
 
-def summary_document(summary: Summary, records: Path) -> dict[str, Any]:
-    """``summary.json``'s content: the summary, the records' hash and the summary's own."""
-    data: dict[str, Any] = summary.model_dump(mode="json")
+def _file_sizes(directory: Path, names: tuple[str, ...]) -> dict[str, int]:
+    """The sizes of a kind's own files (hidden states: too large to hash on every read)."""
     return {
-        **data,
-        INTEGRITY: {
-            "records_sha256": _records_digest(records),
-            "summary_sha256": _summary_digest(data),
-        },
+        name: (directory / name).stat().st_size for name in names if (directory / name).exists()
     }
+
+
+def summary_document(
+    summary: Summary, records: Path, files: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """``summary.json``'s content: the summary, the records' hash and the summary's own.
+
+    With the sizes of the kind's own ``files`` it read, so a file cut since is noticed.
+    """
+    data: dict[str, Any] = summary.model_dump(mode="json")
+    integrity: dict[str, Any] = {
+        "records_sha256": _records_digest(records),
+        "summary_sha256": _summary_digest(data),
+    }
+    if files:
+        integrity["file_bytes"] = _file_sizes(records.parent, files)
+    return {**data, INTEGRITY: integrity}
 
 
 def _read_summary(path: Path, kind: RunKind) -> tuple[Summary | None, str | None]:
@@ -156,6 +168,9 @@ def _read_summary(path: Path, kind: RunKind) -> tuple[Summary | None, str | None
         return None, f"{path.name} does not match its hash (edited?); recomputed from the records"
     if hashes.get("records_sha256") != _records_digest(path.parent / RECORDS):
         return None, f"{RECORDS} changed after {path.name} was written; recomputed from them"
+    sizes = hashes.get("file_bytes")
+    if sizes is not None and sizes != _file_sizes(path.parent, kind.files):
+        return None, f"{', '.join(kind.files)} changed after {path.name} was written; recomputed"
     try:
         summary: Summary = kind.summary_type.model_validate(raw)
     except ValidationError as error:
@@ -390,7 +405,9 @@ class RunDirectory:
         records number that many.
         """
         records = self.directory / RECORDS
-        write_json_atomic(self.directory / SUMMARY, summary_document(summary, records))
+        write_json_atomic(
+            self.directory / SUMMARY, summary_document(summary, records, self.kind.files)
+        )
         assert self.manifest is not None
         self.manifest.invocations[-1].finished = now()
         self.manifest.invocations[-1].planned = planned

@@ -26,6 +26,7 @@ from readout_audit._util._jsonl import (
     loads_line,
     loads_strict,
     read_lines,
+    umask_mode,
     write_bytes_atomic,
 )
 from readout_audit._util._lock import LOCK, hold
@@ -228,6 +229,8 @@ def save_adapter(out: Path, save: Callable[[Path], None]) -> dict[str, str]:
     except (OSError, SafetensorError) as error:
         shutil.rmtree(staging, ignore_errors=True)
         raise unwritable(staging, error) from None
+    for path in staging.iterdir():  # safetensors writes 0600 whatever the umask
+        path.chmod(umask_mode())
     hashes = adapter_hashes(staging)
     shutil.rmtree(final, ignore_errors=True)
     os.replace(staging, final)
