@@ -75,3 +75,37 @@ def test_open_model_refuses_what_the_other_kind_of_model_would_not_read(spec, op
 def test_open_model_opens_a_served_spec_through_its_gate():
     with pytest.raises(InputError, match=r"field 'tokenizer'.*--conformance"):
         open_model("openai:http://127.0.0.1:9/v1#m")  # no tokenizer nor verdict: nothing sent
+
+
+@pytest.mark.model
+def test_models_load_without_hub_kernels(monkeypatch):
+    # transformers fetches kernels from the hub for a model that uses them once it trains (a
+    # traceback offline on CUDA): every load asks for torch's own code
+    import transformers
+
+    from readout_audit.model import _load
+
+    asked = []
+    real = transformers.AutoModelForCausalLM.from_pretrained
+
+    def spy(*args, **kwargs):
+        asked.append(kwargs.get("use_kernels"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(transformers.AutoModelForCausalLM, "from_pretrained", spy)
+    model = _load.load_model("smollm2-135m")
+    assert asked == [False] and model.module.use_kernels is False
+
+
+def test_training_turns_a_models_hub_kernels_off():
+    from readout_audit.lift.sft._train import without_hub_kernels
+
+    class Kernelized:
+        """A model using hub kernels: turning them off goes through its setter."""
+
+        use_kernels = True
+
+    module = Kernelized()
+    without_hub_kernels(module)
+    assert module.use_kernels is False
+    without_hub_kernels(object())  # a module with no kernels at all is left as it is

@@ -292,7 +292,12 @@ def _load_transformers(
     extra = {"device_map": place.device_map} if place.device_map is not None else {}
     try:
         model = auto.from_pretrained(
-            str(source), config=config, dtype=getattr(torch, place.dtype), **kwargs, **extra
+            str(source),
+            config=config,
+            dtype=getattr(torch, place.dtype),
+            use_kernels=False,  # torch's own code: no kernel fetched from the hub, offline too
+            **kwargs,
+            **extra,
         )
     except _UNREADABLE as error:
         raise unreadable(error) from error

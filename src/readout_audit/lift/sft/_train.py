@@ -182,6 +182,16 @@ def _restore(folder: Path, peft_model: Any, optimizer: Any, step: int) -> None:
         )
 
 
+def without_hub_kernels(module: Any) -> None:
+    """Turn off a model's hub kernels before training.
+
+    transformers swaps in kernels fetched from the hub when a model that uses them enters
+    training mode, a traceback when the hub is offline; the scorer is trained as it scores.
+    """
+    if getattr(module, "use_kernels", False):
+        module.use_kernels = False
+
+
 def _lora(model: Any, config: SftConfig) -> tuple[Any, Any]:
     """The scorer's module with a fresh seeded LoRA adapter, and its AdamW optimiser."""
     import torch
@@ -195,6 +205,7 @@ def _lora(model: Any, config: SftConfig) -> tuple[Any, Any]:
         lora_dropout=0.0,
         task_type="CAUSAL_LM",
     )
+    without_hub_kernels(model.module)
     peft_model = get_peft_model(model.module, lora)
     peft_model.train()
     trainable = [p for p in peft_model.parameters() if p.requires_grad]
