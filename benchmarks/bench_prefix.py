@@ -9,7 +9,8 @@ cases: four single-letter options (`` A`` ... `` D``), the four full-text choice
 on each question (as the options audit reads letters and text at once).
 The same (context, continuation) strings are scored by readout-audit's local executor (requests
 grouped by their shared token prefixes, each prefix encoded once) and by lm-eval's HFLM
-``loglikelihood`` wrapping the very same model object, alternating, best of ``--rounds``.
+``loglikelihood`` wrapping the very same model object, each once untimed on the same items,
+then alternating, best of ``--rounds`` (timing.py: the device synchronised at every span's ends).
 Printed per case: wall time, the speed ratio, the largest log-likelihood difference, and the
 share of context tokens the model actually encoded; then the peak memory.
 """
@@ -20,8 +21,8 @@ import json
 import random
 import resource
 import sys
-import time
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ from bench_scoring import (  # the same HFLM call on the same strings, the same 
     scorer_arguments,
     scorers,
 )
+from timing import clock, duel, peak_gpu_mb
 
 WORDS = [
     *("river", "mountain", "library", "engine", "garden", "harbour", "violin", "glacier"),
@@ -97,16 +99,15 @@ def ours(model: Any, items: Sequence[Item], batch: int) -> tuple[float, list[flo
     jobs = [_Job(i, position_request(renderings[i], encodings[i], 0)) for i in range(len(items))]
     values: dict[int, list[float]] = {}
     before = model.encoded_tokens
-    start = time.perf_counter()
-    for job, scores in LocalExecutor(model, batch).run(jobs):
-        i = job.index
-        readout = read_position(
-            model, renderings[i], items[i].options, encodings=encodings[i], scores=scores
-        )
-        values[i] = [float(x) for x in readout.option_logprobs if x is not None]
-    seconds = time.perf_counter() - start
+    with clock(model.info.device) as span:
+        for job, scores in LocalExecutor(model, batch).run(jobs):
+            i = job.index
+            readout = read_position(
+                model, renderings[i], items[i].options, encodings=encodings[i], scores=scores
+            )
+            values[i] = [float(x) for x in readout.option_logprobs if x is not None]
     encoded = model.encoded_tokens - before
-    return seconds, [v for i in range(len(items)) for v in values[i]], encoded
+    return span.seconds, [v for i in range(len(items)) for v in values[i]], encoded
 
 
 class _Job:
@@ -135,15 +136,15 @@ def main() -> None:
     for case, options in CASES.items():
         items = make_items(args.subjects, args.per_subject, options, args.seed)
         tokens = context_tokens(model, items)
-        ours(model, items[:2], args.batch_size)  # warm-up
-        lm_eval_harness(hflm, items[:2])
-        best = {"readout-audit": float("inf"), "lm-eval HFLM": float("inf")}
-        values: dict[str, list[float]] = {}
-        for _ in range(args.rounds):  # alternate, so drift hits both alike
-            seconds, values["readout-audit"], encoded = ours(model, items, args.batch_size)
-            best["readout-audit"] = min(best["readout-audit"], seconds)
-            seconds, values["lm-eval HFLM"] = lm_eval_harness(hflm, items)
-            best["lm-eval HFLM"] = min(best["lm-eval HFLM"], seconds)
+        best, last = duel(
+            {
+                "readout-audit": partial(ours, model, items, args.batch_size),
+                "lm-eval HFLM": partial(lm_eval_harness, hflm, items),
+            },
+            args.rounds,
+        )
+        values = {scorer: result[1] for scorer, result in last.items()}
+        encoded = last["readout-audit"][2]
         diff = max(abs(a - b) for a, b in zip(*values.values(), strict=True))
         speedup = best["lm-eval HFLM"] / best["readout-audit"]
         print(
@@ -163,7 +164,8 @@ def main() -> None:
         }
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS (both scorers in this process) {peak_mb:.0f} MB")
-    figures = {"cases": cases, "peak_rss_mb": peak_mb, "settings": vars(args)}
+    figures = {"cases": cases, "peak_rss_mb": peak_mb, "peak_gpu_mb": peak_gpu_mb()}
+    figures["settings"] = vars(args)
     if args.json_out:
         with open(args.json_out, "w", encoding="utf-8") as handle:
             json.dump(figures, handle, indent=2)

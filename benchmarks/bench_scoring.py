@@ -7,12 +7,13 @@ Run: .venv/bin/python benchmarks/bench_scoring.py [--items 200] [--options 4] [-
 Two cases on the embedded model: multi-token option phrases and single-token letters. For each,
 the same (context, option) strings are scored by readout-audit (one padded forward per batch of
 contexts; options from the contexts' key-value cache) and by lm-eval's HFLM ``loglikelihood``
-wrapping the very same model object, alternating, best of ``--rounds``. Printed: wall time,
-items/s, tokens/s, the speed ratio and the largest difference between the two log-likelihoods.
-Then a full audit pass (mass, argmax, top-k, every option, 16-token greedy continuation) is timed
-against a bare forward over the same tokens; the device's matmul throughput in the model's dtype
-gives the roofline fraction (FLOPs = 2 x parameters x tokens); and the peak RSS is set against
-the model's weights.
+wrapping the very same model object, each once untimed on the same items, then alternating,
+best of ``--rounds`` (3), the device synchronised around every timed span (timing.py).
+Printed: wall time, items/s, tokens/s, the speed ratio and the largest difference between the
+two log-likelihoods. Then a full audit pass (mass, argmax, top-k, every option, 16-token greedy
+continuation) is timed against a bare forward over the same tokens; the device's matmul
+throughput in the model's dtype gives the roofline fraction (FLOPs = 2 x parameters x tokens);
+and the peak RSS is set against the model's weights.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ import random
 import resource
 import subprocess
 import sys
-import time
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import torch
+from timing import clock, duel, peak_gpu_mb
 
 from readout_audit import EMBEDDED_SPEC, Item, load_model, read_position, render
 from readout_audit.readout import encode_in_context, position_request
@@ -68,16 +70,16 @@ def ours(model: Any, items: Sequence[Item], batch: int, greedy: int) -> tuple[fl
         encode_in_context(model.codec, r, i.options) for r, i in zip(renderings, items, strict=True)
     ]
     logliks: list[float] = []
-    start = time.perf_counter()
-    for lo in range(0, len(items), batch):
-        chunk = range(lo, min(lo + batch, len(items)))
-        requests = [position_request(renderings[i], encodings[i], greedy) for i in chunk]
-        for i, scores in zip(chunk, model.score_positions(requests), strict=True):
-            readout = read_position(
-                model, renderings[i], items[i].options, encodings=encodings[i], scores=scores
-            )
-            logliks += [float(x) for x in readout.option_logprobs if x is not None]
-    return time.perf_counter() - start, logliks
+    with clock(model.info.device) as span:
+        for lo in range(0, len(items), batch):
+            chunk = range(lo, min(lo + batch, len(items)))
+            requests = [position_request(renderings[i], encodings[i], greedy) for i in chunk]
+            for i, scores in zip(chunk, model.score_positions(requests), strict=True):
+                readout = read_position(
+                    model, renderings[i], items[i].options, encodings=encodings[i], scores=scores
+                )
+                logliks += [float(x) for x in readout.option_logprobs if x is not None]
+    return span.seconds, logliks
 
 
 def lm_eval_harness(hflm: Any, items: Sequence[Item]) -> tuple[float, list[float]]:
@@ -88,9 +90,9 @@ def lm_eval_harness(hflm: Any, items: Sequence[Item]) -> tuple[float, list[float
         Instance("loglikelihood", {}, (item.prompt, option), index)
         for index, (item, option) in enumerate((i, o) for i in items for o in i.options)
     ]
-    start = time.perf_counter()
-    results = hflm.loglikelihood(requests, disable_tqdm=True)
-    return time.perf_counter() - start, [float(ll) for ll, _ in results]
+    with clock(hflm.device) as span:
+        results = hflm.loglikelihood(requests, disable_tqdm=True)
+    return span.seconds, [float(ll) for ll, _ in results]
 
 
 def token_count(model: Any, items: Sequence[Item]) -> int:
@@ -105,10 +107,10 @@ def token_count(model: Any, items: Sequence[Item]) -> int:
 
 def bare_forward(model: Any, sequences: Sequence[Sequence[int]], batch: int) -> float:
     """Seconds for plain padded forwards (no cache) over the given token sequences."""
-    start = time.perf_counter()
-    for lo in range(0, len(sequences), batch):
-        model._batched_last_logprobs(sequences[lo : lo + batch])
-    return time.perf_counter() - start
+    with clock(model.info.device) as span:
+        for lo in range(0, len(sequences), batch):
+            model._batched_last_logprobs(sequences[lo : lo + batch])
+    return span.seconds
 
 
 def current_rss_mb(field: str = "VmRSS") -> float:
@@ -120,20 +122,19 @@ def current_rss_mb(field: str = "VmRSS") -> float:
     return float("nan")
 
 
-def matmul_gflops(like: torch.Tensor, repeats: int = 20) -> float:
-    """Matmul throughput on the device and dtype of ``like``, on a decoder layer's MLP shape."""
-    a = torch.randn(2048, 576, device=like.device, dtype=like.dtype)
-    b = torch.randn(576, 1536, device=like.device, dtype=like.dtype)
-    sync = torch.cuda.synchronize if like.device.type == "cuda" else (lambda: None)
+def matmul_gflops(module: Any, rows: int = 2048, repeats: int = 20) -> float:
+    """Matmul throughput on the model's device and dtype, on its decoder layers' MLP shape."""
+    like = next(module.parameters())
+    hidden, inner = module.config.hidden_size, module.config.intermediate_size
+    a = torch.randn(rows, hidden, device=like.device, dtype=like.dtype)
+    b = torch.randn(hidden, inner, device=like.device, dtype=like.dtype)
     torch.mm(a, b)
     best = float("inf")
     for _ in range(repeats):
-        sync()
-        start = time.perf_counter()
-        torch.mm(a, b)
-        sync()
-        best = min(best, time.perf_counter() - start)
-    return 2 * 2048 * 576 * 1536 / best / 1e9
+        with clock(like.device) as span:
+            torch.mm(a, b)
+        best = min(best, span.seconds)
+    return 2 * rows * hidden * inner / best / 1e9
 
 
 def memory_only(args: argparse.Namespace) -> None:
@@ -144,14 +145,11 @@ def memory_only(args: argparse.Namespace) -> None:
     items = make_items(args.items, args.options, False, args.seed)
     ours(model, items, args.batch_size, GREEDY_TOKENS)
     peak_mb = current_rss_mb("VmHWM")  # ru_maxrss would carry the parent's peak across exec
-    print(
-        json.dumps(
-            {"baseline_rss_mb": baseline_mb, "loaded_rss_mb": loaded_mb, "peak_rss_mb": peak_mb}
-        )
-    )
+    figures = {"baseline_rss_mb": baseline_mb, "loaded_rss_mb": loaded_mb, "peak_rss_mb": peak_mb}
+    print(json.dumps({**figures, "peak_gpu_mb": peak_gpu_mb()}))
 
 
-def audit_memory(args: argparse.Namespace) -> dict[str, float]:
+def audit_memory(args: argparse.Namespace) -> dict[str, Any]:
     """Run :func:`memory_only` in a child process and read its figures."""
     command = [sys.executable, __file__, "--memory-only", "--items", str(args.items)]
     command += ["--options", str(args.options), "--batch-size", str(args.batch_size)]
@@ -170,7 +168,7 @@ def scorer_arguments(**sizes: int) -> argparse.ArgumentParser:
     for name, default in sizes.items():
         parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=default)
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3, help="timed rounds after a warm-up")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", dest="json_out")
     return parser
@@ -206,15 +204,14 @@ def main() -> None:
     for case, letters in (("multi-token options", False), ("single-token letters", True)):
         items = make_items(args.items, args.options, letters, args.seed)
         tokens = token_count(model, items)
-        ours(model, items[:4], args.batch_size, 0)  # warm-up
-        lm_eval_harness(hflm, items[:4])
-        best = {"readout-audit": float("inf"), "lm-eval HFLM": float("inf")}
-        values: dict[str, list[float]] = {}
-        for _ in range(args.rounds):  # alternate, so drift hits both alike
-            seconds, values["readout-audit"] = ours(model, items, args.batch_size, 0)
-            best["readout-audit"] = min(best["readout-audit"], seconds)
-            seconds, values["lm-eval HFLM"] = lm_eval_harness(hflm, items)
-            best["lm-eval HFLM"] = min(best["lm-eval HFLM"], seconds)
+        best, last = duel(
+            {
+                "readout-audit": partial(ours, model, items, args.batch_size, 0),
+                "lm-eval HFLM": partial(lm_eval_harness, hflm, items),
+            },
+            args.rounds,
+        )
+        values = {scorer: result[1] for scorer, result in last.items()}
         for scorer, seconds in best.items():
             print(
                 f"{case:<22}{scorer:<16}{seconds:>9.2f}{len(items) / seconds:>9.2f}"
@@ -233,7 +230,9 @@ def main() -> None:
         }
 
     items = make_items(args.items, args.options, False, args.seed)
-    audit_seconds = min(ours(model, items, args.batch_size, GREEDY_TOKENS)[0] for _ in range(2))
+    ours(model, items, args.batch_size, GREEDY_TOKENS)  # warm-up on the shapes timed
+    rounds = range(args.rounds)
+    audit_seconds = min(ours(model, items, args.batch_size, GREEDY_TOKENS)[0] for _ in rounds)
     sequences, processed = [], 0
     for item in items:
         rendering = render(item, model.codec)
@@ -242,8 +241,9 @@ def main() -> None:
         sequence = [*rendering.token_ids, *options, *readout.greedy.token_ids]
         sequences.append(sequence)
         processed += len(sequence)
-    bare_seconds = min(bare_forward(model, sequences, args.batch_size) for _ in range(2))
-    gflops = matmul_gflops(next(model._model.parameters()))
+    bare_forward(model, sequences, args.batch_size)
+    bare_seconds = min(bare_forward(model, sequences, args.batch_size) for _ in rounds)
+    gflops = matmul_gflops(model._model)
     achieved = 2 * parameters * processed / audit_seconds / 1e9
     weights_mb = parameters * next(model._model.parameters()).element_size() / 2**20
     peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -254,7 +254,8 @@ def main() -> None:
     )
     print(
         f"{model.info.dtype} matmul {gflops:.1f} GFLOP/s; audit pass {achieved:.1f} GFLOP/s; "
-        f"roofline fraction {achieved / gflops:.2f}"
+        f"roofline fraction {achieved / gflops:.2f} ({processed / audit_seconds:,.0f} tokens/s "
+        f"against {gflops * 1e9 / (2 * parameters):,.0f} at the matmul rate)"
     )
     alone = audit_memory(args)
     model_mb = alone["peak_rss_mb"] - alone["baseline_rss_mb"]
@@ -274,11 +275,15 @@ def main() -> None:
         "audit_pass_seconds": audit_seconds,
         "bare_forward_seconds": bare_seconds,
         "tokens_processed": processed,
+        "audit_tokens_per_s": processed / audit_seconds,
+        "matmul_tokens_per_s": gflops * 1e9 / (2 * parameters),
         "matmul_gflops": gflops,
         "achieved_gflops": achieved,
         "roofline_fraction": achieved / gflops,
         "peak_rss_mb": alone["peak_rss_mb"],
         "peak_rss_mb_with_lm_eval": peak_rss_mb,
+        "peak_gpu_mb": alone["peak_gpu_mb"],
+        "peak_gpu_mb_with_lm_eval": peak_gpu_mb(),
         "baseline_rss_mb": alone["baseline_rss_mb"],
         "loaded_rss_mb": alone["loaded_rss_mb"],
         "loaded_model_over_weights": resident_mb / weights_mb,
