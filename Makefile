@@ -64,3 +64,4 @@ bench: setup
 	$(BIN)/python benchmarks/bench_startup.py --json runs/bench_startup.json
 	$(BIN)/python benchmarks/bench_prefix.py --json runs/bench_prefix.json
 	$(BIN)/python benchmarks/bench_shared.py --json runs/bench_shared.json
+	$(BIN)/python benchmarks/bench_command.py --json runs/bench_command.json
