@@ -39,6 +39,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_prefix import make_items, ours
+from bench_scoring import lm_eval_harness
 
 from readout_audit import EMBEDDED_SPEC, ModelNotAvailableError, load_model
 
@@ -117,33 +118,40 @@ def run_script(name: str, model: str, args: argparse.Namespace, folder: Path) ->
 
 
 def agreement(args: argparse.Namespace, half: str) -> dict[str, Any]:
-    """bench_prefix's 5-shot items in float32 and in ``half``: how far the numbers move."""
+    """How far each scorer's log-likelihoods move from its float32 ones in ``half``.
+
+    bench_prefix's 5-shot items, read by readout-audit and by lm-eval's HFLM on the same model.
+    """
+    from lm_eval.models.huggingface import HFLM
+
     items = make_items(args.subjects, args.per_subject, "both", args.seed)
-    values = {}
+    values: dict[str, dict[str, np.ndarray]] = {"readout-audit": {}, "lm-eval": {}}
     for dtype in ("float32", half):
         model = load_model(EMBEDDED_SPEC, device=args.device, dtype=dtype)
-        values[dtype] = np.array(ours(model, items, args.batch_size)[1])
-        del model
-    full, low = values["float32"], values[half]
-    diff = np.abs(full - low)
-    full_rows, low_rows = full.reshape(len(items), -1), low.reshape(len(items), -1)
-    same = {
-        kind: float(np.mean(full_rows[:, part].argmax(1) == low_rows[:, part].argmax(1)))
-        for kind, part in (("letters", slice(0, 4)), ("text", slice(4, 8)))
-    }
-    figures = {
-        "dtype": half,
-        "items": len(items),
-        "max_abs_diff": float(diff.max()),
-        "mean_abs_diff": float(diff.mean()),
-        "same_argmax": same,
-    }
-    print(
-        f"{half}: max |log-lik difference| {figures['max_abs_diff']:.3g}, mean "
-        f"{figures['mean_abs_diff']:.3g}; same likeliest letter {same['letters']:.1%}, text "
-        f"{same['text']:.1%} ({len(items)} questions)",
-        flush=True,
-    )
+        values["readout-audit"][dtype] = np.array(ours(model, items, args.batch_size)[1])
+        hflm = HFLM(pretrained=model._model, tokenizer=model.codec._tok, batch_size=args.batch_size)
+        values["lm-eval"][dtype] = np.array(lm_eval_harness(hflm, items)[1])
+        del model, hflm
+    figures: dict[str, Any] = {"dtype": half, "items": len(items)}
+    for scorer, by_dtype in values.items():
+        full, low = by_dtype["float32"], by_dtype[half]
+        diff = np.abs(full - low)
+        full_rows, low_rows = full.reshape(len(items), -1), low.reshape(len(items), -1)
+        same = {
+            kind: float(np.mean(full_rows[:, part].argmax(1) == low_rows[:, part].argmax(1)))
+            for kind, part in (("letters", slice(0, 4)), ("text", slice(4, 8)))
+        }
+        figures[scorer] = {
+            "max_abs_diff": float(diff.max()),
+            "mean_abs_diff": float(diff.mean()),
+            "same_argmax": same,
+        }
+        print(
+            f"{half}, {scorer}: max |log-lik difference from float32| {diff.max():.3g}, mean "
+            f"{diff.mean():.3g}; same likeliest letter {same['letters']:.1%}, text "
+            f"{same['text']:.1%} ({len(items)} questions)",
+            flush=True,
+        )
     return figures
 
 
