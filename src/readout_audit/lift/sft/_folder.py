@@ -237,12 +237,14 @@ def save_adapter(out: Path, save: Callable[[Path], None]) -> dict[str, str]:
     return hashes
 
 
+def _sha256(path: Path) -> str:
+    """An adapter file's SHA-256, read through the input gate (never a cached hash)."""
+    return hashlib.sha256(read_input_bytes(path, what="adapter file")).hexdigest()
+
+
 def adapter_hashes(folder: Path) -> dict[str, str]:
     """Each file of an adapter folder → its SHA-256."""
-    return {
-        p.name: hashlib.sha256(read_input_bytes(p, what="adapter file")).hexdigest()
-        for p in sorted(folder.iterdir())
-    }
+    return {path.name: _sha256(path) for path in sorted(folder.iterdir())}
 
 
 def check_adapter(folder: Path, recorded: dict[str, str], manifest: Path) -> None:
@@ -260,8 +262,7 @@ def check_adapter(folder: Path, recorded: dict[str, str], manifest: Path) -> Non
         path = folder / name
         if not os.path.lexists(path):
             raise InputError(f"is missing: {SFT_MANIFEST} records it", source=str(path))
-        found = hashlib.sha256(read_input_bytes(path, what="adapter file")).hexdigest()
-        if found != recorded[name]:
+        if _sha256(path) != recorded[name]:
             raise InputError(
                 f"is not the file this fine-tuning saved (its SHA-256 differs from "
                 f"{SFT_MANIFEST}'s)",
