@@ -113,6 +113,32 @@ def bare_forward(model: Any, sequences: Sequence[Sequence[int]], batch: int) -> 
     return span.seconds
 
 
+def profiled(model: Any, items: Sequence[Item], batch: int) -> dict[str, dict[str, float]]:
+    """One audit pass under torch.profiler: each scoring phase's host (and device) seconds.
+
+    The ten costliest operators are printed too.
+    """
+    from torch.profiler import ProfilerActivity, profile
+
+    cuda = model.info.device.startswith("cuda")
+    activities = [ProfilerActivity.CPU, *([ProfilerActivity.CUDA] if cuda else [])]
+    with profile(activities=activities) as prof:
+        ours(model, items, batch, GREEDY_TOKENS)
+    averages = prof.key_averages()
+    phases = {
+        event.key.removeprefix("readout: "): {
+            "host_seconds": event.cpu_time_total / 1e6,
+            **({"device_seconds": event.device_time_total / 1e6} if cuda else {}),
+        }
+        for event in averages
+        if event.key.startswith("readout: ")
+    }
+    print(f"profile of one audit pass, seconds per phase: {json.dumps(phases)}")
+    sort = "self_device_time_total" if cuda else "self_cpu_time_total"
+    print(averages.table(sort_by=sort, row_limit=10))
+    return phases
+
+
 def current_rss_mb(field: str = "VmRSS") -> float:
     """Resident memory of this process now (VmRSS) or at its peak (VmHWM), in MiB (Linux)."""
     with open("/proc/self/status", encoding="ascii") as status:
@@ -243,6 +269,7 @@ def main() -> None:
         processed += len(sequence)
     bare_forward(model, sequences, args.batch_size)
     bare_seconds = min(bare_forward(model, sequences, args.batch_size) for _ in rounds)
+    phases = profiled(model, items, args.batch_size)
     gflops = matmul_gflops(model._model)
     achieved = 2 * parameters * processed / audit_seconds / 1e9
     weights_mb = parameters * next(model._model.parameters()).element_size() / 2**20
@@ -273,6 +300,7 @@ def main() -> None:
         "max_abs_logprob_diff": max(c["max_abs_logprob_diff"] for c in cases.values()),
         "audit_pass_over_bare_forward": audit_seconds / bare_seconds,
         "audit_pass_seconds": audit_seconds,
+        "audit_pass_profile_seconds": phases,
         "bare_forward_seconds": bare_seconds,
         "tokens_processed": processed,
         "audit_tokens_per_s": processed / audit_seconds,

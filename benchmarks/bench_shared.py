@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_prefix import make_items, ours, question
 from timing import clock, peak_gpu_mb
 
-from readout_audit import EMBEDDED_SPEC, load_model, read_run
+from readout_audit import EMBEDDED_SPEC, load_model, read_run, shares_prefixes
 
 WORKLOADS = ("mmlu", "ladder", "judge")
 
@@ -122,6 +122,7 @@ def worker(args: argparse.Namespace) -> None:
         "encoded_tokens": model.encoded_tokens - before,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "peak_gpu_mb": peak_gpu_mb(),
+        "auto": "on" if shares_prefixes("auto", torch.device(model.info.device).type) else "off",
         "values": values,
     }
     print(json.dumps(figures))
@@ -172,14 +173,24 @@ def main() -> None:
             default=0.0,
         )
         speedup = off["seconds"] / on["seconds"]
+        auto = on["auto"]
+        chosen = {"on": on, "off": off}[auto]["seconds"]
         print(
             f"{workload:<7} off {off['seconds']:7.1f} s, on {on['seconds']:7.1f} s: "
             f"x{speedup:.2f}; tokens encoded {off['encoded_tokens']} -> {on['encoded_tokens']} "
             f"({on['encoded_tokens'] / off['encoded_tokens']:.1%}); peak RSS "
-            f"{off['peak_rss_mb']:.0f} -> {on['peak_rss_mb']:.0f} MB; max |difference| {diff:.2e}",
+            f"{off['peak_rss_mb']:.0f} -> {on['peak_rss_mb']:.0f} MB; max |difference| {diff:.2e}; "
+            f"auto chooses {auto}: x{min(off['seconds'], on['seconds']) / chosen:.2f} the faster",
             flush=True,
         )
-        results[workload] = {"off": off, "on": on, "speedup": speedup, "max_abs_diff": diff}
+        results[workload] = {
+            "off": off,
+            "on": on,
+            "speedup": speedup,
+            "max_abs_diff": diff,
+            "auto": auto,
+            "auto_over_faster": min(off["seconds"], on["seconds"]) / chosen,
+        }
     if args.json_out:
         figures = {"workloads": results, "settings": vars(args)}
         Path(args.json_out).write_text(json.dumps(figures, indent=2), encoding="utf-8")

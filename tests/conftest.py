@@ -33,6 +33,7 @@ def model() -> ScoringModel:
 
 DEFAULT_PLACEMENT = {"device": ("auto", "cpu"), "dtype": ("auto", "float32")}
 DEFAULT_PLACEMENT |= {"device_map": (None,), "trust_remote_code": (False,)}
+DEFAULT_PLACEMENT |= {"prefix_sharing": ("auto", "on")}
 """Load options under which the CLI's model is the session's: the default placement."""
 
 

@@ -127,6 +127,7 @@ from readout_audit.model import (
     load_model,
     open_served,
     read_conformance,
+    shares_prefixes,
     wrap_model,
 )
 from readout_audit.options import OPTIONS, OptionsSummary, audit_options
@@ -333,6 +334,7 @@ __all__ = [
     "score",
     "score_item",
     "score_lift",
+    "shares_prefixes",
     "summarise",
     "summarise_judge",
     "task_documents",

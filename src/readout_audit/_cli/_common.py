@@ -20,6 +20,7 @@ from readout_audit._util._lock import hold, release_held
 from readout_audit._util._text import terminal_safe
 from readout_audit.log._outputs import read_only_files, unwritable
 from readout_audit.log._run import existing_manifest
+from readout_audit.model import PREFIX_SHARING
 from readout_audit.model._device import DTYPES
 from readout_audit.model._embedded import EMBEDDED_SPEC
 from readout_audit.model._served_spec import is_served
@@ -91,7 +92,15 @@ def refuse_unused(names: Collection[str], why: str) -> None:
         raise click.UsageError(redact_url(f"{', '.join(given)} {verb} not read {why}"))
 
 
-LOCAL_ONLY = ("device", "dtype", "device_map", "trust_remote_code", "threads", "cache_budget")
+LOCAL_ONLY = (
+    "device",
+    "dtype",
+    "device_map",
+    "trust_remote_code",
+    "threads",
+    "cache_budget",
+    "prefix_sharing",
+)
 """The model options only a local model reads."""
 
 
@@ -218,6 +227,14 @@ def model_options(command: F) -> F:
             metavar="MB",
             help="Largest key-value cache of one forward (default 1024 MB); a batch over it is "
             "scored in chunks, with the same numbers.",
+        ),
+        click.option(
+            "--prefix-sharing",
+            type=click.Choice(PREFIX_SHARING),
+            default="auto",
+            show_default=True,
+            help="Encode the token prefixes a batch shares (a few-shot block, a ladder's "
+            "question) once; auto: on the CPU, where it saves time, not on a GPU, where it costs.",
         ),
         click.option(
             "--progress/--no-progress",

@@ -44,6 +44,7 @@ class ModelChoice:
     trust_remote_code: bool = False
     threads: int | None = None
     cache_budget_mb: int | None = None
+    prefix_sharing: str = "auto"
     allow_download: bool = False
     served: ServedSettings | None = None
     tokenizer: str | None = None
@@ -62,6 +63,7 @@ class ModelChoice:
             trust_remote_code=options["trust_remote_code"],
             threads=options["threads"],
             cache_budget_mb=options["cache_budget"],
+            prefix_sharing=options["prefix_sharing"],
             allow_download=options["allow_download"],
             served=served_settings(options) if served else None,
             tokenizer=(options["tokenizer"] or None) if served else None,

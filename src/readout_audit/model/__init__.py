@@ -31,6 +31,7 @@ from readout_audit.model._gate import (
 from readout_audit.model._generation import GenerationSettings
 from readout_audit.model._gguf import gguf_quantisation
 from readout_audit.model._load import ModelSpec, load_codec, load_model, parse_model_spec
+from readout_audit.model._prefix import PREFIX_SHARING, shares_prefixes
 from readout_audit.model._served import ServedModel, ServedSettings, load_served
 from readout_audit.model._served_executor import ServedExecutor, UnsettledError
 from readout_audit.model._wrap import wrap_model
@@ -38,6 +39,7 @@ from readout_audit.model._wrap import wrap_model
 __all__ = [
     "CONFORMANCE_FILE",
     "DEFAULT_BATCH_SIZE",
+    "PREFIX_SHARING",
     "Executor",
     "GenerationRequest",
     "LocalExecutor",
@@ -65,6 +67,7 @@ __all__ = [
     "open_model",
     "open_served",
     "parse_model_spec",
+    "shares_prefixes",
     "read_conformance",
     "wrap_model",
     "write_conformance",

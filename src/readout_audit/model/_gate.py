@@ -146,6 +146,7 @@ def open_model(
     trust_remote_code: bool = False,
     threads: int | None = None,
     cache_budget_mb: int | None = None,
+    prefix_sharing: str = "auto",
     preflight: Callable[[TextCodec], None] | None = None,
 ) -> ScoringModel:
     """Any model spec as a scoring model, as every command opens one.
@@ -163,6 +164,7 @@ def open_model(
             "trust_remote_code": trust_remote_code,
             "threads": threads is not None,
             "cache_budget_mb": cache_budget_mb is not None,
+            "prefix_sharing": prefix_sharing != "auto",
         }
         given = [name for name, set_ in placement.items() if set_]
         if given:
@@ -200,6 +202,7 @@ def open_model(
         device_map=device_map,
         trust_remote_code=trust_remote_code,
         cache_budget_mb=cache_budget_mb,
+        prefix_sharing=prefix_sharing,
         preflight=preflight,
     )
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from readout_audit.model._codec import TextCodec
     from readout_audit.model._transformers import TransformersModel
 from readout_audit.model._embedded import EMBEDDED_SPEC, embedded_gguf_path
+from readout_audit.model._prefix import PREFIX_SHARING, shares_prefixes
 
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".gguf", ".pt")
 _UNREADABLE = (OSError, ValueError, KeyError, IndexError, struct.error)
@@ -114,6 +115,7 @@ def load_model(
     trust_remote_code: bool = False,
     threads: int | None = None,
     cache_budget_mb: int | None = None,
+    prefix_sharing: str = "auto",
     preflight: Preflight | None = None,
     adapter: str | Path | None = None,
 ) -> ScoringModel:
@@ -126,12 +128,19 @@ def load_model(
     ``threads`` sets torch's CPU threads for the whole process (default: one per core).
     ``cache_budget_mb`` bounds one forward's key-value cache (default 1024): a batch that would
     exceed it is scored in chunks, with the same numbers.
+    ``prefix_sharing``: on, off or auto (on the CPU only): encode the prefixes a batch shares
+    once; the numbers agree within rounding either way.
     ``preflight(codec)`` runs once the tokenizer is loaded and before the weights are, so a
     check that needs only the tokenizer (items against the context window) fails early.
     ``adapter``: a LoRA adapter directory (peft's format, e.g. ``readout lift sft``'s
     ``adapter/``) merged into the weights; its files' hashes join the model's in the manifest.
     """
     parsed = parse_model_spec(spec)
+    if prefix_sharing not in PREFIX_SHARING:
+        raise InputError(
+            f"unknown prefix sharing {prefix_sharing!r}; expected {', '.join(PREFIX_SHARING)}",
+            field="prefix-sharing",
+        )
     set_threads(threads)
     if device_map not in (None, "auto"):
         raise InputError(f"unknown device map {device_map!r}; expected auto", field="device-map")
@@ -150,6 +159,7 @@ def load_model(
                 field="cache_budget_mb",
             )
         model.cache_budget = cache_budget_mb * 2**20
+    model.share_prefixes = shares_prefixes(prefix_sharing, place.device.partition(":")[0])
     return model
 
 

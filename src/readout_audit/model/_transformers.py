@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch.profiler import record_function
 from transformers import DynamicCache, StoppingCriteriaList, StopStringCriteria
 
 from readout_audit._exceptions import CapabilityError
@@ -20,6 +21,7 @@ from readout_audit.model._backend import (
 )
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._continuations import batched_continuations, working_precision
+from readout_audit.model._decode import CacheSteps, decoder_for, greedy_decode
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._generation import GENERATION_DEFAULTS, GenerationSettings
 from readout_audit.model._kv_cache import (
@@ -30,7 +32,13 @@ from readout_audit.model._kv_cache import (
     chunked,
     zeroed,
 )
-from readout_audit.model._prefix import PrefixPlan, plan_prefixes, shared_length, tail_groups
+from readout_audit.model._prefix import (
+    PrefixPlan,
+    plan_prefixes,
+    shared_length,
+    shares_prefixes,
+    tail_groups,
+)
 
 _FINAL_NORMS = ("norm", "final_layer_norm", "final_layernorm", "ln_f")
 """Names of the final norm in ``transformers`` decoders (Llama/Qwen/OLMo, GPT-NeoX/OPT, Phi,
@@ -82,11 +90,14 @@ class TransformersModel(ScoringModel):
         starts from them."""
         self.encoded_tokens = 0
         """Tokens through the model in forwards over contexts (prefixes and remainders)."""
-        self.share_prefixes = True
+        self.share_prefixes = shares_prefixes("auto", self._device.type)
         """Encode prefixes shared within a batch, or with the last batch, once (False: every
-        context in full, as a plain forward does)."""
+        context in full, as a plain forward does); by default on the CPU only."""
         self.cache_budget = CACHE_BUDGET_BYTES
         """Bytes one forward's key-value cache may take (:meth:`chunks`)."""
+        self.decoder = decoder_for(self._model, self._device.type)
+        """Greedy steps over a static cache captured as a CUDA graph (on CUDA; None: steps
+        that grow the prefill's cache, as on the CPU)."""
 
     @property
     def module(self) -> Any:
@@ -328,6 +339,28 @@ class TransformersModel(ScoringModel):
         """Request indices in chunks whose cache fits :attr:`cache_budget` (:func:`chunked`)."""
         return chunked(requests, self.cache_bytes_per_token(), self.cache_budget)
 
+    def _encode_contexts(
+        self,
+        contexts: Sequence[tuple[int, ...]],
+        requests: Sequence[PositionRequest],
+        rows: Sequence[int],
+        inputs: Mapping[str, Any] | None,
+    ) -> tuple[Any, torch.Tensor, torch.Tensor, list[np.ndarray | None]]:
+        """The batch's contexts through the model: cache, last logits, mask, hidden states."""
+        shared = None if inputs else self._shared_prefix_forward(contexts, requests, rows)
+        if shared is not None:
+            return shared
+        wants_hidden = any(r.hidden_positions for r in requests)
+        out, mask = self._left_padded(contexts, True, inputs, hidden=wants_hidden)
+        # keep the cache and last logits only: every layer at every position is freed here
+        cache, last, states = out.cache, out.logits[:, -1], out.hidden_states
+        del out
+        hidden = [
+            _hidden_at(states, row, mask.shape[1], r) if r.hidden_positions else None
+            for r, row in zip(requests, rows, strict=True)
+        ]
+        return cache, last, mask, hidden
+
     def _score_batch(
         self, requests: Sequence[PositionRequest], inputs: Mapping[str, Any] | None = None
     ) -> list[PositionScores]:
@@ -336,28 +369,18 @@ class TransformersModel(ScoringModel):
         contexts = list(dict.fromkeys(tuple(r.context) for r in requests))
         row_of = {context: row for row, context in enumerate(contexts)}
         rows = [row_of[tuple(r.context)] for r in requests]
-        shared = None if inputs else self._shared_prefix_forward(contexts, requests, rows)
-        if shared is None:
-            wants_hidden = any(r.hidden_positions for r in requests)
-            out, mask = self._left_padded(contexts, True, inputs, hidden=wants_hidden)
-            # keep the cache and last logits only: every layer at every position is freed here
-            cache, last, states = out.cache, out.logits[:, -1], out.hidden_states
-            del out
-            hidden = [
-                _hidden_at(states, row, mask.shape[1], r) if r.hidden_positions else None
-                for r, row in zip(requests, rows, strict=True)
-            ]
-            del states
-        else:
-            cache, last, mask, hidden = shared
+        with record_function("readout: contexts"):
+            cache, last, mask, hidden = self._encode_contexts(contexts, requests, rows, inputs)
         if len(contexts) == 1 and not inputs and self.share_prefixes:  # kept whole for the next
             self._prefixes = {contexts[0]: [(la.keys, la.values) for la in cache.layers]}
         logprobs = _log_softmax(last)
-        scored = batched_continuations(self._model, cache, mask, logprobs, requests, rows)
+        with record_function("readout: continuations"):
+            scored = batched_continuations(self._model, cache, mask, logprobs, requests, rows)
         greedy_n = [0] * len(contexts)
         for request, row in zip(requests, rows, strict=True):
             greedy_n[row] = max(greedy_n[row], request.greedy_tokens)
-        decoded = self._batched_greedy(cache, mask, logprobs, greedy_n)
+        with record_function("readout: greedy"):
+            decoded = self._batched_greedy(cache, mask, logprobs, greedy_n)
         table = logprobs.cpu().numpy()
         return [
             PositionScores(
@@ -376,34 +399,15 @@ class TransformersModel(ScoringModel):
     ) -> list[list[int]]:
         """Argmax decoding of every row at once; a row stops at its budget or end-of-turn token.
 
-        Finished rows keep being fed (their outputs are ignored) so the batch stays rectangular.
+        The steps run over a static cache replayed as a graph where :attr:`decoder` is set (on
+        CUDA), else over the prefill's own cache.
         """
-        steps = max(wanted)
-        emitted: list[list[int]] = [[] for _ in wanted]
-        done = [n == 0 for n in wanted]
-        if steps == 0:
-            return emitted
-        lengths = mask.sum(-1)
-        logprobs = first
+        steps = max(wanted, default=0)
         with torch.inference_mode():
-            for step in range(steps):
-                tokens = logprobs.argmax(-1)
-                for row, token in enumerate(tokens.tolist()):
-                    if not done[row]:
-                        emitted[row].append(token)
-                        done[row] = token in self.codec.stop_ids or len(emitted[row]) == wanted[row]
-                if all(done) or step == steps - 1:
-                    break
-                mask = torch.cat([mask, torch.ones_like(mask[:, :1])], dim=-1)
-                out = self._model(
-                    input_ids=tokens.unsqueeze(-1),
-                    attention_mask=mask,
-                    position_ids=(lengths + step).unsqueeze(-1),
-                    cache=cache,
-                    use_cache=True,
-                )
-                cache, logprobs = out.cache, out.logits[:, -1].float()
-        return emitted
+            step = self.decoder.steps(cache, mask, steps) if self.decoder and steps > 1 else None
+            return greedy_decode(
+                step or CacheSteps(self._model, cache, mask), first, wanted, self.codec.stop_ids
+            )
 
     def continuation_logprobs(
         self, context: Sequence[int], continuations: Sequence[Sequence[int]]
