@@ -23,6 +23,7 @@ from readout_audit.judge import (
     parse_configuration,
     read_inventory,
     read_planned,
+    study_draw_seed,
     write_inventory,
 )
 from readout_audit.judge.inventory._build import inventory_bytes
@@ -91,7 +92,10 @@ def test_the_decomposition_plans_14_calls_per_source_under_three_contracts(tmp_p
     assert entry.z is not None and float(entry.x) < float(entry.z) < float(entry.y)
     by_cell = {(r.configuration, r.cell): r for r in inventory.requests if r.source_id == entry.id}
     assert len(by_cell) == 42
-    letters = random_letters(PAPER_SEED, entry.id)
+    # the study walks the banks in its own order, and its letters come from that draw
+    assert study["draw_seed"] == study_draw_seed(PAPER_SEED, "decomposition") != PAPER_SEED
+    letters = random_letters(study["draw_seed"], entry.id)
+    assert letters == entry.letters
     expected = {
         "x.blank": f"{entry.x}\n\nFinal answer: {entry.y}.",
         "x.actual": f"{entry.x}\nActual\nFinal answer: {entry.y}.",

@@ -129,7 +129,7 @@ def test_a_candidate_keeps_its_bytes_in_both_worlds_and_only_the_reference_chang
     controls = {c: by_cell[(source, c)] for c in ("final_x@x", "final_y@x", "final_x@y")}
     assert controls["final_x@x"].candidate == f"Final answer: {x}."
     assert [c.target_label for c in controls.values()] == ["correct", "incorrect", "incorrect"]
-    assert all(r.contract == "FINAL3" and r.presentation == "insertion" for r in requests)
+    assert all(r.contract == "FINAL3" and r.presentation == "sorted" for r in requests)
     refused = parse_configuration("hall=HALL@smollm2-135m", PAPER_SEED)
     with pytest.raises(InputError, match="grades with FINAL3, not HALL"):
         build_switch_inventory([refused], seed=PAPER_SEED)

@@ -35,6 +35,7 @@ def test_gains_and_histograms_worked_by_hand():
     assert result.raw_accuracy == pytest.approx(2 / 5)
     assert result.corrected_accuracy == pytest.approx(3 / 5)
     assert result.raw_histogram == (0, 0, 5) and result.corrected_histogram == (2, 2, 1)
+    assert result.corrected_collapse == pytest.approx(2 / 5)  # Table 18's "Cal. Collapse"
     assert result.p_value == pytest.approx(binomtest(2, 3, 0.5).pvalue)
 
 

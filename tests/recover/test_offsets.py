@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from readout_audit._exceptions import InputError
-from readout_audit.recover import OffsetGrid, corrected_predictions, fit_offsets
+from readout_audit.recover import OffsetGrid, _offsets, corrected_predictions, fit_offsets
+from readout_audit.recover._analysis import grid_checks
+from readout_audit.recover._summary import ConfigurationResult
 
 
 def brute_force(scores, prior, reference, values):
@@ -118,6 +120,48 @@ def test_an_optimum_on_the_grid_edge_widens_the_grid_and_is_recorded():
     # with a prior of 0 for it, the label never predicted is the fit: nothing widens
     zero = fit_offsets(scores, [0.0, 0.5, 0.5])
     assert zero.widened == 0 and zero.grid == OffsetGrid() and not zero.pinned
+
+
+def test_a_label_35_nats_behind_is_predicted_after_widening_past_a_doubling_that_fails():
+    # by hand: false (label 0) trails unknown (the reference, offset 0) by 35 ± 0.9 nats, so it
+    # can win a row only with an offset near 35: no offset on ±10 nor on ±20 reaches it; the
+    # first doubling that does is ±40
+    rng = np.random.default_rng(0)
+    scores = rng.normal(scale=0.3, size=(90, 3)) + np.array([-35.0, 0.0, 0.0])
+    scores[:, 1] += np.repeat([0.8, -0.8, 0.0], 30)
+    gap = scores[:, 2] - scores[:, 0]  # what false's offset must reach to win each row
+    assert gap.min() > 20.0 and gap.max() < 40.0
+    assert fit_offsets(scores, grid=OffsetGrid(-20.0, 20.0, 0.05), widen=False).pinned
+    fit = fit_offsets(scores)
+    assert fit.grid == OffsetGrid(-40.0, 40.0, 0.05) and fit.widened == 2 and not fit.pinned
+    predicted = np.bincount(np.argmax(scores + fit.offsets, axis=1), minlength=3)
+    assert predicted[0] > 0 and fit.fractions.tolist() == pytest.approx(predicted / 90)
+    # the first offset at which false wins a row is the smallest gap; the fit's lies beyond it
+    assert gap.min() <= fit.offsets[0] < 40.0 and fit.loss < 0.001
+    wide = fit_offsets(scores, grid=OffsetGrid(-40.0, 40.0, 0.05), widen=False)
+    assert (fit.loss, tuple(fit.offsets)) == (wide.loss, tuple(wide.offsets))
+
+
+def test_a_grid_is_widened_up_to_its_bound_and_the_check_says_so():
+    rng = np.random.default_rng(1)
+    far = rng.normal(size=(60, 3)) + np.array([-200.0, 0.0, 0.0])  # beyond any grid allowed
+    near = rng.normal(scale=0.3, size=(90, 3)) + np.array([-35.0, 0.0, 0.0])
+    bound, widened = fit_offsets(far), fit_offsets(near)
+    # ±80 at 0.05 is 3,201² offset vectors; ±160 would be 6,401² > MAX_CANDIDATES
+    assert bound.grid == OffsetGrid(-80.0, 80.0, 0.05) and bound.pinned
+    assert bound.grid.size**2 <= _offsets.MAX_CANDIDATES < OffsetGrid(-160, 160, 0.05).size ** 2
+    results = [
+        ConfigurationResult.model_construct(
+            configuration=name, offset_grid=(f.grid.low, f.grid.high), offsets_pinned=f.pinned
+        )
+        for name, f in (("far", bound), ("near", widened))
+    ]
+    (check,) = grid_checks(results, OffsetGrid())
+    assert check.finding.endswith(
+        "far: [-80, 80] (still bound: doubling it would exceed 20,000,000 offset vectors); "
+        "near: [-40, 40]"
+    )
+    assert "no wider grid helped" not in (check.repair or "")
 
 
 def test_grid_values_and_bad_input():

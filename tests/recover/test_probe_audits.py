@@ -36,9 +36,13 @@ def _sklearn(x, y):
 
 
 def _rows(n, size, seed, shuffle, y):
-    """fit_probe's documented sampling: a subsample below n rows, a bootstrap replicate at n."""
+    """fit_probe's documented sampling: disjoint blocks with ``size`` rows for every seed, a
+    subsample below n rows, a bootstrap replicate at n."""
     rng = np.random.default_rng(seed)
-    if n > size:
+    if n >= len(SEEDS) * size:
+        start = SEEDS.index(seed) * size
+        rows = np.sort(np.random.default_rng(list(SEEDS)).permutation(n)[start : start + size])
+    elif n > size:
         rows = np.sort(rng.choice(n, size=size, replace=False))
     else:
         rows = np.sort(rng.choice(n, size=n, replace=True))
@@ -62,6 +66,9 @@ def test_training_size_curve_equals_refits():
             assert row.sd[name] == pytest.approx(np.std(found[False], ddof=1), abs=1e-12)
             assert row.shuffled[name] == pytest.approx(np.mean(found[True]), abs=1e-12)
     assert rows[-1].accuracy["a"] > 0.6 > np.mean([r.shuffled["a"] for r in rows])
+    # more rows than the largest size: the curve stops there, each seed on its own 250 rows
+    capped = probe_sizes(train, held, seeds=SEEDS, k=3, sizes=(100, 150))
+    assert [r.size for r in capped] == [100, 150]
 
 
 def test_auxiliary_targets_against_majority_and_unseen_values():

@@ -12,7 +12,14 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from readout_audit._exceptions import InputError
-from readout_audit.recover import PROBE_SEEDS, fit_probe, probe_predictions
+from readout_audit.data._logic import LABELS
+from readout_audit.recover import (
+    PROBE_ROWS,
+    PROBE_SEEDS,
+    fit_probe,
+    probe_predictions,
+    recover_splits,
+)
 
 
 def gaussian_clusters(n: int, d: int, seed: int, spread: float) -> tuple[np.ndarray, np.ndarray]:
@@ -72,6 +79,39 @@ def test_subsample_is_seeded_and_refits_are_identical():
     assert np.array_equal(
         fit_probe(x, y, seed=7, max_rows=500, replicate=False).rows, np.arange(500)
     )
+
+
+def test_seeds_with_rows_enough_each_fit_their_own_distinct_rows():
+    # 300 rows, 100 per probe, three seeds: disjoint blocks of one permutation, no row twice
+    x, y = gaussian_clusters(300, 6, 9, spread=2.0)
+    held_out = gaussian_clusters(90, 6, 10, spread=2.0)[0]
+    order = np.random.default_rng(list(PROBE_SEEDS)).permutation(300)
+    predictions = probe_predictions(x, y, {"held_out": held_out}, max_rows=100)["held_out"]
+    rows = []
+    for i, seed in enumerate(PROBE_SEEDS):
+        probe = fit_probe(x, y, seed=seed, max_rows=100, seeds=PROBE_SEEDS)
+        assert np.array_equal(probe.rows, np.sort(order[100 * i : 100 * (i + 1)]))
+        pipeline = make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=1000))
+        pipeline.fit(x[probe.rows], y[probe.rows])
+        assert np.array_equal(predictions[i], pipeline.predict(held_out))
+        rows.append(probe.rows)
+    assert np.array_equal(np.sort(np.concatenate(rows)), np.arange(300))  # distinct, disjoint
+    # fewer rows than that: each seed draws its own 100 without replacement, as it does alone
+    fewer = fit_probe(x[:250], y[:250], seed=42, max_rows=100, seeds=PROBE_SEEDS)
+    assert np.array_equal(fewer.rows, fit_probe(x[:250], y[:250], seed=42, max_rows=100).rows)
+    with pytest.raises(InputError, match="field 'seeds'"):
+        fit_probe(x, y, seed=7, seeds=PROBE_SEEDS)
+
+
+def test_a_generated_training_split_gives_each_probe_seed_its_own_items():
+    splits = recover_splits(generate="controlled-logic", n=3, evals=["id"])
+    texts = [f"{item.context}\n{item.statement}" for item in splits.train]
+    assert len(texts) == PROBE_ROWS * len(PROBE_SEEDS) == len(set(texts))  # 6,000 distinct items
+    labels = np.array([LABELS.index(item.label) for item in splits.train])
+    features = np.eye(3)[labels] + np.random.default_rng(0).normal(size=(len(labels), 3))
+    seen = [fit_probe(features, labels, seed=seed, seeds=PROBE_SEEDS).rows for seed in PROBE_SEEDS]
+    assert all(np.unique(rows).size == PROBE_ROWS for rows in seen)
+    assert np.unique(np.concatenate(seen)).size == len(texts)
 
 
 def test_shuffled_labels_stay_near_chance_on_separable_data():

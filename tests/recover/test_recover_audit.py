@@ -8,12 +8,15 @@ from collections import Counter
 import numpy as np
 import pytest
 import torch
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 from readout_audit import generate_controlled_logic, read_run
 from readout_audit.data._logic import LABELS
 from readout_audit.prompt import render
 from readout_audit.recover import RecoverSetup, RecoverSplits, audit_recover
-from readout_audit.recover._analysis import OFFSET
+from readout_audit.recover._analysis import OFFSET, WHOLE_PROBE
 from readout_audit.recover._analysis import SLOT_PROBE as SLOT
 from readout_audit.recover._kind import RECOVER
 from readout_audit.recover._offsets import corrected_predictions
@@ -138,6 +141,25 @@ def test_probes_refit_from_the_stored_arrays_equal_the_runs(run_dir):
     assert found["full string"] == float(np.mean(np.argmax(held.sums, axis=1) == held.labels))
 
 
+def test_beside_bootstrap_replicates_one_probe_fits_every_training_row(run_dir, summary):
+    """12 training rows, 12 taken per probe: the seeds fit replicates (about 63% distinct rows
+    each), so the answer-slot probe fitted once on all 12 is shown beside them, here refitted
+    with scikit-learn's own pipeline on the stored hidden states."""
+    run = read_run(run_dir)
+    states = read_hidden(run_dir, HiddenLayout.from_config(run.manifest.config["hidden"]))
+    train = Table.of([r for r in run.records if r.role == "train"])
+    held = Table.of([r for r in run.records if r.split == "lexical"])
+    pipeline = make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=1000))
+    pipeline.fit(train.hidden(states, 1, 1), train.labels)
+    expected = np.mean(pipeline.predict(held.hidden(states, 1, 1)) == held.labels)
+    (split,) = summary.configurations[0].splits
+    (whole,) = [r for r in split.readouts if r.readout == WHOLE_PROBE]
+    assert whole.accuracy == pytest.approx(expected, abs=1e-12)
+    assert whole.n == 12 and whole.sd is None
+    html = render_html(read_run(run_dir))
+    assert "one fit on every row" in html and "corrected collapse" in html
+
+
 def test_analysis_is_deterministic_under_its_seeds(run_dir, summary):
     run = read_run(run_dir)
     # the summary the run wrote when it finished, read back, against one computed afresh from
@@ -224,6 +246,8 @@ def test_depth_strata_leakage_and_intervals_from_the_records(run_dir, summary):
         assert stratum.accuracies["full string"] == string
         assert stratum.accuracies[OFFSET] == np.mean(corrected[rows] == table.labels[rows])
     recovery = split.recovery
+    # Table 18's "Cal. Collapse": the largest share of one corrected held-out prediction
+    assert recovery.corrected_collapse == np.bincount(corrected, minlength=3).max() / 12
     low, high = recovery.corrected_interval
     assert low <= recovery.corrected_accuracy <= high
     low, high = recovery.gain_interval

@@ -25,19 +25,25 @@ from readout_audit._util._lock import locked_directory
 from readout_audit._util._text import terminal_safe
 from readout_audit.judge import (
     CONFIRMATION_STUDY,
+    FRESH_STUDIES,
     INVENTORY_FILE,
     MANIFEST_FILE,
     PAPER_SEED,
+    PRESENTATIONS,
     SOURCED_STUDIES,
     STUDIES,
+    STUDY_PRESENTATION,
     SWITCH_ITEMS,
     SWITCH_STUDY,
     Inventory,
+    Presentation,
     build_study_inventory,
     check_configurations,
     parse_configuration,
     read_inventory,
     read_planned,
+    refuse_shared_sources,
+    sibling_inventories,
     write_inventory,
 )
 from readout_audit.log import check_output_path
@@ -88,12 +94,15 @@ def _response_formats(texts: tuple[str, ...], names: list[str]) -> dict[str, str
 
 
 def _refuse_study_options(study: str) -> None:
-    """Refuse ``--items`` and ``--preflight-per-dataset`` given to a study that reads neither."""
+    """Refuse ``--items``, ``--preflight-per-dataset`` or ``--presentation`` where unread."""
     if study != SWITCH_STUDY:
         refuse_unused(("items",), f"by the {study} study: only {SWITCH_STUDY} generates items")
     if study != CONFIRMATION_STUDY:
         why = f"by the {study} study: only {CONFIRMATION_STUDY} has a preflight"
         refuse_unused(("preflight_per_dataset",), why)
+    else:
+        why = f"by the {study} study: it runs both presentations"
+        refuse_unused(("presentation",), why)
 
 
 def _check_outputs(out: Path, reused: Path | None, excluded: tuple[Path, ...]) -> None:
@@ -202,6 +211,12 @@ def _panel(texts: tuple[str, ...]) -> dict[str, int] | None:
     type=SEED,
     help="The first configuration's bootstrap seed; the others count up from it [default: --seed].",
 )
+@click.option(
+    "--presentation",
+    type=click.Choice(list(PRESENTATIONS)),
+    help=f"A robustness study's one presentation: sorted (every dictionary's keys sorted) or "
+    f"insertion [default: {STUDY_PRESENTATION}; the repeat panel keeps its decomposition's].",
+)
 @click.option("--force", is_flag=True, help="Overwrite an inventory already in --out.")
 @user_errors
 def build_command(
@@ -216,13 +231,15 @@ def build_command(
     configurations: tuple[str, ...],
     response_formats: tuple[str, ...],
     bootstrap_seed: int | None,
+    presentation: Presentation | None,
     force: bool,
     **sources: Any,
 ) -> None:
     """Build a frozen inventory: sources, candidates, presentations, ordered requests.
 
     The directory is locked while the inventory is built and written, so a second build into it
-    is refused rather than mixing two inventories.
+    is refused rather than mixing two inventories. A study that draws fresh sources is refused
+    beside an inventory it shares a source or cluster with, unless that one is excluded.
     """
     _refuse_study_options(study)
     if study in SOURCED_STUDIES:
@@ -253,7 +270,11 @@ def build_command(
             items=items,
             reused=None if reused is None else read_inventory(reused),
             panel=_panel(panel),
+            presentation=presentation,
         )
+        if study in FRESH_STUDIES:
+            earlier = sibling_inventories(out, sources["exclude"])
+            refuse_shared_sources(study, inventory, earlier)
         write_inventory(out, inventory)
     click.echo(_summary(inventory))
     click.echo(terminal_safe(f"wrote {len(inventory.requests)} requests to {out / INVENTORY_FILE}"))

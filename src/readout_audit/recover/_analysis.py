@@ -25,10 +25,15 @@ from readout_audit.recover._evaluate import (
 from readout_audit.recover._gap import readout_gap
 from readout_audit.recover._leakage import LeakageText, surface_leakage
 from readout_audit.recover._native import best_native, native_accuracies, native_rows
-from readout_audit.recover._offsets import OffsetGrid, corrected_predictions, fit_offsets
+from readout_audit.recover._offsets import (
+    MAX_CANDIDATES,
+    OffsetGrid,
+    corrected_predictions,
+    fit_offsets,
+)
 from readout_audit.recover._priors import PRIOR_RADII, PriorSensitivity, prior_sensitivity
 from readout_audit.recover._probe_audits import audit_probes
-from readout_audit.recover._probes import probe_predictions
+from readout_audit.recover._probes import fit_probe, probe_predictions
 from readout_audit.recover._record import RecoverRecord
 from readout_audit.recover._seeds import seed_aggregates
 from readout_audit.recover._slices import tfidf_predictions
@@ -55,6 +60,8 @@ NULL_BINS = 40
 STRING = "full string"
 LOGITS = "label logits"
 SLOT_PROBE = "answer-slot probe"
+WHOLE_PROBE = f"{SLOT_PROBE}, one fit on every training row"
+"""Shown where the seeds fit bootstrap replicates, which see about 63% distinct rows each."""
 OFFSET = "full string + label-free offsets"
 
 
@@ -146,7 +153,11 @@ def _probe_correct(
     layers: Sequence[int],
     settings: Settings,
 ) -> dict[str, dict[str, np.ndarray]]:
-    """Per held-out split and probe readout, each example's correctness (one row per seed)."""
+    """Per held-out split and probe readout, each example's correctness (one row per seed).
+
+    With no more training rows than a probe takes, the seeds' probes are bootstrap replicates;
+    the answer-slot probe fitted once on every row is added beside them (one row).
+    """
     correct: dict[str, dict[str, np.ndarray]] = {name: {} for name in evals}
     if states is None or train.labels is None or len(set(train.labels.tolist())) < 2:
         return correct
@@ -169,6 +180,18 @@ def _probe_correct(
         )
         for name, table in evals.items():
             correct[name][readout] = (predictions[name] == table.labels).astype(float)
+    if train.labels.size <= settings.probe_rows:
+        whole = fit_probe(
+            train.hidden(states, 1, final),
+            train.labels,
+            seed=settings.probe_seeds[0],
+            max_rows=settings.probe_rows,
+            k=len(LABELS),
+            replicate=False,
+        )
+        for name, table in evals.items():
+            right = whole.predict(table.hidden(states, 1, final)) == table.labels
+            correct[name][WHOLE_PROBE] = right[None, :].astype(float)
     return correct
 
 
@@ -474,14 +497,14 @@ def recover_checks(
 
 
 def grid_checks(results: Sequence[ConfigurationResult], asked: OffsetGrid) -> list[Check]:
-    """Offset fits the grid bound (an edge, a label never predicted): widened, or still bound."""
+    """Offset fits the grid bound (an edge, a label out of reach): widened, or still bound."""
     wider = [r for r in results if r.offset_grid != (asked.low, asked.high)]
     edge = [r for r in results if r.offsets_pinned]
     if not wider and not edge:
         return []
     where = "; ".join(
         f"{r.configuration}: [{r.offset_grid[0]:g}, {r.offset_grid[1]:g}]"
-        + (" (still bound by it)" if r.offsets_pinned else "")
+        + (f" (still bound: {_unwidened(r.offset_grid, asked.step)})" if r.offsets_pinned else "")
         for r in [*wider, *(r for r in edge if r not in wider)]
     )
     return [
@@ -489,12 +512,20 @@ def grid_checks(results: Sequence[ConfigurationResult], asked: OffsetGrid) -> li
             "offset_grid",
             "warn",
             f"the offset grid [{asked.low:g}, {asked.high:g}] bound a fit (an offset on its edge, "
-            f"or a label never predicted); searched: {where}",
+            f"or a label that no offsets on it let win a row); searched: {where}",
             {r.configuration: list(r.offset_grid) for r in [*wider, *edge]},
-            "A label trails by more than the grid reaches: the fit searched a wider grid where "
-            "that fitted better; a fit still bound means no wider grid helped.",
+            "The grid was too narrow for the fit: its span was doubled about its centre while "
+            "it bound the fit. A fit still bound stopped at the widest grid the search allows; "
+            "a coarser --grid step reaches further.",
         )
     ]
+
+
+def _unwidened(span: tuple[float, float], step: float) -> str:
+    """Why a grid that still binds was not doubled again."""
+    if OffsetGrid(*span, step).size == 1:
+        return "a grid of one value cannot widen"
+    return f"doubling it would exceed {MAX_CANDIDATES:,} offset vectors"
 
 
 def seed_checks(results: Sequence[ConfigurationResult]) -> list[Check]:

@@ -111,6 +111,9 @@ class Recovery:
     """Exact McNemar test on (gained, lost), two-sided."""
     raw_histogram: tuple[int, ...]
     corrected_histogram: tuple[int, ...]
+    corrected_collapse: float
+    """The largest share of one label among the corrected held-out predictions (Table 18's
+    "Cal. Collapse"): offsets fitted to a prior on the fit split may still collapse here."""
 
     @property
     def gain(self) -> int:
@@ -152,6 +155,7 @@ def evaluate_recovery(
         p_value=mcnemar_exact(gained, lost),
         raw_histogram=tuple(int(c) for c in np.bincount(raw, minlength=k)),
         corrected_histogram=tuple(int(c) for c in np.bincount(corrected, minlength=k)),
+        corrected_collapse=float(np.bincount(corrected, minlength=k).max() / gold.size),
     )
 
 

@@ -86,12 +86,13 @@ class OffsetFit:
     grid: OffsetGrid
     """The grid searched: the one asked for, or a wider one (see ``widened``)."""
     widened: int = 0
-    """How many times the grid's span was doubled about its centre because the fit was pinned
-    by it and the wider grid fitted better (0: the grid asked for)."""
+    """How many times the grid's span was doubled about its centre because it bound the fit
+    (0: the grid asked for)."""
     pinned: bool = False
-    """The grid may still bind: an offset on its edge, or a label with a positive prior never
-    predicted (it trails by more than the grid reaches); no wider grid fitted better, or the
-    next would exceed ``MAX_CANDIDATES``."""
+    """The grid still binds: an offset on its edge, or a label with a positive prior that no
+    offsets of the grid let win a single row. Only when the grid could not be widened: the
+    next doubling would exceed ``MAX_CANDIDATES`` offset vectors (or the grid holds one
+    value), or ``widen`` was False."""
 
 
 def corrected_predictions(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -127,10 +128,12 @@ def fit_offsets(
 
     ``reference``: the label whose offset stays 0 (default the last, ``unknown`` in the paper's
     label order); ``prior``: uniform by default. The grid can bind: an optimum on its edge, or
-    a label with a positive prior never predicted because it trails by more than the grid
-    reaches. With ``widen``, the grid's span is doubled while it binds and the wider grid fits
-    better; the fit records the grid searched, how often it was widened, and whether it still
-    binds.
+    a label with a positive prior that no offsets of the grid let win a row (it trails by more
+    than the grid reaches). With ``widen``, the grid's span is doubled about its centre while
+    it binds, up to the widest grid of at most ``MAX_CANDIDATES`` offset vectors (±80 at the
+    default step for three labels); doublings on which such a label still wins no row are not
+    searched. A wider grid holds the narrower one, so its fit is never worse. The fit records
+    the grid searched, how often it was doubled, and whether it still binds.
     """
     table, target = _check(scores, prior)
     n, k = table.shape
@@ -142,14 +145,16 @@ def fit_offsets(
     grid.check_size(len(free))
     best, widened = _search(table, target, grid.values(), free), 0
     while widen and _pinned(table, target, best[3], grid, free):
-        span = grid.high - grid.low
-        wider = OffsetGrid(grid.low - span / 2, grid.high + span / 2, grid.step)
-        if wider.size ** len(free) > MAX_CANDIDATES or span == 0:
+        wider, doublings = _doubled(grid, len(free)), 1
+        while wider is not None and _unreachable(table, target, wider, free):
+            further = _doubled(wider, len(free))
+            if further is None:
+                break
+            wider, doublings = further, doublings + 1
+        if wider is None:
             break
-        found = _search(table, target, wider.values(), free)
-        if not found[0] < best[0]:
-            break  # no better fit beyond the edge: keep the grid asked for
-        best, grid, widened = found, wider, widened + 1
+        best, grid = _search(table, target, wider.values(), free), wider
+        widened += doublings
     offsets = np.asarray(best[3])
     fractions = np.bincount(corrected_predictions(table, offsets), minlength=k) / n
     return OffsetFit(
@@ -265,6 +270,17 @@ def _first_best(candidates: np.ndarray, counts: np.ndarray, n: int, target: np.n
     return float(loss.min()), float(collapse.min()), float(norm.min()), tuple(candidates[rows[0]])
 
 
+def _doubled(grid: OffsetGrid, free: int) -> OffsetGrid | None:
+    """The grid's span doubled about its centre, or None past the search's bound.
+
+    Each side grows by half the grid's steps, rounded up to a whole step, so that the wider
+    grid holds every value of the narrower one and its fit is never worse.
+    """
+    half = math.ceil((grid.size - 1) / 2) * grid.step
+    wider = OffsetGrid(grid.low - half, grid.high + half, grid.step)
+    return None if half == 0 or wider.size**free > MAX_CANDIDATES else wider
+
+
 def _pinned(
     table: np.ndarray,
     target: np.ndarray,
@@ -272,17 +288,20 @@ def _pinned(
     grid: OffsetGrid,
     free: list[int],
 ) -> bool:
-    """Whether the grid may bind the fit: an offset on its edge, or a wanted label never won.
+    """Whether the grid binds the fit: an offset on its edge, or a wanted label out of reach."""
+    values = grid.values()
+    on_edge = any(offsets[label] in (values[0], values[-1]) for label in free)
+    return on_edge or _unreachable(table, target, grid, free)
 
-    A label counts only when no offsets of the grid could make it win a single row (its own at
-    the grid's top, every other free one at its bottom): a label merely unmatched by a small fit
-    set is no sign that the grid is too narrow.
+
+def _unreachable(table: np.ndarray, target: np.ndarray, grid: OffsetGrid, free: list[int]) -> bool:
+    """Whether a label with a positive prior can win no row under any offsets of the grid.
+
+    Its own offset at the grid's top and every other free one at its bottom is its best chance.
+    A label merely unpredicted by the chosen offsets is no sign that the grid is too narrow.
     """
     values = grid.values()
-    if any(offsets[label] in (values[0], values[-1]) for label in free):
-        return True
-    counts = np.bincount(corrected_predictions(table, np.asarray(offsets)), minlength=len(target))
-    for label in np.flatnonzero((counts == 0) & (target > 0)):
+    for label in np.flatnonzero(target > 0):
         best = np.array([values[0] if y in free else 0.0 for y in range(len(target))])
         best[label] = values[-1] if label in free else 0.0
         shifted = table + best

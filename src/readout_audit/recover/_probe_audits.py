@@ -3,8 +3,9 @@
 Three audits of the answer-slot probe, each fitted as :func:`fit_probe` fits the main one:
 
 * **training size** (Table 17): probes on 100, 250, 500, 1,000 and 2,000 training rows (those
-  below the training split's size, then all of it), each beside the shuffled-label control
-  fitted on as many rows, so a probe's accuracy is read against how much it was given;
+  below the training split's size, then all of it if it holds no more than 2,000), each beside
+  the shuffled-label control fitted on as many rows, so a probe's accuracy is read against how
+  much it was given;
 * **auxiliary targets** (Table 14): the same probe trained to predict something other than the
   answer (the reasoning depth, the queried property, whether a bag-of-words classifier gets
   the item right), each against the majority-class rate of the split it is judged on: a probe
@@ -61,14 +62,25 @@ def probe_sizes(
     k: int,
     sizes: Sequence[int] = PROBE_SIZES,
 ) -> list[ProbeSizeRow]:
-    """The training-size curve: ``sizes`` below the training rows, then all of them."""
+    """The training-size curve: ``sizes`` below the training rows, then all of them if fewer.
+
+    All of them count only when no more than the largest size: more is a size not asked for.
+    """
     n = train.y.size
-    used = [s for s in sizes if s < n] + [n]
+    used = [s for s in sizes if s < n] + ([n] if n <= max(sizes) else [])
     rows = []
     for size in used:
         fitted = {
             shuffle: [
-                fit_probe(train.x, train.y, seed=s, max_rows=size, k=k, shuffle_labels=shuffle)
+                fit_probe(
+                    train.x,
+                    train.y,
+                    seed=s,
+                    max_rows=size,
+                    k=k,
+                    shuffle_labels=shuffle,
+                    seeds=seeds,
+                )
                 for s in seeds
             ]
             for shuffle in (False, True)
@@ -97,7 +109,9 @@ def auxiliary_probe(
     k: int,
 ) -> AuxiliaryProbe:
     """Probes (one per seed) on ``target``'s values, judged on each split against its majority."""
-    probes = [fit_probe(train.x, train.y, seed=s, max_rows=max_rows, k=k) for s in seeds]
+    probes = [
+        fit_probe(train.x, train.y, seed=s, max_rows=max_rows, k=k, seeds=seeds) for s in seeds
+    ]
     return AuxiliaryProbe(
         target=target,
         classes=k,

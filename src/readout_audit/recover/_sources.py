@@ -14,13 +14,16 @@ from readout_audit.data import (
 )
 from readout_audit.data._sources import load_logic_file, load_logic_source, named_source
 from readout_audit.recover._audit import RecoverSplits
+from readout_audit.recover._probes import PROBE_ROWS, PROBE_SEEDS
 
 GENERATED_EVALS = ("id", "depth", "lexical")
 """The held-out splits of the generated set, all evaluated unless others are named."""
 GENERATED_N = 1000
 """Generated items per fit and held-out split."""
-GENERATED_TRAIN_N = 2000
-"""Generated probe-training items."""
+GENERATED_TRAIN_N = PROBE_ROWS * len(PROBE_SEEDS)
+"""Generated probe-training items: 2,000 for each of the paper's three probe seeds, which then
+fit on disjoint rows (as the paper's seeds draw their own data) rather than on bootstrap
+replicates of one draw."""
 GENERATORS: dict[str, Callable[[str, int, int], list[LogicItem]]] = {
     "controlled-logic": generate_controlled_logic,
     "paper-logic": generate_paper_logic,

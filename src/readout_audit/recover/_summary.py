@@ -47,6 +47,8 @@ class RecoveryResult(_Row):
     """Exact McNemar test on (gained, lost)."""
     raw_histogram: list[int]
     corrected_histogram: list[int]
+    corrected_collapse: float | None = None
+    """The largest corrected prediction share on these rows (Table 18's "Cal. Collapse")."""
     corrected_interval: tuple[float, float] | None = None
     """95% paired bootstrap interval of the corrected accuracy (clusters resampled whole)."""
     gain_interval: tuple[float, float] | None = None
@@ -238,8 +240,8 @@ class ConfigurationResult(_Row):
     offset_grid: tuple[float, float] = (-10.0, 10.0)
     """The grid the string-score offsets were searched on (wider than asked when widened)."""
     offsets_pinned: bool = False
-    """The grid may still bind the fit (an offset on its edge, or a label never predicted);
-    no wider grid fitted better."""
+    """The grid still binds the fit (an offset on its edge, or a label no offset on it lets
+    win a row) at the widest grid the search allows."""
     raw_collapse: float
     """Largest raw prediction fraction of the string scores on the (unlabelled) fit split."""
     raw_fit_histogram: list[int]

@@ -23,16 +23,21 @@ def analyse_judge(
 
     ``planned``: the run's planned requests (as records of unknown outcome); each one without a
     record is analysed as unknown, so every denominator is the planned count, and a check
-    compares the planned and recorded sets. None: the records are taken as the plan. A record
-    sent again under a protocol amendment is analysed as unknown too, and reported.
-    ``chronology``: a served stream's balance over its send-time quartiles, checked.
+    compares the planned and recorded sets, and the plan with the inventory's counts. None:
+    the records are taken as the plan. A record sent again under a protocol amendment is
+    analysed as unknown too, and reported.
+    ``chronology``: a served stream's balance over its send-time quartiles, checked (a study
+    has none of the primary cells it counts: a study run's is ignored).
     """
     n_records = len(records)
     records, amended = set_apart(records)
+    settings = settings or JudgeAnalysisSettings()
     coverage = None
     if planned is not None:
-        records, coverage = cover(records, planned)
-    summary = judge_tables(records, settings or JudgeAnalysisSettings())
+        records, coverage = cover(records, planned, settings.inventory_counts)
+    if settings.study is not None:
+        chronology = None
+    summary = judge_tables(records, settings)
     # the records on disk, not the unknown ones standing in for the missing
     update = {
         "coverage": coverage,

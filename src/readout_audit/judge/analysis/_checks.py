@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from readout_audit.judge.analysis._chronology import Chronology
+from readout_audit.judge.analysis._contrasts import StudyGate
 from readout_audit.judge.analysis._coverage import Coverage
 from readout_audit.judge.analysis._descriptives import LabelMass
 from readout_audit.judge.analysis._gates import Gate
@@ -34,6 +37,38 @@ def gate_check(gate: Gate) -> Check:
         evidence,
         repair="a judge that misgrades the unambiguous controls cannot be read on the cue cells",
     )
+
+
+def study_gate_check(study: str, configuration: str, gates: Sequence[StudyGate]) -> Check:
+    """A study configuration's clean controls: every one passed, or its tests are unqualified."""
+    counts = ", ".join(f"{g.cell} {g.right}/{g.planned} (≥ {g.required})" for g in gates)
+    evidence = {g.cell: [g.right, g.planned, g.required] for g in gates}
+    name = f"gate[{study}:{configuration}]"
+    failed = [g.cell for g in gates if not g.passed]
+    if not failed:
+        return Check(name, "pass", counts, evidence)
+    return Check(
+        name,
+        "fail",
+        f"{counts}; {len(failed)} of {len(gates)} clean controls failed ({', '.join(failed)}): "
+        "the configuration's tests are unqualified, whatever their p-values",
+        evidence,
+        repair="a judge that misgrades the unambiguous controls cannot be read on the cue cells",
+    )
+
+
+def study_gate_checks(summary: JudgeSummary) -> list[Check]:
+    """One check per configuration a study run graded, over its clean-control gates."""
+    found = summary.switch or summary.repeat or summary.pilot
+    if found is None or summary.settings.study is None:
+        return []
+    by_configuration: dict[str, list[StudyGate]] = {}
+    for gate in found.gates:
+        by_configuration.setdefault(gate.configuration, []).append(gate)
+    return [
+        study_gate_check(summary.settings.study, configuration, gates)
+        for configuration, gates in by_configuration.items()
+    ]
 
 
 def outcome_check(summary: JudgeSummary) -> Check:
@@ -82,7 +117,7 @@ def mass_check(mass: LabelMass) -> Check:
 def coverage_check(coverage: Coverage) -> Check:
     """The records against the plan: any planned request without a record, or the reverse."""
     evidence = coverage.model_dump()
-    if not coverage.n_missing and not coverage.n_unplanned:
+    if not coverage.n_missing and not coverage.n_unplanned and not coverage.short:
         return Check(
             "planned",
             "pass",
@@ -96,6 +131,11 @@ def coverage_check(coverage: Coverage) -> Check:
             f"(e.g. {', '.join(coverage.missing[:3])}): each counts as unknown in every "
             "denominator"
         )
+    if coverage.short:
+        parts.append(
+            f"the kept plan disagrees with the inventory ({'; '.join(coverage.short)}): a "
+            "request missing from both the plan and the records is in no denominator"
+        )
     if coverage.n_unplanned:
         parts.append(
             f"{coverage.n_unplanned} records of requests the run never planned "
@@ -107,7 +147,7 @@ def coverage_check(coverage: Coverage) -> Check:
         "; ".join(parts),
         evidence,
         repair="rerun the phase to record the missing requests; a record the plan does not "
-        "hold means the run directory was altered",
+        "hold, or a plan smaller than the inventory, means the run directory was altered",
     )
 
 
@@ -156,6 +196,7 @@ def judge_checks(summary: JudgeSummary) -> list[Check]:
     if summary.chronology is not None:
         found.append(chronology_check(summary.chronology))
     found += [gate_check(g) for g in summary.gates]
+    found += study_gate_checks(summary)
     if summary.outcomes:
         found.append(outcome_check(summary))
     found += [mass_check(m) for m in summary.label_mass if m.n_measured]

@@ -23,6 +23,7 @@ from readout_audit.judge.analysis._panel import JudgePanel
 from readout_audit.judge.analysis._primary import interaction_test
 from readout_audit.judge.analysis._scores import positive_score
 from readout_audit.judge.analysis._settings import JudgeAnalysisSettings
+from readout_audit.judge.protocol._cells import Presentation
 from readout_audit.judge.protocol._record import JudgeRecord
 from readout_audit.judge.protocol._studies import Contrast, Reading
 from readout_audit.stats import holm, mcnemar_exact, missingness_bounds
@@ -40,14 +41,15 @@ def read(record: JudgeRecord | None, reading: Reading) -> float:
 
 
 class StudyPanel:
-    """A study run's records by (configuration, source, cell); every request is one presentation."""
+    """A study run's records by (configuration, source, cell), all in the study's presentation."""
 
-    def __init__(self, records: Sequence[JudgeRecord]) -> None:
+    def __init__(self, records: Sequence[JudgeRecord], presentation: Presentation) -> None:
         self.panel = JudgePanel(records)
+        self.presentation: Presentation = presentation
 
     def get(self, configuration: str, source: str, cell: str) -> JudgeRecord | None:
         """One planned request's record, None when it was not planned."""
-        return self.panel.get("confirmation", configuration, source, cell, "insertion")
+        return self.panel.get("confirmation", configuration, source, cell, self.presentation)
 
     def sources(self, configuration: str) -> list[tuple[str, str]]:
         """A configuration's planned (source, dataset), by dataset and id."""
@@ -63,7 +65,7 @@ def study_frame(
     records: Sequence[JudgeRecord], settings: JudgeAnalysisSettings, family: Sequence[str]
 ) -> tuple[StudyPanel, dict[str, float], int]:
     """The study's panel, the weights of its planned datasets, and its first bootstrap seed."""
-    panel = StudyPanel(records)
+    panel = StudyPanel(records, settings.presentation)
     datasets = {d for c in family for _, d in panel.sources(c)}
     weights = settings.weights(datasets) if datasets else {}
     first = settings.seed(family[0], list(family)) if family else 0
@@ -138,6 +140,9 @@ class ContrastTest(BaseModel):
     seed: int
     p_raw: float
     p_holm: float
+    qualified: bool | None = None
+    """Whether the slot's configuration passed every study gate (None: the study has no gates,
+    or the configuration was not run); a test on one that failed is unqualified."""
 
 
 def contrast_slot(
@@ -264,6 +269,28 @@ def study_gate(
         required=required,
         passed=bool(records) and right >= required,
     )
+
+
+def gates_passed(gates: Sequence[StudyGate]) -> dict[str, bool]:
+    """Per configuration with gates: whether it passed every one of them."""
+    passed: dict[str, bool] = {}
+    for gate in gates:
+        passed[gate.configuration] = passed.get(gate.configuration, True) and gate.passed
+    return passed
+
+
+def qualify_slots(
+    tests: Sequence[ContrastTest], owners: Sequence[str], gates: Sequence[StudyGate]
+) -> list[ContrastTest]:
+    """Each test marked with whether its configuration passed its gates (None: not run).
+
+    ``owners``: each test's configuration, in the tests' order.
+    """
+    passed = gates_passed(gates)
+    return [
+        t.model_copy(update={"qualified": passed.get(owner)})
+        for t, owner in zip(tests, owners, strict=True)
+    ]
 
 
 class StudyCellCount(BaseModel):

@@ -6,7 +6,8 @@ before it sends any, so every denominator is the planned count even when a recor
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -41,16 +42,41 @@ class Coverage(BaseModel):
     """The first missing request ids."""
     unplanned: list[str]
     """The first unplanned record ids."""
+    short: list[str] = []
+    """``configuration phase: kept k, inventory n`` where the kept plan's count differs from the
+    inventory's: a plan that lost a request leaves it out of every denominator."""
+
+
+def plan_shortfall(
+    planned: Sequence[JudgeRecord], inventory: Mapping[str, Mapping[str, int]]
+) -> list[str]:
+    """Where the kept plan disagrees with the inventory's counts (per configuration and phase).
+
+    A phase the plan holds nothing of for a configuration is not yet run, not short.
+    """
+    kept = Counter((r.configuration, r.phase) for r in planned)
+    found = []
+    for configuration, phase in sorted(kept):
+        expected = inventory.get(configuration, {}).get(phase, 0)
+        if kept[(configuration, phase)] != expected:
+            found.append(
+                f"{configuration} {phase}: kept {kept[(configuration, phase)]}, "
+                f"inventory {expected}"
+            )
+    return found
 
 
 def cover(
-    records: Sequence[JudgeRecord], planned: Sequence[JudgeRecord]
+    records: Sequence[JudgeRecord],
+    planned: Sequence[JudgeRecord],
+    inventory: Mapping[str, Mapping[str, int]] | None = None,
 ) -> tuple[list[JudgeRecord], Coverage]:
     """The records plus an ``unknown`` record for every planned request without one.
 
     ``planned``: the run's planned requests as records of unknown outcome (their planned
     fields: phase, configuration, source, cell, ...). Records that were not planned are kept
-    (never dropped silently) and counted.
+    (never dropped silently) and counted. ``inventory``: the inventory's requests per
+    configuration and phase, which the plan must match (None: not checked).
     """
     recorded = {r.item_id for r in records}
     planned_ids = {r.item_id for r in planned}
@@ -67,6 +93,7 @@ def cover(
         n_unplanned=len(unplanned),
         missing=[r.item_id for r in missing[:SHOWN]],
         unplanned=unplanned[:SHOWN],
+        short=[] if inventory is None else plan_shortfall(planned, inventory),
     )
     return [*records, *missing], coverage
 

@@ -40,8 +40,9 @@ def directional_family(
 ) -> list[DirectionalResult]:
     """Per named comparison (d_X, d_Y) per source: the IUT p, Holm-adjusted over all of them.
 
-    A comparison with an unresolved source contrast (None or NaN) is unavailable: it keeps its
-    slot in the family with p = 1, as the paper's full-panel protocol assigns.
+    A comparison with an unresolved source contrast (None or NaN), or with no source at all (a
+    configuration of the family that was not run), is unavailable: it keeps its slot in the
+    family with p = 1, as the paper's full-panel protocol assigns.
     """
     found = []
     for name, (increase, decrease) in comparisons.items():
@@ -53,7 +54,7 @@ def directional_family(
         missing = sum(
             not (_known(x) and _known(y)) for x, y in zip(increase, decrease, strict=True)
         )
-        if missing:
+        if missing or not increase:
             found.append((name, len(increase), 1.0, 1.0, 1.0, missing))
             continue
         up = sign_flip_test(increase, "greater").p_value

@@ -21,6 +21,7 @@ from readout_audit.judge.analysis._contrasts import (
     cell_count,
     contrast_slot,
     contrast_values,
+    qualify_slots,
     run_family,
     study_frame,
     study_gate,
@@ -56,6 +57,7 @@ class PilotAnalysis(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     gates: list[StudyGate]
+    """The clean controls of each configuration run (one not run has none)."""
     primary: list[ContrastTest]
     cell_means: list[CellMean]
     cells: list[StudyCellCount]
@@ -87,24 +89,27 @@ def analyse_pilot(
                     blocks={d: sum(b.dataset == d for b in blocks) for d in weights},
                 )
             )
+    run = [c for c in family if c in panel.configurations]
+    gates = [
+        study_gate(c, control, [panel.get(c, s, control) for s, _ in panel.sources(c)], control)
+        for c in run
+        for control in GATED_CONTROLS
+    ]
+    descriptive = [
+        contrast_slot(
+            f"{c} {PILOT_DESCRIPTIVE.name}",
+            PILOT_DESCRIPTIVE,
+            contrast_values(panel, {"FINAL3": c}, PILOT_DESCRIPTIVE),
+            weights,
+            seed=first + len(family) + k,
+            settings=settings,
+        )
+        for k, c in enumerate(family)
+    ]
     return PilotAnalysis(
-        gates=[
-            study_gate(c, control, [panel.get(c, s, control) for s, _ in panel.sources(c)], control)
-            for c in family
-            for control in GATED_CONTROLS
-        ],
-        primary=run_family(panel, slots, settings, weights, first),
+        gates=gates,
+        primary=qualify_slots(run_family(panel, slots, settings, weights, first), family, gates),
         cell_means=means,
-        cells=[cell_count(panel, c, name) for c in family for name in (*cells, *GATED_CONTROLS)],
-        descriptive=[
-            contrast_slot(
-                f"{c} {PILOT_DESCRIPTIVE.name}",
-                PILOT_DESCRIPTIVE,
-                contrast_values(panel, {"FINAL3": c}, PILOT_DESCRIPTIVE),
-                weights,
-                seed=first + len(family) + k,
-                settings=settings,
-            )
-            for k, c in enumerate(family)
-        ],
+        cells=[cell_count(panel, c, name) for c in run for name in (*cells, *GATED_CONTROLS)],
+        descriptive=qualify_slots(descriptive, family, gates),
     )

@@ -22,6 +22,7 @@ from readout_audit.judge.analysis._contrasts import (
     ContrastTest,
     StudyGate,
     StudyPanel,
+    qualify_slots,
     run_family,
     study_frame,
     study_gate,
@@ -249,6 +250,12 @@ def analyse_repeat(
 ) -> RepeatAnalysis:
     """The repeat panel's analysis from its records (one per planned request)."""
     panel, weights, first = study_frame(records, settings, family)
+    run = [c for c in family if c in panel.configurations]
+    gates = [
+        study_gate(c, control, _records(panel, c, control), control)
+        for c in run
+        for control in GATED_CONTROLS
+    ]
     primary = run_family(panel, _slots(family, REPEAT_PRIMARY), settings, weights, first)
     secondary = run_family(
         panel, _slots(family, REPEAT_SECONDARY), settings, weights, first + len(primary)
@@ -257,7 +264,7 @@ def analyse_repeat(
     design = settings.study_design or {}
     fixture_source = (design.get("fixtures") or {}).get("source")
     passes, agreements, fixtures, patterns = [], [], [], {}
-    for c in family:
+    for c in run:
         for base in bases:
             groups = _passes(panel, c, base)
             passes.append(_pass_counts(c, base, groups))
@@ -271,13 +278,9 @@ def analyse_repeat(
                 for pair in [[fixture_cell(m, control) for m in ("open", "close")]]
             ]
     return RepeatAnalysis(
-        gates=[
-            study_gate(c, control, _records(panel, c, control), control)
-            for c in family
-            for control in GATED_CONTROLS
-        ],
-        primary=primary,
-        secondary=secondary,
+        gates=gates,
+        primary=qualify_slots(primary, [c for c in family for _ in REPEAT_PRIMARY], gates),
+        secondary=qualify_slots(secondary, [c for c in family for _ in REPEAT_SECONDARY], gates),
         passes=passes,
         patterns=patterns,
         agreement=agreements,
@@ -285,5 +288,6 @@ def analyse_repeat(
         shift=[
             score_shift(panel, c, weights, n_boot=settings.n_boot, seed=first + k)
             for k, c in enumerate(family)
+            if c in run
         ],
     )

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from readout_audit._exceptions import InputError
+from readout_audit.judge.protocol._cells import PRESENTATIONS, Presentation
 
 PAPER_BOOTSTRAP_SEED = 20261007154
 """Seed 004's first configuration's bootstrap seed; the k-th configuration uses this plus k."""
@@ -39,6 +40,9 @@ class JudgeAnalysisSettings(BaseModel):
     confirmation study's."""
     study_design: dict[str, Any] | None = None
     """The study's manifest entry (its judges, families, panel): what its analysis reads."""
+    inventory_counts: dict[str, dict[str, int]] | None = None
+    """Per configuration run and phase, the inventory's planned requests: the run's kept plan
+    must hold as many (None: a run made before they were kept)."""
 
     @field_validator("dataset_weights")
     @classmethod
@@ -69,6 +73,8 @@ class JudgeAnalysisSettings(BaseModel):
             }
         if config.get("dataset_weights") is not None:
             found["dataset_weights"] = config["dataset_weights"]
+        if config.get("inventory_counts") is not None:
+            found["inventory_counts"] = config["inventory_counts"]
         if config.get("search") is not None:
             found["search_stage"] = config["search"].get("stage")
         if config.get("study") is not None:
@@ -83,6 +89,18 @@ class JudgeAnalysisSettings(BaseModel):
             problem = error.errors()[0]
             where = ".".join(str(p) for p in problem["loc"])
             raise InputError(problem["msg"], source="manifest config", field=where) from None
+
+    @property
+    def presentation(self) -> Presentation:
+        """The study's one presentation (an inventory built before it was recorded: insertion)."""
+        found = (self.study_design or {}).get("presentation", "insertion")
+        if found not in PRESENTATIONS:
+            raise InputError(
+                f"expected one of {', '.join(PRESENTATIONS)}, got {found!r}",
+                source="manifest config",
+                field="study.presentation",
+            )
+        return found  # type: ignore[no-any-return]
 
     def family(self, present: Iterable[str]) -> list[str]:
         """The family's configurations; a configuration in the records must belong to it."""

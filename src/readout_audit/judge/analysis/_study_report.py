@@ -22,42 +22,60 @@ def yes(value: bool | None) -> str:
     return MISSING if value is None else ("yes" if value else "no")
 
 
+def gate_mark(qualified: bool | None) -> str:
+    """A test's standing from its configuration's gates: qualified, unqualified, or not run."""
+    if qualified is None:
+        return "not run"
+    return "passed" if qualified else "failed: unqualified"
+
+
 def _scaled(value: float | None, reading: str) -> str:
     return pp(value) if reading == "accepted" else fmt(value)
 
 
-def family_table(title: str, tests: Sequence[ContrastTest], note: str) -> TableBlock:
-    """One family: estimate with its interval, discordances, bounds, method, raw and Holm p."""
-    return TableBlock(
-        title,
+GATES_NOTE = (
+    " Gates: whether the configuration passed every clean control; a test on one that failed "
+    "is unqualified, and one not run keeps p = 1."
+)
+
+
+def family_table(
+    title: str, tests: Sequence[ContrastTest], note: str, *, gated: bool = True
+) -> TableBlock:
+    """One family: estimate, interval, discordances, bounds, method, raw and Holm p, gates.
+
+    ``gated``: the study has clean-control gates (the decomposition has none).
+    """
+    columns = [
+        "test",
+        "estimate [95%]",
+        "complete / planned",
+        "B/C",
+        "panel bounds",
+        "method",
+        "p",
+        "Holm p",
+    ]
+    rows = [
         [
-            "test",
-            "estimate [95%]",
-            "complete / planned",
-            "B/C",
-            "panel bounds",
-            "method",
-            "p",
-            "Holm p",
-        ],
-        [
-            [
-                t.slot,
-                f"{_scaled(t.estimate, t.reading)} "
-                f"[{_scaled(t.low, t.reading)}, {_scaled(t.high, t.reading)}]",
-                f"{sum(t.n_complete.values())}/{sum(t.n_planned.values())}",
-                MISSING if t.forward is None else f"{t.forward}/{t.reverse}",
-                MISSING
-                if t.bounds is None
-                else f"[{_scaled(t.bounds[0], t.reading)}, {_scaled(t.bounds[1], t.reading)}]",
-                t.method,
-                fmt(t.p_raw),
-                fmt(t.p_holm),
-            ]
-            for t in tests
-        ],
-        note=note,
-    )
+            t.slot,
+            f"{_scaled(t.estimate, t.reading)} "
+            f"[{_scaled(t.low, t.reading)}, {_scaled(t.high, t.reading)}]",
+            f"{sum(t.n_complete.values())}/{sum(t.n_planned.values())}",
+            MISSING if t.forward is None else f"{t.forward}/{t.reverse}",
+            MISSING
+            if t.bounds is None
+            else f"[{_scaled(t.bounds[0], t.reading)}, {_scaled(t.bounds[1], t.reading)}]",
+            t.method,
+            fmt(t.p_raw),
+            fmt(t.p_holm),
+            *([gate_mark(t.qualified)] if gated else []),
+        ]
+        for t in tests
+    ]
+    if gated:
+        return TableBlock(title, [*columns, "gates"], rows, note=note + GATES_NOTE)
+    return TableBlock(title, columns, rows, note=note)
 
 
 def _gates_table(gates: Sequence[StudyGate]) -> TableBlock:
@@ -111,11 +129,13 @@ def decomposition_section(found: DecompositionAnalysis) -> Section:
                 found.primary,
                 "Centred source bootstrap (49,999 draws within datasets, equal weights; the "
                 "Hoeffding fallback when every sample is constant), Holm over the family. " + UNITS,
+                gated=False,
             ),
             family_table(
                 "Secondary family: seventeen cue and formatting contrasts",
                 found.secondary,
                 "Same test; Holm over the seventeen contrasts of every judge.",
+                gated=False,
             ),
             _cells_table("Acceptance per contract and cell", found.cells),
             witnesses,
@@ -282,6 +302,7 @@ def switch_section(switch: SwitchAnalysis) -> Section:
             "p (Y down)",
             "IUT p",
             "Holm p",
+            "gates",
             "S (nats) [95%]",
         ],
         [
@@ -290,19 +311,22 @@ def switch_section(switch: SwitchAnalysis) -> Section:
                 c.comparison,
                 pp(c.mean_d_x),
                 pp(c.mean_d_y),
-                f"{c.both_directions}/{c.test.n}",
+                f"{c.both_directions}/{c.test.n}" if c.test.n else "not run",
                 fmt(c.test.p_increase),
                 fmt(c.test.p_decrease),
                 fmt(c.test.p_raw),
                 fmt(c.test.p_holm),
+                gate_mark(c.qualified),
                 f"{fmt(c.log_ratio.estimate)} [{fmt(c.log_ratio.low)}, {fmt(c.log_ratio.high)}]",
             ]
             for c in switch.comparisons
         ],
         note="q_c = p_c / (p_c + p_i); d per source: cue minus control, averaged over both "
         "passes. Exact one-sided sign flips over the sources, their maximum (intersection-union), "
-        "Holm over every configuration x comparison; a comparison with an unresolved source has "
-        "p = 1. S: half the difference of the log(p_c / p_i) effects across the two worlds "
+        "Holm over every configuration x comparison of the inventory; a comparison with an "
+        "unresolved source, or of a configuration not run, has p = 1. Gates: a test of a "
+        "configuration that failed a clean control is unqualified. S: half the difference of the "
+        "log(p_c / p_i) effects across the two worlds "
         "(sources where every score is finite), 20,000-draw source bootstrap.",
     )
     slopes = TableBlock(

@@ -95,7 +95,8 @@ def judge_tables(records: Sequence[JudgeRecord], settings: JudgeAnalysisSettings
         return described
     if settings.study == SWITCH_STUDY:
         seed = settings.seed(family[0], family) if family else 0
-        return described.model_copy(update={"switch": analyse_switch(records, seed=seed)})
+        found_switch = analyse_switch(records, family, seed=seed)
+        return described.model_copy(update={"switch": found_switch})
     if settings.study == DECOMPOSITION_STUDY:
         found = analyse_decomposition(records, settings)
         return described.model_copy(update={"decomposition": found})

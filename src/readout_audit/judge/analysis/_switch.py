@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from readout_audit.judge.analysis._contrasts import StudyGate, study_gate
+from readout_audit.judge.analysis._contrasts import StudyGate, gates_passed, study_gate
 from readout_audit.judge.analysis._directional import DirectionalResult, directional_family
 from readout_audit.judge.analysis._slopes import SlopeCheck, slope_check
 from readout_audit.judge.protocol._record import JudgeRecord
@@ -116,6 +116,9 @@ class SwitchComparison(BaseModel):
     """S on the log-ratio scale (sources where every readout is finite)."""
     slopes: SlopeCheck | None = None
     """Whether one affine map of the control's log-ratio margin explains both worlds' effects."""
+    qualified: bool | None = None
+    """Whether the configuration passed every clean control (None: it was not run); a test on
+    a configuration that failed one is unqualified, whatever its p."""
 
 
 class SwitchAnalysis(BaseModel):
@@ -130,10 +133,17 @@ class SwitchAnalysis(BaseModel):
 
 
 def analyse_switch(
-    records: Sequence[JudgeRecord], *, n_boot: int = SWITCH_BOOTSTRAP_DRAWS, seed: int = 0
+    records: Sequence[JudgeRecord],
+    family: Sequence[str] | None = None,
+    *,
+    n_boot: int = SWITCH_BOOTSTRAP_DRAWS,
+    seed: int = 0,
 ) -> SwitchAnalysis:
     """The study's analysis from its records, one per planned request.
 
+    ``family``: the inventory's configurations, in order (None: those with records). Holm
+    covers every configuration x comparison of it: a configuration this run holds no record of
+    keeps its slots at p = 1, so a run of one judge adjusts over the whole inventory's family.
     A planned request that came back without a verdict (unknown, failed: the run's plan covers
     every missing one with such a record) is unresolved: its source leaves the comparisons it
     feeds unresolved (p = 1 there) and it counts against its control gate.
@@ -145,22 +155,28 @@ def analyse_switch(
         ids = sources.setdefault(record.configuration, [])
         if record.source_id not in ids:
             ids.append(record.source_id)
+    configurations = list(sources) if family is None else list(family)
+    stray = [c for c in sources if c not in configurations]
+    if stray:
+        raise ValueError(f"records of configuration(s) {stray} outside the family {family}")
     effects = {
-        f"{configuration} {name}": [
-            _world_effects(found, configuration, source, cue, control) for source in ids
+        (configuration, name): [
+            _world_effects(found, configuration, source, cue, control)
+            for source in sources.get(configuration, [])
         ]
-        for configuration, ids in sources.items()
+        for configuration in configurations
         for name, (cue, control) in COMPARISONS.items()
     }
     tests = directional_family(
         {
-            key: ([e["x"][0] for e in rows], [e["y"][0] for e in rows])
-            for key, rows in effects.items()
+            f"{configuration} {name}": ([e["x"][0] for e in rows], [e["y"][0] for e in rows])
+            for (configuration, name), rows in effects.items()
         }
     )
+    gates = _gates(found)
+    passed = gates_passed(gates)
     comparisons = []
-    for test, (key, rows) in zip(tests, effects.items(), strict=True):
-        configuration, name = key.split(" ", 1)
+    for test, ((configuration, name), rows) in zip(tests, effects.items(), strict=True):
         resolved = [(e["x"][0], e["y"][0]) for e in rows]
         pairs = [(x, y) for x, y in resolved if x is not None and y is not None]
         comparisons.append(
@@ -178,10 +194,13 @@ def analyse_switch(
                     ([e["x"][2] for e in rows], [e["y"][2] for e in rows]),
                     ([e["x"][1] for e in rows], [e["y"][1] for e in rows]),
                     seed=seed,
-                ),
+                )
+                if rows
+                else None,
+                qualified=passed.get(configuration),
             )
         )
-    return SwitchAnalysis(comparisons=comparisons, gates=_gates(found), accepted=_accepted(found))
+    return SwitchAnalysis(comparisons=comparisons, gates=gates, accepted=_accepted(found))
 
 
 Found = Mapping[tuple[str, str, str], JudgeRecord | None]

@@ -19,6 +19,7 @@ from readout_audit.judge.inventory._build import (
     source_entry,
 )
 from readout_audit.judge.inventory._by_study import (
+    FRESH_STUDIES,
     SOURCED_STUDIES,
     STUDIES,
     build_study_inventory,
@@ -54,6 +55,12 @@ from readout_audit.judge.inventory._file import (
     read_inventory,
     read_planned,
     write_inventory,
+)
+from readout_audit.judge.inventory._fresh import (
+    refuse_shared_sources,
+    shared_sources,
+    sibling_inventories,
+    study_draw_seed,
 )
 from readout_audit.judge.inventory._halueval import (
     HALUEVAL_HUB_ID,
@@ -125,6 +132,7 @@ __all__ = [
     "REPEAT_PANEL",
     "RequestHashes",
     "SCAFFOLDS",
+    "FRESH_STUDIES",
     "SOURCED_STUDIES",
     "STUDIES",
     "SWITCH_ITEMS",
@@ -168,6 +176,10 @@ __all__ = [
     "random_letters",
     "read_inventory",
     "read_planned",
+    "refuse_shared_sources",
+    "shared_sources",
+    "sibling_inventories",
+    "study_draw_seed",
     "require_contracts",
     "select_sources",
     "source_entry",

@@ -15,19 +15,24 @@ from readout_audit.judge.inventory._studies import (
     build_decomposition_inventory,
     build_pilot_inventory,
     build_repeat_inventory,
+    decomposition_presentation,
     judge_groups,
     require_contracts,
 )
 from readout_audit.judge.inventory._switch import SWITCH_ITEMS, build_switch_inventory
+from readout_audit.judge.protocol._cells import Presentation
 from readout_audit.judge.protocol._studies import (
     CONFIRMATION_STUDY,
     DECOMPOSITION_STUDY,
     PILOT_STUDY,
     REPEAT_STUDY,
+    STUDY_PRESENTATION,
 )
 from readout_audit.judge.protocol._switch import SWITCH_STUDY
 
 STUDIES = (CONFIRMATION_STUDY, DECOMPOSITION_STUDY, REPEAT_STUDY, PILOT_STUDY, SWITCH_STUDY)
+FRESH_STUDIES = (DECOMPOSITION_STUDY, PILOT_STUDY)
+"""The studies that draw their own fresh sources: refused beside an inventory they overlap."""
 SOURCED_STUDIES = (CONFIRMATION_STUDY, DECOMPOSITION_STUDY, PILOT_STUDY)
 """The studies that draw sources from datasets; the repeat panel reuses a decomposition's and
 the reference switch generates its items."""
@@ -42,6 +47,25 @@ def check_configurations(study: str, configurations: Sequence[Configuration]) ->
         require_contracts(configurations, ("FINAL3",))
 
 
+def _check_presentation(
+    study: str, presentation: Presentation | None, reused: Inventory | None
+) -> None:
+    """Refuse a presentation for the confirmation study, or one its decomposition lacks."""
+    if presentation is None:
+        return
+    if study == CONFIRMATION_STUDY:
+        raise InputError(
+            "the confirmation study runs both presentations; only a robustness study takes one",
+            field="presentation",
+        )
+    if reused is not None and decomposition_presentation(reused) != presentation:
+        raise InputError(
+            f"the repeat panel keeps its decomposition's {decomposition_presentation(reused)} "
+            f"presentation, not {presentation}: its requests are the decomposition's",
+            field="presentation",
+        )
+
+
 def build_study_inventory(
     study: str,
     configurations: Sequence[Configuration],
@@ -54,8 +78,13 @@ def build_study_inventory(
     items: int = SWITCH_ITEMS,
     reused: Inventory | None = None,
     panel: Mapping[str, int] | None = None,
+    presentation: Presentation | None = None,
 ) -> Inventory:
-    """The named study's frozen inventory; ``per_dataset`` defaults to the paper's size."""
+    """The named study's frozen inventory; ``per_dataset`` defaults to the paper's size.
+
+    ``presentation``: a robustness study's one presentation (None: ``STUDY_PRESENTATION``, or
+    for the repeat panel its decomposition's); the confirmation study runs both.
+    """
     if study not in STUDIES:
         raise InputError(f"{study!r} is not one of {', '.join(STUDIES)}", field="study")
     if (study in SOURCED_STUDIES) != bool(banks):
@@ -71,8 +100,10 @@ def build_study_inventory(
     if per_dataset is not None and study not in SOURCED_STUDIES:
         raise InputError(f"the {study} study draws no sources per dataset", field="per-dataset")
     check_configurations(study, configurations)
+    _check_presentation(study, presentation, reused)
+    chosen = presentation or STUDY_PRESENTATION
     if study == SWITCH_STUDY:
-        return build_switch_inventory(configurations, seed=seed, items=items)
+        return build_switch_inventory(configurations, seed=seed, items=items, presentation=chosen)
     if reused is not None:  # the repeat panel, as checked above
         return build_repeat_inventory(reused, configurations, panel=panel)
     if study == DECOMPOSITION_STUDY:
@@ -82,6 +113,7 @@ def build_study_inventory(
             seed=seed,
             per_dataset=per_dataset or DECOMPOSITION_PER_DATASET,
             priors=priors,
+            presentation=chosen,
         )
     if study == PILOT_STUDY:
         return build_pilot_inventory(
@@ -90,6 +122,7 @@ def build_study_inventory(
             seed=seed,
             per_dataset=per_dataset or PILOT_PER_DATASET,
             priors=priors,
+            presentation=chosen,
         )
     return build_inventory(
         banks,

@@ -13,6 +13,9 @@ Each source gets a wrong final value Y and a wrong earlier value Z beside its re
   Its cue requests are byte-identical to the decomposition's FINAL3 ones.
 - formatting pilot: blank, colon, R and R: × two prefixes and the four clean controls under
   FINAL3 (12 calls per source; 16 fresh sources).
+
+Every request of a study is in one presentation (``STUDY_PRESENTATION`` unless chosen), kept
+in the manifest's study entry; the repeat panel keeps its decomposition's.
 """
 
 from __future__ import annotations
@@ -36,10 +39,12 @@ from readout_audit.judge.inventory._candidates import (
     cue_candidate,
     target_label,
 )
+from readout_audit.judge.inventory._fresh import study_draw_seed
 from readout_audit.judge.inventory._inventory import Configuration, plan_request, stream_key
 from readout_audit.judge.inventory._select import SelectedSource
 from readout_audit.judge.inventory._sources import Source, SourceBank, normalise_question
 from readout_audit.judge.protocol import _studies as design
+from readout_audit.judge.protocol._cells import PRESENTATIONS, Presentation
 from readout_audit.judge.protocol._planned import PlannedRequest
 
 DECOMPOSITION_PER_DATASET = 120
@@ -67,8 +72,12 @@ def _plan(
     configurations: Sequence[Configuration],
     cells: Mapping[str, Sequence[str]],
     seed: int,
+    presentation: Presentation,
 ) -> list[PlannedRequest]:
-    """Every configuration × source × cell (``cells`` per source id), in stream order."""
+    """Every configuration × source × cell (``cells`` per source id), in stream order.
+
+    Every request is in the study's one ``presentation``.
+    """
     requests = []
     for configuration in configurations:
         for chosen in selected:
@@ -77,7 +86,7 @@ def _plan(
                 target = None if control is None else target_label(configuration.grading, control)
                 requests.append(
                     plan_request(
-                        "confirmation", configuration, chosen, name, "insertion", candidate, target
+                        "confirmation", configuration, chosen, name, presentation, candidate, target
                     )
                 )
     return sorted(requests, key=lambda r: stream_key(seed, r))
@@ -187,19 +196,26 @@ def _sourced(
     priors: Priors,
     cells: Sequence[str],
     design_entry: dict[str, Any],
+    presentation: Presentation,
 ) -> Inventory:
-    """A study on freshly drawn sources (each with its Z): every source in every cell."""
+    """A study on freshly drawn sources (each with its Z): every source in every cell.
+
+    The sources are walked in the study's own order (:func:`study_draw_seed`); the requests
+    are interleaved by ``seed``.
+    """
+    draw = study_draw_seed(seed, study)
     chosen = choose_sources(
         banks,
-        seed=seed,
+        seed=draw,
         per_dataset=per_dataset,
         preflight_per_dataset=0,
         priors=priors,
         prefixed=True,
     )
     every = {s.source.id: cells for s in chosen.selected}
-    requests = _plan(chosen.selected, configurations, every, seed)
-    return _assemble(study, requests, chosen, configurations, seed, len(cells), design_entry)
+    requests = _plan(chosen.selected, configurations, every, seed, presentation)
+    entry = {**design_entry, "presentation": presentation, "draw_seed": draw}
+    return _assemble(study, requests, chosen, configurations, seed, len(cells), entry)
 
 
 def build_decomposition_inventory(
@@ -209,6 +225,7 @@ def build_decomposition_inventory(
     seed: int,
     per_dataset: int = DECOMPOSITION_PER_DATASET,
     priors: Priors = (),
+    presentation: Presentation = design.STUDY_PRESENTATION,
 ) -> Inventory:
     """The decomposition study: 14 cells per source under each judge's three contracts."""
     groups = judge_groups(configurations)
@@ -225,7 +242,15 @@ def build_decomposition_inventory(
         "secondary": _family(groups, design.DECOMPOSITION_SECONDARY),
     }
     return _sourced(
-        design.DECOMPOSITION_STUDY, banks, configurations, seed, per_dataset, priors, cells, entry
+        design.DECOMPOSITION_STUDY,
+        banks,
+        configurations,
+        seed,
+        per_dataset,
+        priors,
+        cells,
+        entry,
+        presentation,
     )
 
 
@@ -236,6 +261,7 @@ def build_pilot_inventory(
     seed: int,
     per_dataset: int = PILOT_PER_DATASET,
     priors: Priors = (),
+    presentation: Presentation = design.STUDY_PRESENTATION,
 ) -> Inventory:
     """The formatting pilot: eight prefix-by-bridge cells and four clean controls, FINAL3."""
     require_contracts(configurations, ("FINAL3",))
@@ -251,7 +277,15 @@ def build_pilot_inventory(
         "descriptive": _family(names, (design.PILOT_DESCRIPTIVE,)),
     }
     return _sourced(
-        design.PILOT_STUDY, banks, configurations, seed, per_dataset, priors, cells, entry
+        design.PILOT_STUDY,
+        banks,
+        configurations,
+        seed,
+        per_dataset,
+        priors,
+        cells,
+        entry,
+        presentation,
     )
 
 
@@ -307,13 +341,27 @@ def _reused_sources(decomposition: Inventory, panel: Mapping[str, int]) -> list[
     return chosen
 
 
+def decomposition_presentation(decomposition: Inventory) -> Presentation:
+    """The presentation a decomposition's requests were built in (the repeat panel keeps it)."""
+    found = (decomposition.manifest.study or {}).get("presentation", "insertion")
+    if found not in PRESENTATIONS:
+        raise InputError(
+            f"expected one of {', '.join(PRESENTATIONS)}, got {found!r}",
+            field="study.presentation",
+        )
+    return found  # type: ignore[no-any-return]
+
+
 def build_repeat_inventory(
     decomposition: Inventory,
     configurations: Sequence[Configuration],
     *,
     panel: Mapping[str, int] | None = None,
 ) -> Inventory:
-    """The repeat panel on a decomposition's sources, in the decomposition's interleave seed."""
+    """The repeat panel on a decomposition's sources, in its interleave seed and presentation.
+
+    A decomposition built before its presentation was recorded was built in insertion order.
+    """
     require_contracts(configurations, ("FINAL3",))
     panel = dict(REPEAT_PANEL if panel is None else panel)
     if not panel or any(n < 1 for n in panel.values()):
@@ -337,7 +385,8 @@ def build_repeat_inventory(
     per_source = {s.source.id: cells for s in selected}
     per_source[selected[0].source.id] = [*cells, *fixtures]
     seed = decomposition.manifest.seed
-    requests = _plan(selected, configurations, per_source, seed)
+    presentation = decomposition_presentation(decomposition)
+    requests = _plan(selected, configurations, per_source, seed, presentation)
     manifest = decomposition.manifest
     chosen = ChosenSources(
         selected=selected,
@@ -371,5 +420,6 @@ def build_repeat_inventory(
             },
             "primary": _family(names, design.REPEAT_PRIMARY),
             "secondary": _family(names, design.REPEAT_SECONDARY),
+            "presentation": presentation,
         },
     )

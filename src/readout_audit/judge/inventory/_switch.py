@@ -23,8 +23,9 @@ from readout_audit.judge.inventory._inventory import Configuration, interleave_k
 from readout_audit.judge.inventory._select import SelectedSource
 from readout_audit.judge.inventory._sources import Source, normalise_question
 from readout_audit.judge.protocol import _switch as design
-from readout_audit.judge.protocol._cells import Distance
+from readout_audit.judge.protocol._cells import Distance, Presentation
 from readout_audit.judge.protocol._planned import PlannedRequest
+from readout_audit.judge.protocol._studies import STUDY_PRESENTATION
 
 SWITCH_ITEMS = 24
 MAX_SWITCH_ITEMS = 10_000
@@ -72,9 +73,16 @@ def _candidate(cell: str, x: int, y: int, letters: str) -> tuple[str, str]:
 
 
 def build_switch_inventory(
-    configurations: Sequence[Configuration], *, seed: int, items: int = SWITCH_ITEMS
+    configurations: Sequence[Configuration],
+    *,
+    seed: int,
+    items: int = SWITCH_ITEMS,
+    presentation: Presentation = STUDY_PRESENTATION,
 ) -> Inventory:
-    """The study's frozen inventory: every configuration × item × cell, interleaved."""
+    """The study's frozen inventory: every configuration × item × cell, interleaved.
+
+    Every request is in the study's one ``presentation``.
+    """
     for configuration in configurations:
         if configuration.contract != "FINAL3":
             raise InputError(
@@ -112,7 +120,7 @@ def build_switch_inventory(
                 chosen = worlds[world]
                 requests.append(
                     plan_request(
-                        "confirmation", configuration, chosen, cell, "insertion", candidate, target
+                        "confirmation", configuration, chosen, cell, presentation, candidate, target
                     )
                 )
     requests.sort(key=lambda r: interleave_key(seed, r.request_id))
@@ -139,6 +147,7 @@ def build_switch_inventory(
         "passes": 2,
         "comparisons": {name: list(pair) for name, pair in design.COMPARISONS.items()},
         "family": [f"{c.name} {name}" for c in configurations for name in design.COMPARISONS],
+        "presentation": presentation,
     }
     return assemble_inventory(
         requests,

@@ -11,6 +11,7 @@ from readout_audit.judge.protocol._cells import (
     PRESENTATIONS,
     PRIMARY_CELLS,
     REPEAT_CELLS,
+    Presentation,
 )
 from readout_audit.judge.protocol._contracts import (
     CONTRACTS,
@@ -57,6 +58,7 @@ from readout_audit.judge.protocol._studies import (
     REPEAT_PRIMARY,
     REPEAT_SECONDARY,
     REPEAT_STUDY,
+    STUDY_PRESENTATION,
     Contrast,
     cell,
     excess,
@@ -99,6 +101,7 @@ __all__ = [
     "PREFIXES",
     "PREFLIGHT_CELLS",
     "PRESENTATIONS",
+    "Presentation",
     "PRIMARY_CELLS",
     "PlannedRequest",
     "REPEAT_BRIDGES",
@@ -109,6 +112,7 @@ __all__ = [
     "REPEAT_STUDY",
     "RESPONSE_FORMATS",
     "ResponseFormat",
+    "STUDY_PRESENTATION",
     "SWITCH_BRIDGES",
     "SWITCH_STUDY",
     "WORLDS",

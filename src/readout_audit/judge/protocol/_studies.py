@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from readout_audit.judge.protocol._cells import Presentation
+
 DECOMPOSITION_STUDY = "decomposition"
 REPEAT_STUDY = "repeat"
 PILOT_STUDY = "formatting-pilot"
@@ -182,3 +184,8 @@ PILOT_DESCRIPTIVE = excess("FINAL3", "random_colon", "random", test="mcnemar")
 
 CONFIRMATION_STUDY = "confirmation"
 """The protocol's own study: the presentation-by-cue confirmation with its preflight."""
+
+STUDY_PRESENTATION: Presentation = "sorted"
+"""The robustness studies' one presentation, which the seed does not name: inferred from its
+listing their state fields in sorted order (model_reply, question, trusted_reference), its
+calling the sorted presentation canonical, and the Jev R: effect appearing under it alone."""

@@ -89,7 +89,10 @@ def keep_planned(run_dir: RunDirectory, requests: Sequence[PlannedRequest]) -> N
 def keep_chronology(
     run_dir: RunDirectory, ledger: Ledger, requests: Sequence[PlannedRequest]
 ) -> None:
-    """The confirmation stream's balance over its send-time quartiles, kept as an artifact."""
+    """The confirmation stream's balance over its send-time quartiles, kept as an artifact.
+
+    Only the protocol's confirmation has the primary cells it counts: a study's run keeps none.
+    """
     cells = {
         r.request_id: f"{r.cell}/{r.presentation}" for r in requests if r.phase == "confirmation"
     }
@@ -133,10 +136,23 @@ def plan_phase(
     )
 
 
+def inventory_counts(
+    inventory: Inventory, configurations: Sequence[Configuration]
+) -> dict[str, dict[str, int]]:
+    """Per configuration run and phase, the inventory's planned requests (its kept plan's size)."""
+    counts: dict[str, dict[str, int]] = {c.name: {} for c in configurations}
+    for request in inventory.requests:
+        if request.configuration in counts:
+            phases = counts[request.configuration]
+            phases[request.phase] = phases.get(request.phase, 0) + 1
+    return counts
+
+
 def run_config(inventory: Inventory, configurations: Sequence[Configuration]) -> dict[str, Any]:
     """The run's identity: the inventory's hash, its configurations and the analysis family.
 
-    The family is every configuration of the inventory, whichever judge runs it. A cue search
+    The family is every configuration of the inventory, whichever judge runs it; the inventory
+    counts are what the run's kept plan is checked against. A cue search
     stage's run also names its stage (``InventoryManifest.search``).
     """
     config: dict[str, Any] = {
@@ -144,6 +160,7 @@ def run_config(inventory: Inventory, configurations: Sequence[Configuration]) ->
         "inventory_seed": inventory.manifest.seed,
         "configurations": [c.model_dump(mode="json") for c in configurations],
         "family": [c.model_dump(mode="json") for c in inventory.manifest.configurations],
+        "inventory_counts": inventory_counts(inventory, configurations),
     }
     if inventory.manifest.search is not None:
         config["search"] = inventory.manifest.search
@@ -276,7 +293,7 @@ def run_served_judge(
                 progress=progress,
                 on_record=keep,
             )
-            if phase == "confirmation":
+            if phase == "confirmation" and inventory.manifest.study is None:
                 keep_chronology(run_dir, ledger, inventory.requests)
         summary = timed_summary(JUDGE, out, len(new), time.perf_counter() - started, None)
         run_dir.finish(summary)

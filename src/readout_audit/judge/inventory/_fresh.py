@@ -1,0 +1,68 @@
+"""Fresh sources for each study: its own draw, and a refusal to share earlier inventories' ones.
+
+Seed 004's decomposition and formatting pilot draw their own sources (the pilot is "fresh").
+Each such study walks the banks in an order of its own (:func:`study_draw_seed`), so one seed
+does not hand every study the same sources; and a study built beside an earlier inventory (a
+directory next to its ``--out``) that shares a source id or a (dataset, cluster) with it is
+refused, unless that inventory is excluded (``--exclude``), which the draw then avoids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from readout_audit._exceptions import InputError
+from readout_audit.judge.inventory._build import Inventory, sha256_json
+from readout_audit.judge.inventory._file import INVENTORY_FILE, read_planned
+from readout_audit.judge.protocol._planned import PlannedRequest
+
+SHOWN = 5
+"""Overlapping ids and clusters named in a refusal."""
+
+
+def study_draw_seed(seed: int, study: str) -> int:
+    """A study's source-walk seed: 15 hex digits of SHA-256 of ``[seed, "draw", study]``."""
+    return int(sha256_json([seed, "draw", study])[:15], 16)
+
+
+def sibling_inventories(out: Path, excluded: Iterable[Path] = ()) -> list[Path]:
+    """The inventory directories beside ``out`` (not ``out``, nor an excluded one), by name."""
+    skipped = {p.resolve() if p.is_dir() else p.resolve().parent for p in excluded}
+    skipped.add(out.resolve())
+    parent = out.resolve().parent
+    if not parent.is_dir():
+        return []
+    return sorted(
+        path
+        for path in parent.iterdir()
+        if path.is_dir() and (path / INVENTORY_FILE).is_file() and path.resolve() not in skipped
+    )
+
+
+def shared_sources(
+    inventory: Inventory, requests: Sequence[PlannedRequest]
+) -> tuple[list[str], list[str]]:
+    """The source ids and ``dataset/cluster`` pairs ``inventory`` shares with ``requests``."""
+    ids = {r.source_id for r in requests}
+    clusters = {(r.dataset, r.cluster) for r in requests}
+    mine = inventory.manifest.sources
+    return (
+        sorted(s.id for s in mine if s.id in ids),
+        sorted(f"{s.dataset}/{s.cluster}" for s in mine if (s.dataset, s.cluster) in clusters),
+    )
+
+
+def refuse_shared_sources(study: str, inventory: Inventory, earlier: Sequence[Path]) -> None:
+    """Refuse ``inventory`` if it shares a source id or cluster with an earlier inventory."""
+    for path in earlier:
+        _, requests = read_planned(path)
+        ids, clusters = shared_sources(inventory, requests)
+        if ids or clusters:
+            raise InputError(
+                f"the {study} study draws fresh sources, but shares {len(ids)} source id(s) "
+                f"({', '.join(ids[:SHOWN]) or 'none'}) and {len(clusters)} cluster(s) "
+                f"({', '.join(clusters[:SHOWN])}) with the inventory in {path}: pass "
+                f"--exclude {path} to draw around it",
+                field="exclude",
+            )

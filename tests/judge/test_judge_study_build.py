@@ -1,0 +1,125 @@
+"""Building the robustness studies: one presentation each, and fresh sources for each."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from study_banks import BANKS, JEV, REPEAT_JUDGES
+
+from readout_audit._cli import main
+from readout_audit._exceptions import InputError
+from readout_audit.judge import (
+    PAPER_SEED,
+    build_decomposition_inventory,
+    build_pilot_inventory,
+    build_repeat_inventory,
+    build_study_inventory,
+    build_switch_inventory,
+    read_inventory,
+    shared_sources,
+    sibling_inventories,
+    write_inventory,
+)
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "judge"
+HALUEVAL = ["--halueval", str(FIXTURES / "halueval_qa_rows.jsonl")]
+FINAL3 = ["--configuration", "jev=FINAL3@smollm2-135m"]
+
+
+def test_a_study_is_built_in_the_sorted_presentation_unless_insertion_is_chosen():
+    sorted_, insertion = (
+        build_switch_inventory(REPEAT_JUDGES[:1], seed=PAPER_SEED, items=4, presentation=p)
+        for p in ("sorted", "insertion")
+    )
+    assert sorted_.manifest.study is not None and insertion.manifest.study is not None
+    assert sorted_.manifest.study["presentation"] == "sorted"
+    assert insertion.manifest.study["presentation"] == "insertion"
+    default = build_switch_inventory(REPEAT_JUDGES[:1], seed=PAPER_SEED, items=4)
+    assert default.manifest == sorted_.manifest  # the seed's canonical order is the default
+    first = sorted_.requests[0]
+    twin = next(
+        r for r in insertion.requests if (r.cell, r.source_id) == (first.cell, first.source_id)
+    )
+    # the seed: sorted states order model_reply, question, trusted_reference; insertion states
+    # question, trusted_reference, model_reply; the outer request is sorted too
+    assert list(first.request["state"]) == ["model_reply", "question", "trusted_reference"]
+    assert list(twin.request["state"]) == ["question", "trusted_reference", "model_reply"]
+    assert list(first.request) == ["criteria", "instruction", "question", "state"]
+    assert list(twin.request) == ["instruction", "state", "question", "criteria"]
+    assert twin.content_sha256 == first.content_sha256 and twin.wire_sha256 != first.wire_sha256
+    assert first.request_id.endswith(":sorted") and twin.request_id.endswith(":insertion")
+
+
+def test_the_repeat_panel_keeps_its_decompositions_presentation():
+    decomposition = build_decomposition_inventory(
+        BANKS, JEV, seed=PAPER_SEED, per_dataset=2, presentation="insertion"
+    )
+    panel = build_repeat_inventory(decomposition, REPEAT_JUDGES[:1], panel={"drop": 1})
+    assert panel.manifest.study is not None and panel.manifest.study["presentation"] == "insertion"
+    assert {r.presentation for r in panel.requests} == {"insertion"}
+    with pytest.raises(InputError, match="keeps its decomposition's insertion presentation"):
+        build_study_inventory(
+            "repeat", REPEAT_JUDGES[:1], seed=PAPER_SEED, reused=decomposition,
+            panel={"drop": 1}, presentation="sorted",
+        )  # fmt: skip
+    with pytest.raises(InputError, match="runs both presentations"):
+        build_study_inventory(
+            "confirmation", REPEAT_JUDGES[:1], seed=PAPER_SEED, banks=BANKS, presentation="sorted"
+        )
+
+
+def test_each_sourced_study_draws_its_own_sources_from_one_seed():
+    decomposition = build_decomposition_inventory(BANKS, JEV, seed=PAPER_SEED, per_dataset=8)
+    pilot = build_pilot_inventory(BANKS, REPEAT_JUDGES[:1], seed=PAPER_SEED, per_dataset=8)
+    ids, _ = shared_sources(pilot, decomposition.requests)
+    # one walk for both would hand the pilot all 16 of the decomposition's sources
+    assert len(ids) < 16
+    assert pilot.manifest.study is not None and decomposition.manifest.study is not None
+    assert pilot.manifest.study["draw_seed"] != decomposition.manifest.study["draw_seed"]
+
+
+def _build(*args: str):
+    return CliRunner().invoke(main, ["judge", "build", *args])
+
+
+def test_the_cli_refuses_a_pilot_beside_an_inventory_it_overlaps_and_records_its_choice(tmp_path):
+    decomposition, pilot = tmp_path / "dec", tmp_path / "pilot"
+    judges = [
+        *("--configuration", "hall=HALL@smollm2-135m"),
+        *("--configuration", "hallr=HALL_R@smollm2-135m"),
+        *("--configuration", "jev=FINAL3@smollm2-135m"),
+    ]
+    built = _build("--study", "decomposition", *HALUEVAL, "--per-dataset", "4", *judges,
+                   "--out", str(decomposition))  # fmt: skip
+    assert built.exit_code == 0, built.output
+    dec = read_inventory(decomposition)
+    pilot_args = ["--study", "formatting-pilot", *HALUEVAL, "--per-dataset", "3", *FINAL3]
+    refused = _build(*pilot_args, "--presentation", "insertion", "--out", str(pilot))
+    assert refused.exit_code != 0 and not (pilot / "inventory.jsonl").exists()
+    # seven admissible HaluEval sources: four for the decomposition and three for the pilot
+    assert "formatting-pilot study draws fresh sources, but shares" in refused.output
+    assert f"with the inventory in {decomposition}: pass --exclude" in refused.output
+    assert "halueval:" in refused.output and "cluster(s)" in refused.output
+    built = _build(*pilot_args, "--presentation", "insertion", "--exclude", str(decomposition),
+                   "--out", str(pilot))  # fmt: skip
+    assert built.exit_code == 0, built.output
+    fresh = read_inventory(pilot)
+    assert fresh.manifest.study is not None and fresh.manifest.study["presentation"] == "insertion"
+    assert {r.presentation for r in fresh.requests} == {"insertion"}
+    assert shared_sources(fresh, dec.requests) == ([], [])
+    assert dec.manifest.study is not None and dec.manifest.study["presentation"] == "sorted"
+    wrong = _build("--halueval", str(FIXTURES / "halueval_qa_rows.jsonl"), *FINAL3,
+                   "--presentation", "sorted", "--out", str(tmp_path / "no"))  # fmt: skip
+    assert wrong.exit_code == 2 and "--presentation is not read by the confirmation" in wrong.output
+
+
+def test_an_inventory_written_beside_is_found_but_an_excluded_one_is_not(tmp_path):
+    inventory = build_switch_inventory(REPEAT_JUDGES[:1], seed=PAPER_SEED, items=4)
+    for name in ("a", "b", "c"):
+        write_inventory(tmp_path / name, inventory)
+    (tmp_path / "empty").mkdir()
+    assert sibling_inventories(tmp_path / "new") == [tmp_path / n for n in ("a", "b", "c")]
+    found = sibling_inventories(tmp_path / "b", [tmp_path / "a" / "inventory.jsonl"])
+    assert found == [tmp_path / "c"]
