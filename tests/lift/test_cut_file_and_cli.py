@@ -39,13 +39,34 @@ def test_cut_writes_cuts_a_manifest_and_a_table(tmp_path):
     assert len(cuts) == 10 and {c.paper for c in cuts} == {"testmath"}
     manifest = json.loads((tmp_path / "cuts.jsonl.manifest.json").read_text())
     assert manifest["settings"] == {
-        "kind": "equation", "seed": 0, "per_paper": 10, "min_cuts": 10, "min_context": 10000,
-        "min_target": 50, "max_target": 400,
+        "kind": "equation", "seed": 0, "per_paper": 10, "every": False, "min_cuts": 10,
+        "min_context": 10000, "min_target": 50, "max_target": 400,
     }  # fmt: skip
     assert [p["admitted"] for p in manifest["papers"]] == [True, False]
     assert [p["paper"] for p in manifest["papers"]] == ["testmath", "aipsamp"]
     assert manifest["papers"][0]["paper_sha256"] == cuts[-1].paper_sha256
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_training_out_holds_every_qualifying_cut_of_the_admitted_papers(tmp_path):
+    out, training = tmp_path / "cuts.jsonl", tmp_path / "train.jsonl"
+    sources = [str(TEX / "testmath.tex"), str(TEX / "aipsamp.tex")]
+    result = run(*sources, "--out", str(out), "--training-out", str(training))
+    assert result.exit_code == 0, result.output
+    assert f"wrote 49 training cuts to {training}" in result.output
+    bench, every = read_cuts(out), read_cuts(training)
+    # testmath's 10 kept + 39 over the quota (the table above); aipsamp is still not admitted
+    assert len(every) == 49 and {c.paper for c in every} == {"testmath"}
+    assert all(cut in every for cut in bench)  # the benchmark's cuts, identical
+    assert [c.cut_offset for c in every] == sorted(c.cut_offset for c in every)
+    manifest = json.loads((tmp_path / "train.jsonl.manifest.json").read_text())
+    assert manifest["settings"]["every"] is True
+    assert [(p["cuts"], p["rejected"]["over_quota"]) for p in manifest["papers"]] == [
+        (49, 0),
+        (0, 0),
+    ]
+    same = run(*sources, "--out", str(out), "--training-out", str(out), "--force")
+    assert same.exit_code != 0 and "must differ from --out" in same.output
 
 
 def test_an_existing_out_is_kept_unless_forced(tmp_path):

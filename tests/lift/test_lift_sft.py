@@ -19,6 +19,7 @@ from readout_audit.lift._score import encode_scored, leading_ids
 from readout_audit.lift.sft import (
     ADAPTER,
     LOSSES,
+    PROJECTIONS,
     SftConfig,
     batch_of,
     clipped_objective,
@@ -89,7 +90,7 @@ def test_batches_walk_a_seeded_order_per_epoch():
 
 FEW = [c for c in CUTS if c.key == "eq1"][:4]  # four papers, two trained on: two examples
 TRAINING = ["--steps", "3", "--batch-size", "2", "--learning-rate", "5e-3"]
-TRAINING += ["--checkpoint-every", "2", "--max-tokens", "48", "--seed", "1"]
+TRAINING += ["--checkpoint-every", "2", "--seed", "1"]
 
 
 @pytest.fixture(scope="module")
@@ -116,9 +117,8 @@ def test_lora_lowers_the_loss_resumes_after_a_kill_and_reloads_to_the_same_score
     few, (_, whole_dir) = FEW, trained
     split = split_papers([c.paper for c in few], held_out=0.5, seed=1)
     examples = sft_examples(few, split, LiftSetup())
-    config = SftConfig(
-        steps=3, batch_size=2, learning_rate=5e-3, checkpoint_every=2, max_tokens=48, seed=1
-    )
+    config = SftConfig(steps=3, batch_size=2, learning_rate=5e-3, checkpoint_every=2, seed=1)
+    held = [c for c in few if c.paper in split.held_out]
     whole = json.loads((whole_dir / "sft.json").read_text())
     assert whole["split"]["held_out"] == split.held_out and whole["steps_done"] == 3
     assert set(whole["examples"]) == {e.id for e in examples}
@@ -148,13 +148,21 @@ def test_lora_lowers_the_loss_resumes_after_a_kill_and_reloads_to_the_same_score
             raise Killed
 
     with pytest.raises(Killed):
-        train_sft(load_model(), examples, split, tmp_path / "killed", config=config, on_step=kill)
+        train_sft(
+            load_model(),
+            examples,
+            split,
+            tmp_path / "killed",
+            held_out=held,
+            config=config,
+            on_step=kill,
+        )
     lines = (tmp_path / "killed" / LOSSES).read_text().splitlines()
     assert len(lines) == 3
     with pytest.raises(InputError, match="has not finished its 3 steps"):
         read_sft(tmp_path / "killed")  # an unfinished fine-tuning is no scorer
     scorer = load_model()
-    resumed = train_sft(scorer, examples, split, tmp_path / "killed", config=config)
+    resumed = train_sft(scorer, examples, split, tmp_path / "killed", held_out=held, config=config)
     assert [s.step for s in resumed.losses] == [1, 2, 3]
     for a, b in zip(whole["losses"], resumed.losses, strict=True):
         assert a["examples"] == b.examples
@@ -185,8 +193,31 @@ def test_lora_lowers_the_loss_resumes_after_a_kill_and_reloads_to_the_same_score
             examples,
             split,
             whole_dir,
+            held_out=held,
             config=config.model_copy(update={"steps": 4}),
         )
+
+
+@pytest.mark.model
+def test_the_adapter_is_on_all_seven_projections_at_rank_32(trained):
+    from safetensors import safe_open
+
+    _, whole = trained
+    config = json.loads((whole / ADAPTER / "adapter_config.json").read_text())
+    assert config["r"] == 32 and config["lora_alpha"] == 64
+    assert set(config["target_modules"]) == set(PROJECTIONS)
+    with safe_open(str(whole / ADAPTER / "adapter_model.safetensors"), "pt") as tensors:
+        names = list(tensors.keys())
+    found = {name.split(".")[-3] for name in names if ".lora_A." in name}
+    assert found == set(PROJECTIONS) and len(PROJECTIONS) == 7
+    layers = {name.split(".layers.")[1].split(".")[0] for name in names}
+    assert len(names) == 2 * 7 * len(layers) == 2 * 7 * 30  # A and B, every layer of SmolLM2
+    recorded = json.loads((whole / "sft.json").read_text())["config"]
+    assert recorded["schedule"] == "cosine" and recorded["max_grad_norm"] == 1.0
+    losses = [json.loads(line) for line in (whole / LOSSES).read_text().splitlines()]
+    # ⌈0.1 · 3⌉ = 1 warm-up step at rate 0, then ½(1 + cos(π (k − 1)/2)) · 5e-3
+    assert [s["learning_rate"] for s in losses] == pytest.approx([0.0, 5e-3, 2.5e-3])
+    assert all(s["grad_norm"] > 0 for s in losses)
 
 
 @pytest.mark.model

@@ -41,8 +41,8 @@ from readout_audit.model import load_model
 PAPERS = dict(list(EQUATION_TARGETS.items())[:4])
 CUTS = [equation_cut(target=target, paper=paper) for paper, target in PAPERS.items()]
 TRAINING = ["--steps", "2", "--batch-size", "1", "--checkpoint-every", "1"]
-TRAINING += ["--max-tokens", "48", "--learning-rate", "5e-3", "--no-progress"]
-CONFIG = SftConfig(steps=2, batch_size=1, checkpoint_every=1, max_tokens=48, learning_rate=5e-3)
+TRAINING += ["--learning-rate", "5e-3", "--no-progress"]
+CONFIG = SftConfig(steps=2, batch_size=1, checkpoint_every=1, learning_rate=5e-3)
 SCORE = ["--no-toy", "--no-oracle", "--multipliers", "1", "--plain"]
 
 
@@ -83,6 +83,11 @@ def copy(folder: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(folder, tmp_path / folder.name, symlinks=True))
 
 
+def held(split):
+    """The cuts of the split's held-out papers."""
+    return [c for c in CUTS if c.paper in split.held_out]
+
+
 def sft(cuts: Path, out: Path) -> list[object]:
     return ["lift", "sft", "--cuts", cuts, "--out", out, *TRAINING]
 
@@ -105,7 +110,7 @@ def test_a_folder_of_user_files_is_refused_and_left_as_it_was(made, tmp_path, no
     examples = sft_examples(CUTS, split, LiftSetup())
     scorer = SimpleNamespace(info=model.info)  # never trained: refused before
     with pytest.raises(InputError, match="not a readout lift sft folder"):
-        train_sft(scorer, examples, split, mine, config=CONFIG)
+        train_sft(scorer, examples, split, mine, held_out=held(split), config=CONFIG)
     assert snapshot(mine) == before
 
 
@@ -151,7 +156,7 @@ def test_a_writer_that_takes_the_folder_while_the_model_loads_wins(made, tmp_pat
         before = snapshot(out)
         scorer = SimpleNamespace(info=model.info)  # never trained: refused before
         with pytest.raises(RunDirectoryError, match="is being written by process"):
-            train_sft(scorer, examples, split, out, config=CONFIG)
+            train_sft(scorer, examples, split, out, held_out=held(split), config=CONFIG)
         assert snapshot(out) == before
     finally:
         other.release()
@@ -312,6 +317,46 @@ def test_a_cut_line_before_the_checkpoint_is_refused(made, tmp_path, no_model):
     before = snapshot(out)
     refused(sft(cuts, out), str(out / LOSSES), "losses of 0 steps", "checkpoint is at step 1")
     assert snapshot(out) == before
+
+
+CHANGED = {
+    "schedule": ["--schedule", "linear"],
+    "warm-up": ["--warmup", "0"],
+    "clipping": ["--max-grad-norm", "0"],
+    "accumulation": ["--grad-accumulation", "2"],
+    "dropout": ["--dropout", "0.1"],
+    "target modules": ["--target-modules", "q_proj,v_proj"],
+    "dtype": ["--dtype", "bfloat16"],
+    "bos": ["--bos"],
+    "max tokens": ["--max-tokens", "4096"],
+}
+
+
+@pytest.mark.parametrize("change", list(CHANGED))
+def test_a_resume_with_other_settings_is_refused_before_the_model_loads(
+    made, tmp_path, no_model, change
+):
+    cuts, _, midway = made
+    out = copy(midway, tmp_path)
+    before = snapshot(out)
+    refused([*sft(cuts, out), *CHANGED[change]], str(out), "other examples, split or settings")
+    assert snapshot(out) == before
+
+
+def test_a_training_cut_file_is_recorded_and_must_agree_with_the_benchmark(
+    made, tmp_path, no_model
+):
+    cuts, _, midway = made
+    training = tmp_path / "train.jsonl"
+    extra = [equation_cut(target=t, paper=p, key="eq2") for p, t in PAPERS.items()]
+    training.write_text("".join(c.model_dump_json() + "\n" for c in [*CUTS, *extra]))
+    out = copy(midway, tmp_path)
+    before = snapshot(out)  # more examples: not this fine-tuning
+    refused([*sft(cuts, out), "--training-cuts", training], "other examples, split or settings")
+    assert snapshot(out) == before
+    other = equation_cut(target=r"\sqrt{2}", paper=CUTS[0].paper)
+    training.write_text(other.model_dump_json() + "\n")
+    refused([*sft(cuts, tmp_path / "new"), "--training-cuts", training], str(training), CUTS[0].id)
 
 
 @pytest.mark.parametrize("rate", ["1e300", "nan", "0"])

@@ -64,25 +64,46 @@ def lift_group() -> None:
     type=click.IntRange(0),
     help="Cleaned characters required before a cut, and the context's length.",
 )
+@click.option(
+    "--training-out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Also write every qualifying cut of the admitted papers, no per-paper quota, to this "
+    "cut file: the training cuts of readout lift sft --training-cuts.",
+)
 @click.option("--min-target", type=click.IntRange(1), help="Default 50 (equation), 200 (prose).")
 @click.option("--max-target", type=click.IntRange(1), help="Default 400 (equation), 2000 (prose).")
 @limit_option("papers of the SOURCES, in order")
 @force_option
 @user_errors
 def cut_command(
-    sources: tuple[Path, ...], out: Path, limit: int | None, force: bool, **settings: object
+    sources: tuple[Path, ...],
+    out: Path,
+    training_out: Path | None,
+    limit: int | None,
+    force: bool,
+    **settings: object,
 ) -> None:
     """Cut .tex files, folders of them or arXiv tarballs (SOURCES) into prediction tasks."""
-    for path in (out, stage_manifest_path(out)):
-        check_output_path(path, option="out", inputs=sources, force=force)
+    outs = [out] if training_out is None else [out, training_out]
+    if training_out is not None and training_out.absolute() == out.absolute():
+        raise click.BadParameter("must differ from --out", param_hint="--training-out")
+    for given, option in zip(outs, ("out", "training-out"), strict=False):
+        for path in (given, stage_manifest_path(given)):
+            check_output_path(path, option=option, inputs=sources, force=force)
     try:
         cut_settings = CutSettings.model_validate(settings)
     except ValidationError as error:
         raise click.BadParameter(error.errors()[0]["msg"], param_hint="--min-target") from None
-    cuts, manifest = cut_papers(read_papers(sources, limit), cut_settings)
+    papers = read_papers(sources, limit)
+    cuts, manifest = cut_papers(papers, cut_settings)
     write_cuts(out, cuts, manifest)
     click.echo(cut_table(manifest))
     click.echo(terminal_safe(f"wrote {len(cuts)} {cut_settings.kind} cuts to {out}"))
+    if training_out is not None:
+        every = cut_settings.model_copy(update={"every": True})
+        training, training_manifest = cut_papers(papers, every)
+        write_cuts(training_out, training, training_manifest)
+        click.echo(terminal_safe(f"wrote {len(training)} training cuts to {training_out}"))
 
 
 lift_group.add_command(predict_command)

@@ -168,7 +168,13 @@ def lift_score_command(
     check_hardest_by(settings, hardest_by)
     if sft_dir is not None:
         trained = read_sft(sft_dir)
-        rung_cuts(cuts, trained.split.held_out, trained.examples)
+        rung_cuts(
+            cuts,
+            trained.split.held_out,
+            trained.examples,
+            trained.held_out_targets or {},
+            trained.held_out_overlap,
+        )
         check_sft_setup(trained.setup, setup)
     check_out(out, "lift")
 

@@ -47,6 +47,9 @@ class CutSettings(BaseModel):
     """Seeds the pick among a paper's qualifying cuts (with the paper's id)."""
     per_paper: int = Field(default=0, ge=1)
     """At most this many cuts per paper (default 10 equation cuts, 20 prose cuts)."""
+    every: bool = False
+    """Keep every qualifying cut of an admitted paper, no quota: a training cut file for the
+    SFT control, whose examples are all of a training paper's cuts."""
     min_cuts: int = Field(default=MIN_CUTS, ge=1)
     """Fewest qualifying cuts a paper must offer to be admitted; a paper with fewer gives none
     (the paper's authors required ten equation-rich cuts per paper)."""
@@ -108,11 +111,12 @@ def seed_for(seed: int, paper: str) -> int:
 def pick(cuts: list[Cut], settings: CutSettings) -> list[Cut]:
     """At most ``per_paper`` cuts: one drawn from each of that many contiguous source-order buckets.
 
-    Buckets are as equal as possible (the first ``n % per_paper`` hold one more).
+    Buckets are as equal as possible (the first ``n % per_paper`` hold one more); with
+    ``every``, all of them in source order.
     """
     ordered = sorted(cuts, key=lambda cut: cut.cut_offset)
     k = settings.per_paper
-    if len(ordered) <= k:
+    if settings.every or len(ordered) <= k:
         return ordered
     rng = random.Random(seed_for(settings.seed, ordered[0].paper))
     size, extra = divmod(len(ordered), k)

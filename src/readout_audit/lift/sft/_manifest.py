@@ -8,9 +8,16 @@ and its field, never a traceback later.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from readout_audit._exceptions import InputError
 from readout_audit._util._input import read_input_text
@@ -25,23 +32,71 @@ CHECKPOINT = "checkpoint"
 ADAPTER = "adapter"
 
 
+PROJECTIONS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+"""The seven linear projections of a Llama/Qwen block: the reference configuration's targets."""
+Schedule = Literal["constant", "cosine", "linear"]
+TrainDtype = Literal["float32", "float64", "bfloat16", "float16"]
+LEGACY = {
+    "dropout": 0.0,
+    "schedule": "constant",
+    "warmup": 0.0,
+    "max_grad_norm": None,
+    "grad_accumulation": 1,
+    "dtype": "float32",
+}
+"""How an older readout trained, before these settings were recorded."""
+
+
 class SftConfig(BaseModel):
-    """The fine-tuning's hyper-parameters (the paper's loss; sizes for a CPU by default)."""
+    """The fine-tuning's hyper-parameters: the reference configuration's shape, CPU-sized steps.
+
+    Rank 32 on all seven projections, a cosine schedule after a warm-up and clipped gradients,
+    as the reference configuration; steps, batch and learning rate are ours (docs/lift.md).
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     steps: int = Field(default=50, ge=1)
     batch_size: int = Field(default=4, ge=1)
+    """Examples per forward (a micro-batch); a step takes ``grad_accumulation`` of them."""
+    grad_accumulation: int = Field(default=1, ge=1)
+    """Micro-batches whose gradients one optimiser step sums."""
     learning_rate: float = Field(default=2e-4, gt=0, le=1)
-    rank: int = Field(default=8, ge=1)
-    alpha: int = Field(default=16, ge=1)
-    target_modules: tuple[str, ...] = ("q_proj", "v_proj")
+    """The peak learning rate, reached after the warm-up."""
+    schedule: Schedule = "cosine"
+    warmup: float = Field(default=0.1, ge=0, lt=1)
+    """Share of the steps spent warming up (⌈warmup · steps⌉ steps, linear from 0)."""
+    max_grad_norm: float | None = Field(default=1.0, gt=0)
+    """Gradients are scaled to this global L2 norm when larger; None: not clipped."""
+    rank: int = Field(default=32, ge=1)
+    alpha: int = Field(default=64, ge=1)
+    target_modules: tuple[str, ...] = Field(default=PROJECTIONS, min_length=1)
+    dropout: float = Field(default=0.0, ge=0, lt=1)
+    """LoRA dropout (its masks seeded per step, so a resumed run repeats them)."""
     floor: float = CLIP_FLOOR
     raw_weight: float = Field(default=RAW_WEIGHT, ge=0, le=1)
-    max_tokens: int = Field(default=512, ge=8)
-    """Prompt and target tokens per example; a longer prompt keeps its end."""
+    max_tokens: int | None = Field(default=None, ge=8)
+    """Most tokens an example may take (prompt and target); an example over it is refused,
+    never cut. None: whatever the longest example takes."""
+    dtype: TrainDtype = "float32"
+    """The scorer's weights' dtype while it trains (the adapter's own weights stay float32)."""
     checkpoint_every: int = Field(default=10, ge=1)
     seed: int = Field(default=0, ge=0)
+
+    @field_validator("target_modules")
+    @classmethod
+    def _module_names(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        for name in names:
+            if not name or not name.replace("_", "").isalnum():
+                raise ValueError(f"{name!r} is not a module name (letters, digits, _)")
+        if len(set(names)) != len(names):
+            raise ValueError("a module is named twice")
+        return names
+
+    @property
+    def examples_per_step(self) -> int:
+        """Examples one optimiser step reads: ``batch_size`` · ``grad_accumulation``."""
+        return self.batch_size * self.grad_accumulation
 
 
 class StepLoss(BaseModel):
@@ -54,6 +109,10 @@ class StepLoss(BaseModel):
     clip_ll: float
     raw_ll: float
     examples: list[str]
+    learning_rate: float | None = None
+    """The learning rate the step was taken at (None: an older readout's step)."""
+    grad_norm: float | None = None
+    """The gradients' global L2 norm before clipping."""
 
 
 class ScorerFile(BaseModel):
@@ -85,6 +144,21 @@ class SftManifest(BaseModel):
     losses: list[StepLoss] = Field(default_factory=list)
     adapter_files: dict[str, str] = Field(default_factory=dict)
     """The finished adapter's files (names in ``adapter/``) → SHA-256, checked before scoring."""
+    held_out_targets: dict[str, str] | None = None
+    """Every held-out cut checked against the training examples: id → its target's SHA-256
+    (None: an older readout's fine-tuning, never checked)."""
+    held_out_overlap: dict[str, str] = Field(default_factory=dict)
+    """Held-out cuts whose target a training example holds: id → ``target`` (the whole of it)
+    or ``span`` (a 50-character span of it); the SFT rung does not read them."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older(cls, data: Any) -> Any:
+        """An older readout's ``sft.json`` records how it trained by leaving these out."""
+        config = data.get("config") if isinstance(data, dict) else None
+        if isinstance(config, dict) and "schedule" not in config:
+            data = {**data, "config": {**LEGACY, **config}}
+        return data
 
     @field_validator("adapter_files")
     @classmethod

@@ -4,7 +4,8 @@ The scorer named in ``sft.json`` is loaded again (its weights' hashes must be th
 trained from) and the adapter merged into it, once its files' hashes are those ``sft.json``
 recorded when the training finished (an adapter swapped for another training's is refused);
 the run's manifest records the fine-tuning's manifest hash, the adapter's files and the
-held-out papers.
+held-out papers. A fine-tuning that never checked its held-out cuts against its examples (an
+older readout's) is refused.
 """
 
 from __future__ import annotations
@@ -44,6 +45,13 @@ def read_sft(directory: str | Path) -> SftManifest:
             f"the fine-tuning has not finished its {manifest.config.steps} steps; rerun "
             "readout lift sft on it to finish",
             source=str(directory),
+        )
+    if manifest.held_out_targets is None:
+        raise InputError(
+            "records no check of its held-out cuts against the training examples (an older "
+            "readout's fine-tuning): train it again into a new folder",
+            source=str(path),
+            field="held_out_targets",
         )
     check_adapter(directory / ADAPTER, manifest.adapter_files, path)
     return manifest
@@ -87,12 +95,15 @@ def open_sft_scorer(
         model=model,
         held_out=frozenset(manifest.split.held_out),
         trained=frozenset(manifest.examples),
+        checked=dict(manifest.held_out_targets or {}),
+        overlap=frozenset(manifest.held_out_overlap),
         setup=dict(manifest.setup),
         identity={
             "sft_manifest_sha256": hashlib.sha256(text).hexdigest(),
             "scorer": spec,
             "steps": manifest.steps_done,
             "split_seed": manifest.split.seed,
+            "held_out_overlap": dict(manifest.held_out_overlap),
             "adapter_files": [{"path": f.path, "sha256": f.sha256} for f in added],
         },
     )

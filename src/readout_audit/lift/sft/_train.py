@@ -1,8 +1,10 @@
 """LoRA fine-tuning of the scorer on context-only examples, resumable (seed 001's SFT control).
 
-The scorer is loaded afresh, a LoRA adapter (``peft``; no dropout, so a step is deterministic)
-is put on its attention projections, and AdamW minimises :func:`clipped_objective` over
-mini-batches of examples in a seeded order per epoch. Every ``checkpoint_every`` steps the
+The scorer is loaded afresh, a LoRA adapter (``peft``) is put on its ``target_modules``, and
+AdamW minimises :func:`clipped_objective` over batches of examples in a seeded order per epoch:
+each step sums the gradients of ``grad_accumulation`` micro-batches, clips their global norm
+and steps at the schedule's rate (``_schedule``). An example is encoded whole, as scoring
+reads it, or refused before anything is written. Every ``checkpoint_every`` steps the
 adapter's weights, the optimiser's state and the step are written to ``OUT/checkpoint`` (whole
 or not at all) and each step's losses are appended to ``OUT/losses.jsonl``; a rerun with the
 same examples and settings resumes from the last checkpoint, and a different one is refused.
@@ -27,6 +29,7 @@ from readout_audit._exceptions import InputError
 from readout_audit._util._input import read_input_bytes
 from readout_audit._util._lock import locked_directory
 from readout_audit.lift._conditions import LiftSetup
+from readout_audit.lift._cut import Cut, sha256_text
 from readout_audit.lift._score import encode_scored, leading_ids
 from readout_audit.lift.sft._examples import SftExample
 from readout_audit.lift.sft._folder import (
@@ -50,6 +53,8 @@ from readout_audit.lift.sft._manifest import (
     check_same,
 )
 from readout_audit.lift.sft._objective import clipped_objective
+from readout_audit.lift.sft._overlap import held_out_overlap
+from readout_audit.lift.sft._schedule import learning_rate
 from readout_audit.lift.sft._split import PaperSplit
 
 
@@ -70,25 +75,28 @@ def epoch_order(n: int, epoch: int, seed: int) -> list[int]:
 
 def batch_of(step: int, n: int, config: SftConfig) -> list[int]:
     """The example indices of one step (0-based): consecutive slices of each epoch's order."""
-    per_epoch = math.ceil(n / config.batch_size)
-    epoch, k = divmod(step, per_epoch)
-    order = epoch_order(n, epoch, config.seed)
-    return order[k * config.batch_size : (k + 1) * config.batch_size]
+    size = config.examples_per_step
+    epoch, k = divmod(step, math.ceil(n / size))
+    return epoch_order(n, epoch, config.seed)[k * size : (k + 1) * size]
 
 
 def encode_example(
-    codec: Any, lead: Sequence[int], example: SftExample, max_tokens: int
+    codec: Any, lead: Sequence[int], example: SftExample, max_tokens: int | None
 ) -> tuple[list[int], int]:
-    """The example's ids and its target's first index, the prompt cut from the left to fit."""
+    """The example's ids and its target's first index, whole as scoring reads it.
+
+    An example over ``max_tokens`` is refused: a prompt cut to fit would train on less of the
+    context than the rung later reads.
+    """
     ids, start = encode_scored(codec, lead, example.prompt, example.target)
-    if len(ids) - start >= max_tokens:
+    if max_tokens is not None and len(ids) > max_tokens:
         raise InputError(
-            f"its target alone takes {len(ids) - start} tokens, over max_tokens {max_tokens}",
+            f"needs {len(ids)} tokens (prompt and target), over --max-tokens {max_tokens}: "
+            "raise it, or leave it unset to size from the examples",
             item_id=example.id,
-            field="target",
+            field="max_tokens",
         )
-    drop = max(0, len(ids) - max_tokens)
-    return ids[drop:], start - drop
+    return ids, start
 
 
 def target_logprobs(module: Any, ids: Sequence[int], start: int) -> Any:
@@ -101,20 +109,51 @@ def target_logprobs(module: Any, ids: Sequence[int], start: int) -> Any:
     return logits.log_softmax(-1).gather(-1, row[0, start:, None]).squeeze(-1)
 
 
+def batch_logprobs(module: Any, rows: Sequence[tuple[Sequence[int], int]]) -> list[Any]:
+    """:func:`target_logprobs` of several examples from one right-padded forward."""
+    import torch
+
+    device = next(module.parameters()).device
+    width = max(len(ids) for ids, _ in rows)
+    ids = torch.zeros((len(rows), width), dtype=torch.long, device=device)
+    mask = torch.zeros((len(rows), width), dtype=torch.long, device=device)
+    for i, (row, _) in enumerate(rows):
+        ids[i, : len(row)] = torch.tensor(list(row), dtype=torch.long)
+        mask[i, : len(row)] = 1
+    logits = module(input_ids=ids, attention_mask=mask).logits
+    found = []
+    for i, (row, start) in enumerate(rows):
+        scored = logits[i, start - 1 : len(row) - 1].float().log_softmax(-1)
+        found.append(scored.gather(-1, ids[i, start : len(row), None]).squeeze(-1))
+    return found
+
+
 def plan_sft(
     examples: Sequence[SftExample],
     split: PaperSplit,
     config: SftConfig,
     setup: LiftSetup,
     scorer: dict[str, Any] | None = None,
+    *,
+    held_out: Sequence[Cut],
 ) -> SftManifest:
-    """The manifest a fine-tuning starts with (``scorer`` unknown before the model loads)."""
+    """The manifest a fine-tuning starts with (``scorer`` unknown before the model loads).
+
+    ``held_out``: the cuts of the split's held-out papers the rung will read, each checked
+    against the examples' text (:func:`held_out_overlap`).
+    """
+    papers = set(split.held_out)
+    strays = [c.id for c in held_out if c.paper not in papers]
+    if strays:
+        raise InputError(f"cuts of papers the split trains on: {strays[:3]}", field="held_out")
     return SftManifest(
         config=config,
         split=split,
         setup=setup.as_config(),
         scorer=scorer or {},
         examples={e.id: example_sha256(e) for e in examples},
+        held_out_targets={c.id: sha256_text(c.target) for c in held_out},
+        held_out_overlap=held_out_overlap(held_out, examples),
     )
 
 
@@ -202,14 +241,60 @@ def _lora(model: Any, config: SftConfig) -> tuple[Any, Any]:
         r=config.rank,
         lora_alpha=config.alpha,
         target_modules=list(config.target_modules),
-        lora_dropout=0.0,
+        lora_dropout=config.dropout,
         task_type="CAUSAL_LM",
     )
     without_hub_kernels(model.module)
-    peft_model = get_peft_model(model.module, lora)
+    try:
+        peft_model = get_peft_model(model.module, lora)
+    except ValueError as error:  # a module name the scorer does not have
+        raise InputError(
+            f"{', '.join(config.target_modules)} are not all modules of this scorer ({error})",
+            field="target_modules",
+        ) from None
     peft_model.train()
     trainable = [p for p in peft_model.parameters() if p.requires_grad]
     return peft_model, torch.optim.AdamW(trainable, lr=config.learning_rate, weight_decay=0.0)
+
+
+def step_gradients(
+    peft_model: Any, batch: Sequence[tuple[list[int], int]], config: SftConfig, step: int
+) -> tuple[tuple[float, float, float], float]:
+    """One step's gradients, summed over its micro-batches and clipped to ``max_grad_norm``.
+
+    Returns the batch's mean loss, clipLL_2 and raw log-likelihood, and the gradients' global
+    L2 norm before clipping. The step's LoRA dropout masks are seeded by ``seed`` and ``step``.
+    """
+    import torch
+
+    key = json.dumps([config.seed, "sft-step", step]).encode()
+    torch.manual_seed(int.from_bytes(hashlib.sha256(key).digest()[:8], "big") >> 1)
+    for p in peft_model.parameters():
+        p.grad = None
+    totals = [0.0, 0.0, 0.0]
+    for first in range(0, len(batch), config.batch_size):
+        rows = batch[first : first + config.batch_size]
+        losses = []
+        for logprobs in batch_logprobs(peft_model, rows):
+            losses.append(
+                clipped_objective(logprobs, floor=config.floor, raw_weight=config.raw_weight)
+            )
+            seen = logprobs.detach()
+            totals[1] += float(seen.clamp(min=config.floor).mean())
+            totals[2] += float(seen.mean())
+        micro: Any = torch.stack(losses).sum()
+        (micro / len(batch)).backward()
+        totals[0] += float(micro.detach())
+    trainable = [p for p in peft_model.parameters() if p.requires_grad]
+    limit = math.inf if config.max_grad_norm is None else config.max_grad_norm
+    norm = float(torch.nn.utils.clip_grad_norm_(trainable, limit))
+    if not all(math.isfinite(t) for t in (*totals, norm)):
+        raise InputError(
+            f"step {step}'s loss is not finite: the training diverged; lower it",
+            field="learning_rate",
+        )
+    loss, clip_ll, raw_ll = (t / len(batch) for t in totals)
+    return (loss, clip_ll, raw_ll), norm
 
 
 def _step(
@@ -218,26 +303,14 @@ def _step(
     batch: Sequence[tuple[list[int], int]],
     config: SftConfig,
     step: int,
-) -> tuple[float, float, float]:
-    """One optimiser step on a batch: its mean loss, clipLL_2 and raw log-likelihood."""
-    optimizer.zero_grad()
-    totals = [0.0, 0.0, 0.0]
-    for ids, start in batch:
-        logprobs = target_logprobs(peft_model, ids, start)
-        loss = clipped_objective(logprobs, floor=config.floor, raw_weight=config.raw_weight)
-        (loss / len(batch)).backward()
-        seen = logprobs.detach()
-        totals[0] += float(loss.detach())
-        totals[1] += float(seen.clamp(min=config.floor).mean())
-        totals[2] += float(seen.mean())
-    if not all(math.isfinite(t) for t in totals):
-        raise InputError(
-            f"step {step}'s loss is not finite: the training diverged; lower it",
-            field="learning_rate",
-        )
+) -> tuple[tuple[float, float, float], float, float]:
+    """One optimiser step (1-based ``step``): its losses, its rate and its gradients' norm."""
+    losses, norm = step_gradients(peft_model, batch, config, step)
+    rate = learning_rate(step - 1, config)
+    for group in optimizer.param_groups:
+        group["lr"] = rate
     optimizer.step()
-    loss, clip_ll, raw_ll = (t / len(batch) for t in totals)
-    return loss, clip_ll, raw_ll
+    return losses, rate, norm
 
 
 def train_sft(
@@ -246,15 +319,18 @@ def train_sft(
     split: PaperSplit,
     out: str | Path,
     *,
+    held_out: Sequence[Cut],
     config: SftConfig | None = None,
     setup: LiftSetup | None = None,
     on_step: Callable[[StepLoss, int], None] | None = None,
 ) -> SftManifest:
     """Fine-tune a freshly loaded scorer on the examples, resuming ``out``'s own checkpoint.
 
-    ``model`` (a ``TransformersModel``) is changed in place: afterwards it scores with the
-    adapter. ``on_step(loss, total)`` is called after every step (a progress line). ``out`` is
-    locked while it trains: a second writer is refused.
+    ``model`` (a ``TransformersModel`` loaded as ``config.dtype``) is changed in place:
+    afterwards it scores with the adapter. ``held_out``: the held-out papers' cuts, checked for
+    overlap with the examples (:func:`plan_sft`). ``on_step(loss, total)`` is called after
+    every step (a progress line). ``out`` is locked while it trains: a second writer is
+    refused, and nothing is written before every example is encoded.
     """
     config = config or SftConfig()
     setup = setup or LiftSetup()
@@ -266,18 +342,23 @@ def train_sft(
     if leaked:
         raise InputError(f"examples of held-out papers: {leaked[:3]}", field="examples")
     scorer = json.loads(json.dumps(dataclasses.asdict(model.info), default=str))
-    fresh = plan_sft(examples, split, config, setup, scorer)
+    fresh = plan_sft(examples, split, config, setup, scorer, held_out=held_out)
     check_folder(out)  # a folder of anyone else's files is refused before it is locked
+    if model.info.dtype != config.dtype:
+        raise InputError(
+            f"the scorer was loaded as {model.info.dtype}, the settings say {config.dtype}",
+            field="dtype",
+        )
     with locked_directory(out):
-        manifest, start, losses, checkpoint = _prepare(out, fresh)
         lead = leading_ids(model.codec, setup)
         encoded = [encode_example(model.codec, lead, e, config.max_tokens) for e in examples]
+        manifest, start, losses, checkpoint = _prepare(out, fresh)
         peft_model, optimizer = _lora(model, config)
         if checkpoint is not None:
             _restore(checkpoint, peft_model, optimizer, start)
         for step in range(start + 1, config.steps + 1):
             chosen = batch_of(step - 1, len(examples), config)
-            loss, clip_ll, raw_ll = _step(
+            (loss, clip_ll, raw_ll), rate, norm = _step(
                 peft_model, optimizer, [encoded[i] for i in chosen], config, step
             )
             record = StepLoss(
@@ -286,6 +367,8 @@ def train_sft(
                 clip_ll=clip_ll,
                 raw_ll=raw_ll,
                 examples=[examples[i].id for i in chosen],
+                learning_rate=rate,
+                grad_norm=norm,
             )
             append_loss(out / LOSSES, record)
             losses.append(record)
