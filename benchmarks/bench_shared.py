@@ -106,35 +106,44 @@ RUNS: dict[str, Callable[[Any, argparse.Namespace, Path], list[float]]] = {
 
 
 def worker(args: argparse.Namespace) -> None:
-    """One workload with sharing on or off, in this process: its figures as JSON on stdout."""
+    """Workloads with sharing on or off, in this process: each one's figures, a JSON line each.
+
+    Peak GPU memory is reset before each workload; peak RSS is the process's so far.
+    """
     model = load_model(args.model, device=args.device, dtype=args.dtype)
     model.share_prefixes = args.share == "on"
-    with tempfile.TemporaryDirectory() as scratch:
-        RUNS[args.worker](model, args, Path(scratch) / "warm-up")  # the shapes timed, untimed
-        best = float("inf")
-        for attempt in range(args.rounds):
-            before = model.encoded_tokens
-            with clock(model.info.device) as span:
-                values = RUNS[args.worker](model, args, Path(scratch) / f"run{attempt}")
-            best = min(best, span.seconds)
-    figures = {
-        "seconds": best,
-        "encoded_tokens": model.encoded_tokens - before,
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        "peak_gpu_mb": peak_gpu_mb(),
-        "auto": "on" if shares_prefixes("auto", torch.device(model.info.device).type) else "off",
-        "values": values,
-    }
-    print(json.dumps(figures))
+    auto = shares_prefixes("auto", torch.device(model.info.device).type)
+    for workload in args.worker.split(","):
+        if torch.cuda.is_available():
+            torch.cuda.reset_peak_memory_stats()
+        with tempfile.TemporaryDirectory() as scratch:
+            RUNS[workload](model, args, Path(scratch) / "warm-up")  # the shapes timed, untimed
+            best = float("inf")
+            for attempt in range(args.rounds):
+                before = model.encoded_tokens
+                with clock(model.info.device) as span:
+                    values = RUNS[workload](model, args, Path(scratch) / f"run{attempt}")
+                best = min(best, span.seconds)
+        figures = {
+            "workload": workload,
+            "seconds": best,
+            "encoded_tokens": model.encoded_tokens - before,
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "peak_gpu_mb": peak_gpu_mb(),
+            "auto": "on" if auto else "off",
+            "values": values,
+        }
+        print(json.dumps(figures), flush=True)
 
 
-def measured(workload: str, share: str, argv: list[str]) -> dict[str, Any]:
-    """A worker process's figures."""
-    command = [sys.executable, __file__, *argv, "--worker", workload, "--share", share]
+def measured(workloads: list[str], share: str, argv: list[str]) -> dict[str, dict[str, Any]]:
+    """A worker process's figures for these workloads, by workload."""
+    command = [sys.executable, __file__, *argv, "--worker", ",".join(workloads), "--share", share]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise SystemExit(f"{workload} ({share}) failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+        raise SystemExit(f"{','.join(workloads)} ({share}) failed:\n{done.stderr[-3000:]}")
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    return {figures.pop("workload"): figures for figures in lines}
 
 
 def main() -> None:
@@ -150,8 +159,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=3, help="timed runs after a warm-up run")
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
+    parser.add_argument(
+        "--one-process",
+        action="store_true",
+        help="all workloads in one process per setting (two loads, not six; peak RSS then "
+        "accumulates, peak GPU memory is still each workload's)",
+    )
     parser.add_argument("--json", dest="json_out")
-    parser.add_argument("--worker", choices=WORKLOADS, help=argparse.SUPPRESS)
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--share", choices=("on", "off"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -165,9 +180,19 @@ def main() -> None:
         f"torch threads {torch.get_num_threads()}",
         flush=True,
     )
+    workloads = args.workloads.split(",")
+    unknown = set(workloads) - set(WORKLOADS)
+    if unknown:
+        parser.error(f"unknown workloads {sorted(unknown)}; choose from {', '.join(WORKLOADS)}")
+    argv = [a for a in argv if a != "--one-process"]
+    groups = [workloads] if args.one_process else [[w] for w in workloads]
+    runs: dict[str, dict[str, Any]] = {share: {} for share in ("off", "on")}
+    for group in groups:
+        for share, by_workload in runs.items():
+            by_workload.update(measured(group, share, argv))
     results: dict[str, Any] = {}
-    for workload in args.workloads.split(","):
-        off, on = measured(workload, "off", argv), measured(workload, "on", argv)
+    for workload in workloads:
+        off, on = runs["off"][workload], runs["on"][workload]
         diff = max(
             (abs(a - b) for a, b in zip(off.pop("values"), on.pop("values"), strict=True)),
             default=0.0,

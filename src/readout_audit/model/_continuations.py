@@ -48,11 +48,10 @@ def batched_continuations(
     own earlier tokens only, and positions that restart after the context for each one. One
     forward over the batch's own cache then scores them all; the cache is cropped back after.
     """
+    pairs = zip(requests, rows, strict=True)
+    read = iter(_gathered(first, [(row, c[0]) for r, row in pairs for c in r.continuations if c]))
     results = [
-        [
-            np.asarray([first[row, c[0]].item()] if c else [], dtype=np.float32)
-            for c in request.continuations
-        ]
+        [np.asarray([next(read)] if c else [], dtype=np.float32) for c in request.continuations]
         for request, row in zip(requests, rows, strict=True)
     ]
     packed: Packed = [{} for _ in range(mask.shape[0])]
@@ -79,6 +78,15 @@ def batched_continuations(
                 rest = found[(row, tuple(c))]
                 results[i][j] = np.concatenate([results[i][j], rest]).astype(np.float32)
     return results
+
+
+def _gathered(table: torch.Tensor, cells: Sequence[tuple[int, int]]) -> list[float]:
+    """``table[row, column]`` of each cell, read off the device at once (one wait, not one each)."""
+    if not cells:
+        return []
+    index = torch.tensor(cells, dtype=torch.long, device=table.device)
+    values: list[float] = table[index[:, 0], index[:, 1]].tolist()
+    return values
 
 
 def _segmented_logprobs(
