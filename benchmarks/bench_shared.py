@@ -68,7 +68,7 @@ def ladder(model: Any, args: argparse.Namespace, out: Path) -> list[float]:
 
 
 def judge(model: Any, args: argparse.Namespace, out: Path) -> list[float]:
-    """A FINAL3 confirmation phase on the embedded model: every verdict's label log-probs."""
+    """A FINAL3 confirmation phase on the benchmark's model: every verdict's label log-probs."""
     from bench_chat_judge import fixture_inventory
 
     from readout_audit.judge import (
@@ -78,7 +78,7 @@ def judge(model: Any, args: argparse.Namespace, out: Path) -> list[float]:
         write_inventory,
     )
 
-    configuration = parse_configuration("local3=FINAL3@smollm2-135m", PAPER_SEED)
+    configuration = parse_configuration(f"local3=FINAL3@{args.model}", PAPER_SEED)
     inventory = fixture_inventory(configuration, args.judge_per_dataset, 0)
     write_inventory(out / "inventory", inventory)
     run_local_judge(

@@ -104,7 +104,7 @@ def test_demo_command(tmp_path):
     assert "forecast-production" in result.output
     assert len(read_run(tmp_path / "demo").records) == 10
     # short by default: the manifest's tables only with --verbose
-    assert "Versions" not in result.output and "--manifest" in result.output
+    assert "Versions" not in result.output and "--verbose (or --html FILE)" in result.output
 
 
 @pytest.mark.model
@@ -120,7 +120,7 @@ def test_threads_cache_budget_and_verbose(tmp_path):
         torch.set_num_threads(before)
     assert result.exit_code == 0, result.output
     assert "Versions" in result.output and "Model files" in result.output
-    assert "transformers" in result.output and "--manifest" not in result.output
+    assert "transformers" in result.output and "--verbose (or" not in result.output
     served = ["--model", "openai:http://127.0.0.1:9/v1#m", "--threads", "2"]
     refused = CliRunner().invoke(main, [*args, *served])
     assert refused.exit_code == 2 and "threads is not read by a served model" in refused.output

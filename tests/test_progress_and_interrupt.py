@@ -12,7 +12,8 @@ import time
 import pytest
 
 from readout_audit import Job, PositionRequest, read_run
-from readout_audit.kind._runner import estimate
+from readout_audit.kind import _runner
+from readout_audit.model._executor import LocalExecutor, ordered_jobs
 from readout_audit.progress import LineReporter, progress_mode
 
 pytestmark = pytest.mark.cost(20)
@@ -23,14 +24,16 @@ def test_plain_lines_say_done_total_rate_and_eta(monkeypatch):
     monkeypatch.setattr("readout_audit.progress._progress.time.monotonic", lambda: next(clock))
     stream = io.StringIO()
     reporter = LineReporter(4, stream, interval=10.0)
-    reporter.advance()  # t=4: the first record, at once
+    reporter.advance()  # t=4: the first record (warm-up included), at once
     reporter.advance()  # t=12: within the interval, silent
     reporter.advance()  # t=15: 11 s since the last line
     reporter.note("estimate: a line as it is")
     reporter.advance()  # t=16: complete
     lines = stream.getvalue().splitlines()
-    assert lines[0] == "scoring: 1/4 (25%), 0.25 items/s, ETA 0m12s, elapsed 0m04s"
-    assert lines[1] == "scoring: 3/4 (75%), 0.20 items/s, ETA 0m05s, elapsed 0m15s"
+    # no ETA from the first record alone: it carries the warm-up (4 s here)
+    assert lines[0] == "scoring: 1/4 (25%), 0.25 items/s, ETA estimating, elapsed 0m04s"
+    # then the pace since the first record: 2 records in 11 s, 1 left -> 5.5 s, not 15/3 = 5
+    assert lines[1] == "scoring: 3/4 (75%), 0.20 items/s, ETA 0m06s, elapsed 0m15s"
     assert lines[2] == "scoring: estimate: a line as it is"
     assert lines[3] == "scoring: 4/4 (100%), 0.25 items/s, ETA 0m00s, elapsed 0m16s"
     assert len(lines) == 4
@@ -38,16 +41,49 @@ def test_plain_lines_say_done_total_rate_and_eta(monkeypatch):
     assert progress_mode(None, io.StringIO()) == "lines"  # not a terminal
 
 
-def test_the_estimate_extrapolates_the_first_positions_time_per_token():
-    jobs = [
-        Job(("a",), PositionRequest(context=[1] * 90, continuations=[[2] * 5, [3] * 5]), None),
-        Job(("b",), PositionRequest(context=[1] * 190, greedy_tokens=10), None),
-        Job(("c",), PositionRequest(context=[1] * 300), None),
+def _jobs(contexts: list[int]) -> list[Job]:
+    """One job per context length, each context its own (so none is shared)."""
+    return [
+        Job((str(i),), PositionRequest(context=[i + 1] * n, greedy_tokens=0), None)
+        for i, n in enumerate(contexts)
     ]
-    # 100 tokens in 2 s: 600 tokens (590 read, 10 written) take 12 s
-    line = estimate(jobs, 1, 2.0)
-    assert line.startswith("estimate: 3 positions, 590 tokens to read, 10 greedy tokens to write;")
-    assert "about 0m12s at the first position's pace (2.0 s;" in line
+
+
+class _Clocked(LocalExecutor):
+    """A local executor whose batches take the seconds given (the first context: warm-up)."""
+
+    def __init__(self, clock: list[float], seconds: list[float]) -> None:
+        super().__init__(None, batch_size=2)  # type: ignore[arg-type]
+        self.clock, self.seconds = clock, seconds
+
+    def run(self, jobs):
+        ordered = ordered_jobs(jobs)
+        batches = [ordered[:1], *(ordered[i : i + 2] for i in range(1, len(ordered), 2))]
+        for batch, seconds in zip(batches, self.seconds, strict=True):
+            self.clock[0] += seconds
+            yield from ((job, None) for job in batch)
+
+
+def test_the_estimate_is_never_the_first_positions_pace(monkeypatch):
+    clock = [0.0]
+    monkeypatch.setattr(_runner.time, "perf_counter", lambda: clock[0])
+    jobs = _jobs([100] * 7)  # the first context, then batches of 2: 2, 2, 2
+    notes: list[str] = []
+    reporter = type(
+        "R", (), {"advance": lambda self: None, "note": lambda self, n: notes.append(n)}
+    )
+    # the first position takes 30 s (warm-up); each batch after it 1.5 s
+    executor = _Clocked(clock, [30.0, 1.5, 1.5, 1.5])
+    assert len(list(_runner._calibrated(executor, jobs, reporter()))) == 7
+    assert notes[0] == (
+        "estimate: 7 positions, 700 tokens to read, 0 greedy tokens to write; "
+        "the time follows once the pace after the first position is measured"
+    )
+    # at 2 s past the first position (two batches, 3 s): 4 positions in 3 s, 2 left -> 1.5 s,
+    # not 6 x 30 s = 3 min at the first position's pace
+    assert notes[1:] == [
+        "estimate: about 0m02s left for 2 positions, at the pace of positions 2-5 (3.0 s)"
+    ]
 
 
 def write_items(path, n):

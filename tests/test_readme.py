@@ -21,6 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from readout_audit._cli import main
+from readout_audit.log import read_run
 
 pytestmark = pytest.mark.cost(80)
 
@@ -52,6 +53,22 @@ MAKE_DEMO = "readout demo --out runs/demo"
 """What ``make demo`` runs: once, as a subprocess, before the README's commands."""
 SMALL_TEX = "aipsamp.tex"
 """The one TeX source kept in ``examples/tex`` (the smaller of the two)."""
+
+
+LM_EVAL_LOGGED = "examples/lm-eval/logged"
+LM_EVAL_RESULTS = "runs/lm-eval-results"
+"""The README's ``lm_eval --log_samples --output_path``, whose samples its audit reads."""
+
+
+def test_the_readme_runs_lm_eval_first_then_audits_its_samples():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert text.index("## Auditing your lm-evaluation-harness run") < text.index(
+        "## Scoring your own items"
+    )
+    (block,) = [b for b in bash_blocks() if ".venv/bin/lm_eval " in b]
+    assert f"--output_path {LM_EVAL_RESULTS}" in block and "--log_samples" in block
+    assert "--num_fewshot 5" in block.split(".venv/bin/readout")[0]  # as the kept samples
+    assert f"--samples {LM_EVAL_RESULTS} " in block
 
 
 def bash_blocks() -> list[str]:
@@ -187,6 +204,9 @@ def test_every_runnable_readme_command_runs_as_written(demo_run, tmp_path, monke
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     small_examples(tmp_path / "examples")
     shutil.copytree(demo_run / "runs", tmp_path / "runs")
+    # what the README's lm_eval command writes: lm-eval's own samples of that command, kept in
+    # examples/lm-eval/logged (tests/lmeval loads its --model_args in lm-eval's HFLM)
+    shutil.copytree(ROOT / LM_EVAL_LOGGED, tmp_path / LM_EVAL_RESULTS / "smollm2")
     monkeypatch.chdir(tmp_path)
     failures = []
     for command in filter(runnable, readme_commands()):
@@ -197,3 +217,8 @@ def test_every_runnable_readme_command_runs_as_written(demo_run, tmp_path, monke
             failures.append(f"{command}\n{result.output[-2000:]}{result.exception!r}")
     assert not failures, "\n\n".join(failures)
     assert (tmp_path / "runs" / "yesno.html").is_file()
+    judged = read_run(tmp_path / "runs" / "judge" / "local")  # preflight, then confirmation
+    assert {r.phase for r in judged.records} == {"preflight", "confirmation"}
+    assert judged.state == "finished" and judged.planned == len(judged.records)
+    shown = CliRunner().invoke(main, ["report", "runs/judge/local"]).output
+    assert "unfinished" not in shown and "planned records" not in shown

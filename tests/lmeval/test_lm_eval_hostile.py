@@ -266,7 +266,7 @@ def test_a_stem_that_merges_two_choices_is_named(tmp_path: Path) -> None:
     row = logged_line()
     row["arguments"]["gen_args_1"]["arg_1"] = "A"  # " A" and "A": one continuation after a stem
     path = samples(tmp_path / "logged", row)
-    args = audit("--samples", path, "--stem", " Answer:", "--out", tmp_path / "run")
+    args = audit("--samples", path, "--stem", " The answer is", "--out", tmp_path / "run")
     refused(args, "item 'forged/0'", "field 'stem'", "read as stem: choice 1 repeats choice 0")
     assert not (tmp_path / "run").exists()
 

@@ -25,6 +25,8 @@ from readout_audit.log import read_run
 
 pytestmark = pytest.mark.model
 AUDITED = ("tp_plain", "tp_fewshot", "tp_shared", "tp_space", "tp_loglik")
+STEM = " The answer is"
+"""A stem none of the test tasks' contexts ends in (each ends in ``Answer:``)."""
 
 
 def lm_eval_samples(model: ScoringModel, task_dir: Path, **settings: Any) -> dict[str, list]:
@@ -50,7 +52,7 @@ def audited(model: ScoringModel, task_dir: Path, out: Path, **settings: Any) -> 
     task_settings = TaskSettings(tasks=("tp_all",), include_path=str(task_dir), limit=3, **settings)
     docs = task_documents(task_settings, model.codec)
     source = {"tasks": task_settings.config()}
-    audit_lm_eval(model, docs, out, source=source, stem="Answer:", keep_whitespace=True)
+    audit_lm_eval(model, docs, out, source=source, stem=STEM, keep_whitespace=True)
     return read_run(out).of(LMEvalRecord).records
 
 
@@ -115,7 +117,7 @@ def test_requests_and_numbers_are_lm_evals(plain_run, float32_budget) -> None:
     assert {r.task for r in records if r.variant == "whitespace_kept"} == {"tp_space"}
     stems = [r for r in records if r.variant == "stem"]
     assert len(stems) == sum(r.variant == "production" for r in records) == 15
-    assert all(r.rendered_tail.endswith("Answer:Answer:") for r in stems if r.task == "tp_plain")
+    assert all(r.rendered_tail.endswith(f"Answer:{STEM}") for r in stems if r.task == "tp_plain")
 
 
 def test_chat_template_few_shot_as_multiturn(

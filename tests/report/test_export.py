@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from readout_audit import read_run, records_frame
+from readout_audit import LMEvalRecord, read_run, records_frame
 from readout_audit._cli import main
 from readout_audit.log import ScoreRecord, flatten_record, record_columns
 from readout_audit.log._table import export_path
@@ -120,3 +120,51 @@ def test_a_missing_or_garbage_run_directory_is_a_clear_error(tmp_path):
     result = CliRunner().invoke(main, ["export", str(garbage), *out])
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "manifest.json" in result.output and not (tmp_path / "x.csv").exists()
+
+
+def test_objects_of_named_values_are_dotted_columns(options_run, tmp_path):
+    # lm-eval's per-document metrics on the options run's records, as an lm-eval run has them
+    records = [
+        LMEvalRecord.model_validate(
+            {
+                **r.model_dump(),
+                "task": "t",
+                "doc_id": i,
+                "choices": [o.strip() for o in r.options],
+                "gold": [i % len(r.options)],
+                "moved_whitespace": "",
+                "lm_eval_metrics": {"acc": float(i % 2), "acc_norm": 0.5},
+            }
+        )
+        for i, r in enumerate(read_run(options_run).records)
+    ]
+    frame = records_frame(records, LMEvalRecord)
+    names = list(frame.columns)
+    assert "lm_eval_metrics" not in names and "readout_choices" not in names
+    at = names.index("lm_eval_metrics.acc")
+    assert names[at : at + 2] == ["lm_eval_metrics.acc", "lm_eval_metrics.acc_norm"]
+    assert str(frame["lm_eval_metrics.acc"].dtype) == "Float64"
+    assert frame["lm_eval_metrics.acc"].tolist() == [float(i % 2) for i in range(len(records))]
+    # each readout's choice as an integer column; lists stay JSON text
+    assert str(frame["readout_choices.loglik"].dtype) == "Int64"
+    loglik = [r.readout_choices["loglik"] for r in records]
+    assert [None if pd.isna(v) else v for v in frame["readout_choices.loglik"]] == loglik
+    assert frame["gold"].tolist() == [json.dumps(r.gold) for r in records]
+    assert "logged_metrics.acc" not in names  # no record holds a logged metric
+    assert flatten_record(records[1])["lm_eval_metrics.acc"] == 1.0
+
+
+def test_export_writes_yesno_decisions_as_dotted_columns(yesno_run, tmp_path):
+    out = tmp_path / "yesno.csv"
+    result = CliRunner().invoke(main, ["export", str(yesno_run), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    with out.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    records = read_run(yesno_run).records
+    readouts = list(records[0].decisions)
+    assert "decisions" not in rows[0] and "string_parse" in readouts
+    for row, record in zip(rows, records, strict=True):
+        assert [row[f"decisions.{r}"] for r in readouts] == [
+            record.decisions[r] or "" for r in readouts
+        ]
+        assert json.loads(row["set_logprobs"])  # keyed by token id: JSON text

@@ -165,3 +165,38 @@ def _search(driver) -> tuple[str, list[str], list[str], tuple[int, str], tuple[i
     none = (len(search("§no entry holds this§")), count.text)
     cleared = (len(search(" ")), count.text)  # a blank query: every entry again
     return first, shown, matching, none, cleared
+
+
+ONE_WORD_CELLS_ON_MANY_LINES = """
+return Array.from(document.querySelectorAll('td')).filter(td => {
+  const text = td.textContent.trim();
+  if (!text || /\\s/.test(text)) return false;
+  const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+  const tops = new Set();
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    for (const rect of range.getClientRects()) tops.add(Math.round(rect.top));
+  }
+  return tops.size > 1;
+}).map(td => td.textContent.trim());
+"""
+
+
+@pytest.mark.model
+def test_numbers_and_ids_stay_on_one_line_in_a_narrow_window(yesno_run, tmp_path):
+    html = render_html(read_run(yesno_run))
+    assert re.search(r'<td class="whole">0\.\d{4}</td>', html)  # the class that keeps them whole
+    assert "td.name, td.whole { white-space: nowrap; }" in html
+    page = tmp_path / "report.html"
+    page.write_text(html, encoding="utf-8")
+    with tempfile.TemporaryDirectory() as profile:
+        driver = _chromium(profile)
+        try:
+            driver.set_window_size(420, 2400)  # a phone's width: every table is squeezed
+            driver.get(page.as_uri())
+            broken = driver.execute_script(ONE_WORD_CELLS_ON_MANY_LINES)
+            cells = driver.execute_script("return document.querySelectorAll('td.whole').length")
+        finally:
+            driver.quit()
+    assert cells > 50 and broken == []

@@ -11,9 +11,11 @@ import shutil
 
 from readout_audit import read_run
 from readout_audit._util._text import terminal_safe
+from readout_audit.lmeval import LMEvalRecord
 from readout_audit.log._record import ScoreRecord
 from readout_audit.report import render_html
-from readout_audit.report._blocks import worst_items
+from readout_audit.report._blocks import ItemsBlock, Section, item_view, worst_items
+from readout_audit.report._html import SEARCH_HASH, SEARCH_SCRIPT, TEMPLATE, _environment
 
 PROMPT_ENTRY = re.compile(
     r'<details class="prompt">\s*<summary>full prompt \((\d+) characters\)</summary>\s*'
@@ -134,3 +136,76 @@ def test_search_box_is_shown_by_the_one_inline_script_the_page_allows(options_ru
     assert "default-src 'none'" in policy.group(1)
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", html)
     assert "fetch(" not in scripts[0] and "XMLHttpRequest" not in scripts[0]
+
+
+def _lm_eval_record(gold: list[int], metrics: dict[str, float]) -> LMEvalRecord:
+    """An lm-eval document's record: the browser's fields of ``_record`` and lm-eval's own."""
+    options = {
+        "spec": "lm-eval",
+        "item_letters": [],
+        "argmax_class": "option",
+        "letter_pull": False,
+        "continuation_class": "gives_option",
+        "answer_then_option": False,
+        "option_anywhere": True,
+        "letter_anywhere": False,
+        "isolated_first_ids": [7, 8],
+        "isolated_mass": 0.9,
+        "mass_argmax_disagree": False,
+        "readout_choices": {"loglik": 0},
+        "readouts_agree": True,
+    }
+    lm_eval = {"task": "t", "doc_id": 0, "choices": ["yes", "no"], "moved_whitespace": ""}
+    return LMEvalRecord.model_validate(
+        {
+            **_record("doc0", "original", 0.9, "Q?").model_dump(),
+            **options,
+            **lm_eval,
+            "gold": gold,
+            "lm_eval_metrics": metrics,
+        }
+    )
+
+
+def test_browser_shows_the_gold_answer_and_lm_evals_choice():
+    # log-likelihoods -0.69 (" yes") and -1.2 (" no"): lm-eval's acc picks " yes"
+    record = _lm_eval_record([1], {"acc": 0.0, "acc_norm": 1.0})
+    view = item_view(record)
+    assert view.gold == [" no"] and view.choice == " yes"
+    assert view.metrics == "acc 0, acc_norm 1"
+    page = (
+        _environment()
+        .get_template(TEMPLATE)
+        .render(
+            title="t",
+            model="m",
+            n_records=1,
+            state="finished",
+            sections=[Section("Item browser", [ItemsBlock("Items", [view])])],
+            version="0",
+            script=SEARCH_SCRIPT,
+            script_hash=SEARCH_HASH,
+        )
+    )
+    answer = re.search(r'<p class="answer">(.*?)</p>', page, re.S)
+    assert answer is not None
+    shown = htmllib.unescape(re.sub(r"<[^>]+>", "", answer.group(1)))
+    assert shown == (
+        'gold answer " no" · highest log-likelihood (lm-eval\'s acc choice) " yes" · '
+        "lm-eval acc 0, acc_norm 1"
+    )
+    # a record with a text target (no lm-eval gold) names its matching option; none: a dash
+    plain = _record("q", "production", 0.5, None)
+    assert item_view(plain.model_copy(update={"target": "no"})).gold == [" no"]
+    assert item_view(plain).gold == [] and item_view(plain).metrics == ""
+
+
+def test_every_entry_of_a_yesno_run_names_its_gold_answer(yesno_run):
+    run = read_run(yesno_run)
+    page = render_html(run)
+    answers = re.findall(r'<p class="answer">gold answer <code>(.*?)</code>', page)
+    entries = len(re.findall(r'<details class="item"', page))
+    assert len(answers) == entries > 0
+    # each yes/no question's label, as one of its declared forms
+    labels = {r.label for r in run.records}
+    assert {json.loads(htmllib.unescape(a)).strip().lower() for a in answers} <= labels

@@ -25,20 +25,22 @@ pytestmark = pytest.mark.cost(15)
 def test_plain_report_of_every_kind(fixture, request, tmp_path):
     run_dir = request.getfixturevalue(fixture)
     html = tmp_path / "report.html"
-    result = CliRunner().invoke(main, ["report", str(run_dir), "--plain", "--html", str(html)])
+    written = CliRunner().invoke(main, ["report", str(run_dir), "--plain", "--html", str(html)])
+    assert written.exit_code == 0, written.output
+    assert html.read_text().startswith("<!DOCTYPE html>") and "Versions" in html.read_text()
+    result = CliRunner().invoke(main, ["report", str(run_dir), "--plain"])
     assert result.exit_code == 0, result.output
     assert "\x1b[" not in result.output  # no colour codes in plain mode
     assert "+--" in result.output and "┃" not in result.output  # ASCII borders
     kind = get_kind(read_run(run_dir).manifest.kind)
     assert result.output.startswith(f"{kind.title} ({kind.name}) {run_dir}")
-    assert html.read_text().startswith("<!DOCTYPE html>") and "Versions" in html.read_text()
     # the terminal's short report: no manifest tables, one line saying where they are
     assert "sha256 " not in result.output and "Versions" not in result.output
-    assert f"manifest: readout report {run_dir} --manifest\n" in result.output
+    assert f"readout report {run_dir} --verbose (or --html FILE)\n" in result.output
     verbose = CliRunner().invoke(main, ["report", str(run_dir), "--plain", "--manifest"])
     assert verbose.exit_code == 0, verbose.output
     assert "sha256 " in verbose.output and "Versions" in verbose.output
-    assert "command: " in verbose.output and "--manifest" not in verbose.output.splitlines()[-1]
+    assert "command: " in verbose.output and "--verbose" not in verbose.output.splitlines()[-1]
     summary = read_run(run_dir).summary
     for check in summary.checks:
         assert check.verdict.upper() in result.output  # verdicts read without colour

@@ -211,7 +211,8 @@ def model_options(command: F) -> F:
         click.option(
             "--verbose",
             is_flag=True,
-            help="End with the manifest too (model files, commands, configuration, versions).",
+            help="Print every table and check of the report, and end with the manifest (model "
+            "files, commands, configuration, versions).",
         ),
         click.option(
             "--threads",
@@ -237,6 +238,12 @@ def model_options(command: F) -> F:
             "question) once; auto: on the CPU, where it saves time, not on a GPU, where it costs.",
         ),
         click.option(
+            "--overwrite",
+            is_flag=True,
+            help="Delete the run already in --out (whatever its configuration) and start it "
+            "again; without it, a run of the same configuration is resumed.",
+        ),
+        click.option(
             "--progress/--no-progress",
             default=None,
             help="Progress on stderr: a bar on a terminal, a plain line at least every 10 s "
@@ -260,6 +267,7 @@ class RunSettings:
     template_kwargs: dict[str, Any]
     batch_size: int
     progress: ProgressMode
+    overwrite: bool = False
 
     def kwargs(self) -> dict[str, Any]:
         """The audits' keyword arguments of the same names."""
@@ -268,6 +276,7 @@ class RunSettings:
             "template_kwargs": self.template_kwargs,
             "batch_size": self.batch_size,
             "progress": self.progress,
+            "overwrite": self.overwrite,
         }
 
 
@@ -278,6 +287,7 @@ def run_options(options: Mapping[str, Any]) -> RunSettings:
         template_kwargs=parse_template_kwargs(options["template_kwarg"]),
         batch_size=options["batch_size"],
         progress=progress_mode(options["progress"]),
+        overwrite=options["overwrite"],
     )
 
 

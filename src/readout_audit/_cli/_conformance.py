@@ -73,6 +73,12 @@ def print_conformance(conformance: Conformance, plain: bool = False) -> None:
     type=FiniteFloat(min=0),
     help="Largest accepted |served − local| log-prob (default: by quantisation).",
 )
+@click.option(
+    "--threads",
+    type=click.IntRange(1),
+    default=None,
+    help="CPU threads for the local reference (default: torch's, one per core).",
+)
 @served_options
 @limit_option("probe prompts (raw prompts first, then chat prompts)")
 @plain_option
@@ -85,6 +91,7 @@ def conformance_command(
     tolerance: float | None,
     limit: int | None,
     plain: bool,
+    threads: int | None,
     **options: Any,
 ) -> None:
     """Compare a served model with a local forward of the same weights on fixed prompts."""
@@ -101,6 +108,7 @@ def conformance_command(
         tolerance=tolerance,
         progress=lambda line: click.echo(line, err=True),
         limit=limit,
+        threads=threads,
     )
     print_conformance(conformance, plain)
     click.echo(f"written to {out / CONFORMANCE_FILE}", err=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from readout_audit._cli._common import model_options, run_options, user_errors
+from readout_audit._cli._common import model_options, refuse_unused, run_options, user_errors
 from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._model import ModelChoice
 from readout_audit._cli._types import SEED
@@ -112,6 +112,7 @@ def predict_command(
 ) -> None:
     """Sample a forecast Z of every cut's hidden target at temperature 1."""
     # an existing forecast file is resumed (its manifest checked first), never truncated
+    refuse_unused(("overwrite",), "by lift predict, which resumes its forecast file")
     check_output_path(out, option="out", inputs=[cuts_path], force=True)
     run_predict(
         read_cuts(cuts_path)[:limit],

@@ -205,6 +205,7 @@ def lift_score_command(
         sft=tuned,
         token_counts=counts,
         hardest_by=hardest_by,
+        overwrite=options["overwrite"],
     )
     finish(out, options["plain"], options["verbose"])
 
@@ -219,6 +220,7 @@ def lift_score_command(
 @user_errors
 def lift_toy_command(ledger: Path | None, **options: Any) -> None:
     """Appendix A's toy cases on a scorer: does the scaffold make it copy the first equation?"""
+    refuse_unused(("overwrite",), "by lift toy, which writes no run")
     if not is_served(options["model_spec"]):
         refuse_unused(("ledger",), "by a local scorer, which sends no requests")
     elif ledger is None:

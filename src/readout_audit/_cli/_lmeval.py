@@ -31,6 +31,7 @@ from readout_audit.lmeval import (
     task_documents,
 )
 from readout_audit.lmeval._audit import doc_variants, prepare_doc
+from readout_audit.lmeval._doc import stem_in_context
 from readout_audit.lmeval._samples import samples_files
 from readout_audit.lmeval._summary import write_results_view
 from readout_audit.lmeval._tasks import DEFAULT_FEWSHOT_SEED
@@ -65,10 +66,27 @@ def _check_view(path: Path, out: Path, inputs: list[Path], force: bool) -> None:
     check_output_path(path, option="json", inputs=inputs, force=force)
 
 
+def _note_doubled_stems(docs: list[LMEvalDoc], stem: str) -> None:
+    """Say which tasks' contexts already end in ``stem``: their documents are not read twice."""
+    tasks: dict[str, int] = {}
+    for doc in docs:
+        if stem_in_context(doc.context, stem):
+            tasks[doc.task] = tasks.get(doc.task, 0) + 1
+    for task, n in tasks.items():
+        click.echo(
+            terminal_safe(
+                f"lm-eval: {task}: {n} document(s) already end in the stem {stem!r}; "
+                "they are not read with it again (it would read it twice)"
+            ),
+            err=True,
+        )
+
+
 @click.command("lm-eval")
 @click.option("--tasks", help="lm-eval task, group or tag names, comma-separated.")
 @click.option(
     "--include-path",
+    "--include_path",
     type=click.Path(path_type=Path),
     help="A folder of task YAML files (lm-eval's --include_path).",
 )
@@ -79,13 +97,28 @@ def _check_view(path: Path, out: Path, inputs: list[Path], force: bool) -> None:
     help="A finished run's --log_samples output: a samples_<task>_<date>.jsonl file or a "
     "folder of them. Every logged request is re-scored and compared before the audit.",
 )
-@click.option("--num-fewshot", type=click.IntRange(0), help="lm-eval's --num_fewshot.")
-@click.option("--apply-chat-template", is_flag=True, help="lm-eval's --apply_chat_template.")
-@click.option("--fewshot-as-multiturn", is_flag=True, help="lm-eval's --fewshot_as_multiturn.")
-@click.option("--system-instruction", help="lm-eval's --system_instruction.")
+@click.option(
+    "--num-fewshot", "--num_fewshot", type=click.IntRange(0), help="lm-eval's --num_fewshot."
+)
+@click.option(
+    "--apply-chat-template",
+    "--apply_chat_template",
+    is_flag=True,
+    help="lm-eval's --apply_chat_template.",
+)
+@click.option(
+    "--fewshot-as-multiturn",
+    "--fewshot_as_multiturn",
+    is_flag=True,
+    help="lm-eval's --fewshot_as_multiturn.",
+)
+@click.option(
+    "--system-instruction", "--system_instruction", help="lm-eval's --system_instruction."
+)
 @limit_option("documents of each task (lm-eval's --limit)")
 @click.option(
     "--fewshot-seed",
+    "--fewshot_seed",
     type=SEED,
     default=DEFAULT_FEWSHOT_SEED,
     show_default=True,
@@ -94,7 +127,8 @@ def _check_view(path: Path, out: Path, inputs: list[Path], force: bool) -> None:
 @click.option(
     "--stem",
     help="Also read every document with this answer stem after lm-eval's context (e.g. "
-    "'Answer:'): the repair the options audit's check 6 judges.",
+    "'Answer:'), to measure what ending doc_to_text with it changes; a context that already "
+    "ends in it is not read twice.",
 )
 @click.option(
     "--keep-whitespace",
@@ -180,6 +214,8 @@ def lm_eval_command(
         for doc in docs:
             for variant in doc_variants(doc, stem, keep_whitespace):
                 prepare_doc(doc, codec, tokens, variant, stem or "")
+        if stem is not None:
+            _note_doubled_stems(docs, stem)
 
     run_with_model(
         "lm-eval",
@@ -197,6 +233,7 @@ def lm_eval_command(
             top_k=run.top_k,
             batch_size=run.batch_size,
             progress=run.progress,
+            overwrite=run.overwrite,
         ),
         preflight,
     )

@@ -16,7 +16,7 @@ from readout_audit.log import check_output_path
 from readout_audit.log._run import read_run
 from readout_audit.report._compare import compare_runs, comparison_sections
 from readout_audit.report._html import write_html
-from readout_audit.report._report import print_report
+from readout_audit.report._report import one_line, print_report
 from readout_audit.report._screenshot import screenshot as take_screenshot
 from readout_audit.report._terminal import plain_tables, print_sections, report_console
 
@@ -29,7 +29,8 @@ RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
     "--html",
     "html_out",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write a self-contained HTML report (inline plots, no network) to this file.",
+    help="Write a self-contained HTML report (inline plots, no network) to this file instead "
+    "of printing the report; a one-line summary is printed.",
 )
 @click.option(
     "--screenshot",
@@ -39,9 +40,12 @@ RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
 @force_option
 @plain_option
 @click.option(
+    "--verbose",
     "--manifest",
+    "verbose",
     is_flag=True,
-    help="Also print the manifest: model files, commands, configuration, versions.",
+    help="Print every table and check, and the manifest: model files, commands, configuration, "
+    "versions.",
 )
 @user_errors
 def report_command(
@@ -50,7 +54,7 @@ def report_command(
     screenshot: Path | None,
     force: bool,
     plain: bool,
-    manifest: bool,
+    verbose: bool,
 ) -> None:
     """Report a run directory (any audit kind) from its files alone."""
     if screenshot is not None and html_out is None:
@@ -60,8 +64,10 @@ def report_command(
         if screenshot is not None:
             check_output_path(screenshot, option="screenshot", inputs=[html_out], force=force)
     run = read_run(run_dir)
-    print_report(run, plain=plain, verbose=manifest)
-    if html_out is not None:
+    if html_out is None:
+        print_report(run, plain=plain, verbose=verbose)
+    else:
+        click.echo(terminal_safe(one_line(run)))
         click.echo(terminal_safe(f"HTML report written to {write_html(run_dir, html_out)}"))
     if screenshot is not None and html_out is not None:
         shot = take_screenshot(html_out, screenshot)

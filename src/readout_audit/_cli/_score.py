@@ -33,7 +33,7 @@ from readout_audit.scoring._audit import prepare, score
 def finish(out: Path, plain: bool = False, verbose: bool = False) -> None:
     """Print the finished run's report (the one ``readout report`` prints) and its place.
 
-    ``verbose`` adds the manifest (``readout report --manifest``).
+    ``verbose`` prints every table and check, and the manifest (``readout report --verbose``).
     """
     print_report(read_run(out), plain=plain, verbose=verbose)
     click.echo(terminal_safe(f"run written to {out}"))

@@ -39,12 +39,28 @@ def _checked(item: IdentifiedItem, source: str, line: int | None) -> None:
         raise InputError(problem[1], source=source, line=line, item_id=item.id, field=problem[0])
 
 
+ARRAY = (
+    "is a JSON array, but items are JSON Lines: one JSON object per line, no enclosing [ ] "
+    "(jq -c '.[]' FILE writes an array's elements that way)"
+)
+
+
+def _loads_item_line(text: str, *, source: str, line: int) -> Any:
+    """One line's JSON value; an unclosed ``[`` says the file is one JSON array, not JSON Lines."""
+    try:
+        return loads_line(text, source=source, line=line)
+    except InputError:
+        if text.lstrip().startswith("["):
+            raise InputError(ARRAY, source=source, line=line) from None
+        raise
+
+
 def parse_lines(
     model: type[RecordT], lines: Iterable[str], *, source: str = "<items>"
 ) -> list[RecordT]:
     """Parse JSONL text lines as ``model`` records; blank lines are skipped, ids must be unique."""
     values = (
-        (number, loads_line(text, source=source, line=number))
+        (number, _loads_item_line(text, source=source, line=number))
         for number, text in enumerate(lines, start=1)
         if text.strip()
     )

@@ -8,6 +8,7 @@ import string
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from pydantic import field_validator, model_validator
 
@@ -26,7 +27,7 @@ class MCItem(IdentifiedItem):
     choices: tuple[str, ...]
     """Choice texts in order, lettered A, B, C and so on."""
     answer: str | None = None
-    """The gold letter, if known."""
+    """The gold letter, if known (an integer in the file is the choice's index, from 0)."""
     passage: str | None = None
     """Source text the item is about (the writer of a note sees it; readers do not)."""
     note: str | None = None
@@ -42,6 +43,22 @@ class MCItem(IdentifiedItem):
         if any(not choice.strip() for choice in choices):
             raise ValueError("every choice must have text")
         return choices
+
+    @model_validator(mode="before")
+    @classmethod
+    def _answer_index_as_its_letter(cls, raw: Any) -> Any:
+        """An integer answer is the choice's index (as the hub's MMLU stores it): its letter."""
+        if not isinstance(raw, dict):
+            return raw
+        answer, choices = raw.get("answer"), raw.get("choices")
+        if isinstance(answer, int) and not isinstance(answer, bool) and isinstance(choices, list):
+            if not 0 <= answer < min(len(choices), len(string.ascii_uppercase)):
+                raise ValueError(
+                    f"answer {answer} is not a choice index (0 to {len(choices) - 1}) nor a "
+                    "choice letter"
+                )
+            return raw | {"answer": string.ascii_uppercase[answer]}
+        return raw
 
     @model_validator(mode="after")
     def _answer_is_a_letter_of_the_choices(self) -> MCItem:

@@ -25,11 +25,12 @@ from readout_audit.model._executor import (
     ordered_jobs,
 )
 from readout_audit.progress import (
+    RATE_WINDOW,
     ProgressMode,
     Reporter,
     announce,
+    as_mode,
     duration,
-    progress_mode,
     reporter,
 )
 from readout_audit.serve import LEDGER_FILE
@@ -97,11 +98,7 @@ def run_kind(
         # every request of the run, planning's included (answers, diagnostics, notes), goes
         # through the run's ledger when the model keeps one: under its cost cap, never sent twice
         with model.bound_to(Path(out) / LEDGER_FILE):
-            mode = (
-                progress
-                if isinstance(progress, str)
-                else progress_mode(None if progress else False)
-            )
+            mode = as_mode(progress)
             announce(mode, "planning: rendering the prompts, running the stages before scoring")
             written = _write_records(
                 kind, model, run_dir, plan(run_dir), executor or model.executor(size), mode
@@ -149,28 +146,41 @@ def _write_records(
             f"{len(missing)} of {len(planned)} planned records were not written (first: "
             f"{min(missing)}); the run stays unfinished and a rerun scores them"
         )
-    return _Written(len(planned), len(todo), tokens, time.perf_counter() - started)
+    # the run holds its earlier invocations' records too (a judge's preflight beside its
+    # confirmation): finished means every one of them and every planned one is on disk
+    held = planned | run_dir.done
+    return _Written(len(held), len(todo), tokens, time.perf_counter() - started)
 
 
 def _calibrated(
     executor: Executor, todo: Sequence[Job[Any]], report: Reporter
 ) -> Iterator[tuple[Job[Any], PositionScores]]:
-    """The jobs' answers, with an estimate of the run once a local model's first batch is done.
+    """The jobs' answers, with an estimate of the run once a local model's pace is measured.
 
-    A local executor scores the first context alone (:func:`leading_context`), so its records
-    come in seconds, and their time per token gives the run's cost before it is spent. A
-    served model's requests are concurrent: no estimate.
+    A local executor scores the first context alone (:func:`leading_context`), then batches.
+    The first context carries the model's warm-up, so its time predicts nothing: the run's
+    size is told after it, its time once a batch ends :data:`RATE_WINDOW` seconds after it, at
+    the pace since it (the rule of the progress line's ETA). A served model's requests are
+    concurrent: no estimate.
     """
     if not isinstance(executor, LocalExecutor):
         yield from executor.run(todo)
         return
     ordered = ordered_jobs(todo)
     first = leading_context(ordered)
-    started = time.perf_counter()
+    ends = set(range(first, len(ordered), executor.batch_size))
+    after_first: float | None = None
     for done, answer in enumerate(executor.run(todo), start=1):
         yield answer
-        if done == first < len(ordered):
-            report.note(estimate(ordered, first, time.perf_counter() - started))
+        if done == len(ordered) or done not in ends:
+            continue
+        now = time.perf_counter()
+        if done == first:
+            report.note(estimate(ordered))
+            after_first = now
+        elif after_first is not None and now - after_first >= RATE_WINDOW:
+            report.note(estimate(ordered, first, done, now - after_first))
+            after_first = None
 
 
 def request_tokens(job: Job[Any]) -> tuple[int, int]:
@@ -180,16 +190,24 @@ def request_tokens(job: Job[Any]) -> tuple[int, int]:
     return read, request.greedy_tokens
 
 
-def estimate(todo: Sequence[Job[Any]], first: int, seconds: float) -> str:
-    """The run's positions and tokens, and its time at the pace of its first ``first`` jobs."""
-    counts = [request_tokens(job) for job in todo]
-    read, written = sum(c[0] for c in counts), sum(c[1] for c in counts)
-    done = sum(c[0] + c[1] for c in counts[:first])
-    total = (read + written) * seconds / max(done, 1)
+def estimate(todo: Sequence[Job[Any]], first: int = 0, done: int = 0, seconds: float = 0) -> str:
+    """The run's positions and tokens; with ``seconds``, the time left at a measured pace.
+
+    The pace is that of the jobs ``first`` to ``done``: those after the first context, which
+    carries the model's warm-up.
+    """
+    counts = [sum(request_tokens(job)) for job in todo]
+    read = sum(request_tokens(job)[0] for job in todo)
+    size = (
+        f"estimate: {len(todo)} positions, {read:,} tokens to read, "
+        f"{sum(counts) - read:,} greedy tokens to write"
+    )
+    if not seconds:
+        return f"{size}; the time follows once the pace after the first position is measured"
+    left = sum(counts[done:]) * seconds / max(sum(counts[first:done]), 1)
     return (
-        f"estimate: {len(todo)} positions, {read:,} tokens to read, {written:,} greedy tokens "
-        f"to write; about {duration(total)} at the first position's pace "
-        f"({seconds:.1f} s; batches usually go faster)"
+        f"estimate: about {duration(left)} left for {len(todo) - done} positions, at the pace "
+        f"of positions {first + 1}-{done} ({seconds:.1f} s)"
     )
 
 

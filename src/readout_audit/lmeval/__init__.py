@@ -2,6 +2,7 @@
 
 from readout_audit.lmeval._audit import LM_EVAL, audit_lm_eval, doc_item
 from readout_audit.lmeval._doc import LMEvalDoc, Logged, lm_eval_metrics, split_like_lm_eval
+from readout_audit.lmeval._model_args import lm_eval_model_args
 from readout_audit.lmeval._record import LMEvalRecord
 from readout_audit.lmeval._reproduce import Reproduction
 from readout_audit.lmeval._samples import read_samples
@@ -33,6 +34,7 @@ __all__ = [
     "audit_lm_eval",
     "doc_item",
     "lm_eval_metrics",
+    "lm_eval_model_args",
     "read_samples",
     "require_lm_eval",
     "results_view",

@@ -20,7 +20,10 @@ from readout_audit.lmeval._doc import (
     lm_eval_metrics,
     loglikelihood_metrics,
     split_like_lm_eval,
+    stem_in_context,
 )
+from readout_audit.lmeval._headline import lm_eval_headline
+from readout_audit.lmeval._paired import lm_eval_paired_metrics
 from readout_audit.lmeval._record import LMEvalRecord
 from readout_audit.lmeval._reproduce import default_tolerance
 from readout_audit.lmeval._sections import lm_eval_sections
@@ -28,8 +31,6 @@ from readout_audit.lmeval._summary import LMEvalSummary, summarise_lm_eval
 from readout_audit.model._backend import DEFAULT_BATCH_SIZE, PositionScores, ScoringModel
 from readout_audit.model._codec import TextCodec
 from readout_audit.options._audit import options_record, options_request
-from readout_audit.options._headline import ladder_headline
-from readout_audit.options._paired import options_paired_metrics
 from readout_audit.progress import ProgressMode
 from readout_audit.prompt._render import Rendering
 from readout_audit.readout._position import DEFAULT_GREEDY_TOKENS, DEFAULT_TOP_K
@@ -91,10 +92,11 @@ def prepare_doc(
 def doc_variants(doc: LMEvalDoc, stem: str | None, keep_whitespace: bool) -> list[str]:
     """The variants a document is read under: lm-eval's, and the repairs asked for that apply.
 
-    ``whitespace_kept`` applies only where the context ends in whitespace.
+    ``stem`` applies only where the context does not already end in it (``Answer:Answer:``
+    repairs nothing); ``whitespace_kept`` only where the context ends in whitespace.
     """
     chosen = [ORIGINAL]
-    if stem is not None:
+    if stem is not None and not stem_in_context(doc.context, stem):
         chosen.append(STEM)
     if keep_whitespace and doc.context != doc.context.rstrip():
         chosen.append(WHITESPACE_KEPT)
@@ -159,7 +161,8 @@ def audit_lm_eval(
 
     ``source`` says where the documents came from (the task settings, or the samples files)
     and goes into the manifest. With ``stem``, every document is also read with the answer
-    stem after lm-eval's context; with ``keep_whitespace``, every document whose context ends
+    stem after lm-eval's context (where the context does not already end in it); with
+    ``keep_whitespace``, every document whose context ends
     in whitespace is also read after it. ``tolerance`` bounds |re-scored − logged|
     log-likelihood for documents read from logged samples (default: :func:`default_tolerance`).
     """
@@ -212,8 +215,8 @@ LM_EVAL: AuditKind[LMEvalRecord, LMEvalSummary] = AuditKind(
     summarise=summarise_lm_eval,
     sections=lm_eval_sections,
     checks=lm_eval_checks,
-    paired_metrics=options_paired_metrics,
+    paired_metrics=lm_eval_paired_metrics,
     item_type=LMEvalDoc,
-    headline=lambda summary: ladder_headline(summary.variants),
+    headline=lm_eval_headline,
 )
 register_kind(LM_EVAL)

@@ -9,6 +9,34 @@ from readout_audit.lmeval._reproduce import reproduction_check
 from readout_audit.log._summary import Check
 from readout_audit.options._checks import options_checks
 
+CUE = (
+    "Change the end of doc_to_text (an answer cue; --stem 'Answer:' measures one) or "
+    "num_fewshot; the task's knobs, ranked, are under 'What to change'."
+)
+REPAIRS = {
+    "option_mass": CUE,
+    "argmax": CUE,
+    "continuation": CUE,
+    "first_tokens": "lm-eval's acc is not affected (it scores each full continuation); for the "
+    "option mass to separate the choices, make doc_to_choice's first tokens differ.",
+    "ending": "Set target_delimiter: ' ' (a space before each choice), or end doc_to_text "
+    "with the separator.",
+    "stem": "Try another --stem, or change num_fewshot or the chat template "
+    "(--apply_chat_template).",
+}
+"""Each options check's repair in lm-eval's terms: the task YAML's keys and the command's
+options, never a readout lm-eval already uses (its acc scores full continuations)."""
+MERGED = "End doc_to_text without its trailing whitespace and set target_delimiter: ' '."
+"""The ending check's repair where the choices merge with the context's end."""
+
+
+def in_lm_eval_terms(check: Check, name: str) -> Check:
+    """``check`` named for its task or group, its repair (if any) in lm-eval's terms."""
+    repair = check.repair and REPAIRS.get(check.name, check.repair)
+    if check.name == "ending" and check.evidence.get("n_boundary_not_preserved"):
+        repair = MERGED
+    return check.model_copy(update={"name": f"{check.name} {name}", "repair": repair})
+
 
 def by_task(records: Sequence[LMEvalRecord]) -> dict[str, list[LMEvalRecord]]:
     """The records of each task, in the order the tasks first appear."""
@@ -19,10 +47,10 @@ def by_task(records: Sequence[LMEvalRecord]) -> dict[str, list[LMEvalRecord]]:
 
 
 def lm_eval_checks(records: Sequence[LMEvalRecord]) -> list[Check]:
-    """Reproduction of a logged run, then checks 1–6 of the options audit per task and group.
+    """Reproduction of a logged run, then the options audit's checks per task and group.
 
-    Each is named by its task or group (``reproduced mmlu_x``, ``option_mass mmlu``); a
-    group's checks read its tasks' documents together.
+    Each is named by its task or group (``reproduced mmlu_x``, ``option_mass mmlu``), with its
+    repair in lm-eval's terms; a group's checks read its tasks' documents together.
     """
     checks = []
     for task, found in by_task(records).items():
@@ -37,8 +65,5 @@ def lm_eval_checks(records: Sequence[LMEvalRecord]) -> list[Check]:
         variants: dict[str, list[LMEvalRecord]] = {}
         for record in found:
             variants.setdefault(record.variant, []).append(record)
-        checks += [
-            check.model_copy(update={"name": f"{check.name} {name}"})
-            for check in options_checks(variants, name)
-        ]
+        checks += [in_lm_eval_terms(check, name) for check in options_checks(variants, name)]
     return checks

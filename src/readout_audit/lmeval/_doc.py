@@ -76,6 +76,11 @@ def split_like_lm_eval(context: str, continuation: str) -> tuple[str, str]:
     return stripped, context[len(stripped) :] + continuation
 
 
+def stem_in_context(context: str, stem: str) -> bool:
+    """Whether ``context`` already ends in ``stem`` (whitespace aside): it would read it twice."""
+    return bool(stem.strip()) and context.rstrip().endswith(stem.strip())
+
+
 def loglikelihood_metrics(greedy: bool | None) -> dict[str, float]:
     """A ``loglikelihood`` task's acc: whether its one continuation is the greedy one."""
     return {} if greedy is None else {"acc": float(greedy)}

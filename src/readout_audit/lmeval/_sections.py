@@ -52,6 +52,34 @@ def _repair_rows(rows: list[TaskAudit]) -> list[list[str]]:
     ]
 
 
+def _advice_rows(rows: list[TaskAudit]) -> list[list[str]]:
+    return [
+        [
+            row.name,
+            advice.knob,
+            advice.change,
+            advice.acc_affected,
+            f"{cell.fmt(row.median_mass)} → {cell.fmt(advice.median_mass_after)}",
+            f"{cell.estimate(row.acc)} → {cell.fmt(advice.acc_after)}",
+            advice.measure or "measured in this run",
+        ]
+        for row in rows
+        for advice in row.advice
+    ]
+
+
+def _doubled_stems(rows: list[TaskAudit]) -> str:
+    """Which tasks' contexts already end in the stem (not read with it twice), or nothing."""
+    found = [f"{row.name} ({row.n_stem_in_context})" for row in rows if row.n_stem_in_context]
+    if not found:
+        return ""
+    return (
+        " The answer stem was not read where the context already ends in it (documents): "
+        + ", ".join(found)
+        + "."
+    )
+
+
 def _reproduction_rows(summary: LMEvalSummary) -> list[list[str]]:
     rows = []
     for row in summary.tasks:
@@ -115,8 +143,27 @@ def lm_eval_sections(run: Run[LMEvalRecord], summary: LMEvalSummary) -> list[Sec
         "every continuation."
     )
     blocks: list[Block] = [
-        TableBlock("lm-eval's accuracy and the readout audit", COLUMNS, rows, note)
+        TableBlock(
+            "lm-eval's accuracy and the readout audit",
+            COLUMNS,
+            rows,
+            note + _doubled_stems(summary.tasks),
+        )
     ]
+    advice = _advice_rows(summary.tasks)
+    if advice:
+        blocks.append(
+            TableBlock(
+                "What to change",
+                ["task", "knob", "change", "acc affected", "median mass", "acc", "measure"],
+                advice,
+                "Per task, the lm-eval settings to change where documents fall below the 0.5 "
+                "floor or their choices share a first token: first those this run measured (by "
+                "the median mass they reach), then those it could not; acc affected: documents "
+                "whose acc decision changes.",
+                wrap=("change", "measure"),
+            )
+        )
     repairs = _repair_rows([*summary.tasks, *summary.groups])
     if repairs:
         blocks.append(

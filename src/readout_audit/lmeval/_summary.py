@@ -11,7 +11,9 @@ from pydantic import BaseModel, ConfigDict
 
 from readout_audit._exceptions import RunDirectoryError
 from readout_audit._util._jsonl import write_json_atomic
+from readout_audit.lmeval._advice import Advice, changed_decisions, task_advice
 from readout_audit.lmeval._checks import by_task, lm_eval_checks
+from readout_audit.lmeval._doc import stem_in_context
 from readout_audit.lmeval._record import LMEvalRecord
 from readout_audit.lmeval._reproduce import Reproduction, reproduction
 from readout_audit.log._run import Run, read_run
@@ -34,6 +36,8 @@ class RepairRow(BaseModel):
     acc: Interval | None
     median_mass: float | None
     share_below_floor: float | None
+    n_changed: int = 0
+    """Documents whose acc decision (the highest log-likelihood) the repair changes."""
 
 
 class TaskAudit(BaseModel):
@@ -63,6 +67,10 @@ class TaskAudit(BaseModel):
     accuracy is read for them (a shared token's probability separates nothing)."""
     repairs: dict[str, RepairRow]
     """``stem`` and ``whitespace_kept``, where the run read them."""
+    n_stem_in_context: int = 0
+    """Documents whose context already ends in the run's ``--stem``: not read with it again."""
+    advice: list[Advice] = []
+    """What to change in the task, ranked (:func:`task_advice`)."""
     reproduction: Reproduction | None = None
 
 
@@ -99,9 +107,18 @@ def _pick_correct(record: LMEvalRecord, readout: str) -> float | None:
 
 
 def task_audit(
-    name: str, group: str | None, records: Sequence[LMEvalRecord], clusters_by: str
+    name: str,
+    group: str | None,
+    records: Sequence[LMEvalRecord],
+    clusters_by: str,
+    config: Mapping[str, Any] | None = None,
 ) -> TaskAudit:
-    """One task's (or group's) row; ``clusters_by`` is ``doc`` or ``task`` for the bootstrap."""
+    """One task's (or group's) row; ``clusters_by`` is ``doc`` or ``task`` for the bootstrap.
+
+    ``config`` is the run's configuration (its ``stem`` and lm-eval settings), for the advice.
+    """
+    config = config or {}
+    stem = config.get("stem")
     original = [r for r in records if r.variant == "production"]
 
     def cluster(record: LMEvalRecord) -> str:
@@ -128,6 +145,7 @@ def task_audit(
             acc=metric(rows, "acc"),
             median_mass=float(np.median(found)) if found else None,
             share_below_floor=float(np.mean([m < MASS_FLOOR for m in found])) if found else None,
+            n_changed=changed_decisions(original, rows),
         )
 
     by_mass = [
@@ -147,6 +165,13 @@ def task_audit(
         for r in measured
         if "acc" in r.lm_eval_metrics and (r.option_mass or 0.0) < MASS_FLOOR
     ]
+    median_mass = float(np.median(mass)) if mass else None
+    share_below = float(np.mean([m < MASS_FLOOR for m in mass])) if mass else None
+    repairs = {v: row for v in ("stem", "whitespace_kept") if (row := repair(v)) is not None}
+    n_stem_in_context = (
+        0 if stem is None else sum(stem_in_context(r.rendered_tail, stem) for r in original)
+    )
+    source = config.get("source") or {}
     return TaskAudit(
         name=name,
         group=group,
@@ -154,23 +179,34 @@ def task_audit(
         acc=metric(original, "acc"),
         acc_norm=metric(original, "acc_norm"),
         acc_by_option_mass=_interval([c for _, c in by_mass], [cluster(r) for r, _ in by_mass]),
-        median_mass=float(np.median(mass)) if mass else None,
-        share_below_floor=float(np.mean([m < MASS_FLOOR for m in mass])) if mass else None,
+        median_mass=median_mass,
+        share_below_floor=share_below,
         acc_above_floor=_mean(above),
         acc_below_floor=_mean(below),
         n_moved_whitespace=sum(bool(r.moved_whitespace) for r in original),
         n_unscored=sum(None in r.option_logprobs for r in original),
         n_shared_first_tokens=sum(r.distinct_first_tokens is False for r in original),
-        repairs={v: row for v in ("stem", "whitespace_kept") if (row := repair(v)) is not None},
+        repairs=repairs,
+        n_stem_in_context=n_stem_in_context,
+        advice=task_advice(
+            original,
+            median_mass,
+            share_below,
+            repairs,
+            stem=stem,
+            n_stem_in_context=n_stem_in_context,
+            settings=source.get("tasks"),
+        ),
         reproduction=reproduction(original),
     )
 
 
 def summarise_lm_eval(run: Run[LMEvalRecord]) -> LMEvalSummary:
     """Per task, per group (clustered by task) and per rung, from the records alone."""
-    records = run.records
+    records, config = run.records, run.manifest.config
     tasks = [
-        task_audit(name, found[0].group, found, "doc") for name, found in by_task(records).items()
+        task_audit(name, found[0].group, found, "doc", config)
+        for name, found in by_task(records).items()
     ]
     grouped: dict[str, list[LMEvalRecord]] = {}
     for record in records:
@@ -180,7 +216,7 @@ def summarise_lm_eval(run: Run[LMEvalRecord]) -> LMEvalSummary:
         n_records=len(records),
         n_items=len({r.item_id for r in records}),
         tasks=tasks,
-        groups=[task_audit(name, None, found, "task") for name, found in grouped.items()],
+        groups=[task_audit(name, None, found, "task", config) for name, found in grouped.items()],
         variants={v: LadderRung(**variant_summary(group)) for v, group in by_rung(records).items()},
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
 import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -127,7 +128,9 @@ def _loaded(settings: TaskSettings) -> tuple[dict[str, Any], dict[str, str], dic
     """
     logging.getLogger("lm_eval").setLevel(logging.ERROR)
     missing: list[str] = []
+    known: list[str] = []
     for manager, more in _managers(settings.include_path):
+        known = list(manager.all_tasks)
         missing = [name for name in settings.tasks if not manager.match_tasks([name])]
         if missing:
             continue
@@ -141,8 +144,10 @@ def _loaded(settings: TaskSettings) -> tuple[dict[str, Any], dict[str, str], dic
         entries = {name: manager.task_index.get(name) for name in loaded["tasks"]}
         files = {n: str(e.yaml_path) for n, e in entries.items() if e and e.yaml_path}
         return loaded["tasks"], groups, files
+    close = difflib.get_close_matches(missing[0], known, n=3)
     raise InputError(
         f"lm-eval knows no task, group or tag {missing[0]!r}"
+        + (f"; did you mean {' or '.join(map(repr, close))}?" if close else "")
         + ("" if settings.include_path else " (a local task YAML needs --include-path)"),
         field="tasks",
     )

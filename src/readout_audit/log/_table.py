@@ -1,15 +1,20 @@
 """Records as one flat table: a row per record, a column per field, for CSV, parquet and pandas.
 
-The columns come from the record type, not from the records, so every run of a kind gives the
-same columns in the same order (the fields' order), even with no records. Each cell is the value
+The columns come from the record type, so every run of a kind gives the same columns in the
+same order (the fields' order), even with no records; only an object of named values (lm-eval's
+metrics of a document) gives a column per name its records hold. Each cell is the value
 ``records.jsonl`` holds, by one rule:
 
 * a nested model (``greedy``) becomes one column per field, named with a dot (``greedy.text``);
+* an object of named values of one scalar type (``lm_eval_metrics``, ``readout_choices``,
+  ``decisions``) becomes one typed column per name the records hold, named with a dot
+  (``lm_eval_metrics.acc``), in the order the records first show the names;
 * a field of one scalar type (text, integer, number, true/false, a choice of words) is a typed
   column with missing values where the record holds null;
-* anything else (a list such as ``options``, ``option_probs`` or ``top``, an object such as
-  ``metadata``, a field that may hold values of several types such as ``target``) is its compact
-  JSON text (``[" yes"," no"]``, ``" Mars"``, ``4.0``), null staying a missing value.
+* anything else (a list such as ``options``, ``gold`` or ``top``, an object of values of any
+  type such as ``metadata`` or keyed by token id such as ``set_logprobs``, a field that may hold
+  values of several types such as ``target``) is its compact JSON text (``[" yes"," no"]``,
+  ``" Mars"``, ``4.0``), null staying a missing value.
 
 An integer column holding a value past 2^63 - 1 (a ``doc_id`` up to 2^64 - 1) is unsigned
 (``UInt64``), or its decimal text when it holds negative values too. In CSV, a text cell that
@@ -62,6 +67,9 @@ class Column:
     """A nullable pandas dtype (``string`` for JSON text)."""
     json_text: bool = False
     """Whether the cell is the value's JSON text."""
+    named: bool = False
+    """An object of named scalars: one column per name the records hold (see
+    :func:`table_columns`)."""
 
 
 def _optional(annotation: Any) -> Any:
@@ -83,7 +91,11 @@ def _scalar_dtype(annotation: Any) -> str | None:
 
 @functools.cache
 def record_columns(record_type: type[BaseModel]) -> tuple[Column, ...]:
-    """The table's columns for a record type, in field order, nested models flattened."""
+    """The table's columns for a record type, in field order, nested models flattened.
+
+    An object of named scalars is one ``named`` column here, its names' columns coming from
+    the records (:func:`table_columns`).
+    """
 
     def walk(model: type[BaseModel], path: tuple[str, ...]) -> Iterable[Column]:
         for name, info in model.model_fields.items():
@@ -91,6 +103,8 @@ def record_columns(record_type: type[BaseModel]) -> tuple[Column, ...]:
             here = (*path, name)
             if isinstance(inner, type) and issubclass(inner, BaseModel):
                 yield from walk(inner, here)
+            elif (dtype := _named_scalars(inner)) is not None:
+                yield Column(".".join(here), here, dtype, named=True)
             else:
                 dtype = _scalar_dtype(inner)
                 yield Column(".".join(here), here, dtype or "string", json_text=dtype is None)
@@ -98,9 +112,45 @@ def record_columns(record_type: type[BaseModel]) -> tuple[Column, ...]:
     return tuple(walk(record_type, ()))
 
 
-def _row(record: BaseModel, columns: Iterable[Column]) -> list[Any]:
-    """The record's cells in the columns' order, from the values records.jsonl holds."""
-    raw = json.loads(record.model_dump_json())
+def _named_scalars(annotation: Any) -> str | None:
+    """The dtype of an object field of named values of one scalar type (``dict[str, float]``)."""
+    if get_origin(annotation) is not dict:
+        return None
+    key, value = get_args(annotation)
+    return _scalar_dtype(_optional(value)) if key is str else None
+
+
+def _raw(record: BaseModel) -> dict[str, Any]:
+    """The record as ``records.jsonl`` holds it."""
+    raw: dict[str, Any] = json.loads(record.model_dump_json())
+    return raw
+
+
+def table_columns(record_type: type[BaseModel], raws: Sequence[dict[str, Any]]) -> list[Column]:
+    """The record type's columns, each object of named scalars as one column per name.
+
+    The names are those the records (as ``records.jsonl`` holds them) show, in the order they
+    first show them: an empty run has none of these columns.
+    """
+    columns: list[Column] = []
+    for column in record_columns(record_type):
+        if not column.named:
+            columns.append(column)
+            continue
+        names: dict[str, None] = {}
+        for raw in raws:
+            value: Any = raw
+            for key in column.path:
+                value = value.get(key) if isinstance(value, dict) else None
+            names.update(dict.fromkeys(value or ()))
+        columns += [
+            Column(f"{column.name}.{name}", (*column.path, name), column.dtype) for name in names
+        ]
+    return columns
+
+
+def _row(raw: dict[str, Any], columns: Iterable[Column]) -> list[Any]:
+    """A record's cells in the columns' order, from the values records.jsonl holds."""
     cells = []
     for column in columns:
         value: Any = raw
@@ -114,8 +164,9 @@ def _row(record: BaseModel, columns: Iterable[Column]) -> list[Any]:
 
 def flatten_record(record: BaseModel) -> dict[str, Any]:
     """One record as a table row: dotted column name → cell, by the rule of this module."""
-    columns = record_columns(type(record))
-    return dict(zip((c.name for c in columns), _row(record, columns), strict=True))
+    raw = _raw(record)
+    columns = table_columns(type(record), [raw])
+    return dict(zip((c.name for c in columns), _row(raw, columns), strict=True))
 
 
 def _pandas() -> Any:
@@ -142,8 +193,9 @@ def _series(pd: Any, column: Column, cells: list[Any]) -> pandas.Series:
 def records_frame(records: Sequence[Any], record_type: type[BaseModel]) -> pandas.DataFrame:
     """The records as a pandas DataFrame: a row per record, the columns of ``record_type``."""
     pd = _pandas()
-    columns = record_columns(record_type)
-    rows = [_row(record, columns) for record in records]
+    raws = [_raw(record) for record in records]
+    columns = table_columns(record_type, raws)
+    rows = [_row(raw, columns) for raw in raws]
     return pd.DataFrame(
         {c.name: _series(pd, c, [row[i] for row in rows]) for i, c in enumerate(columns)},
         columns=[c.name for c in columns],

@@ -89,13 +89,15 @@ def check_served(
     tolerance: float | None = None,
     progress: Callable[[str], None] | None = None,
     limit: int | None = None,
+    threads: int | None = None,
 ) -> Conformance:
     """``readout conformance`` as one call, written to ``OUT/conformance.json``.
 
     Every endpoint of ``model_spec`` is checked against the local model ``reference`` names
     (``local`` if already loaded); the spec is checked before the reference loads. The weights
     type defaults to the reference's GGUF file's, the served model's tokenizer to the reference.
-    ``limit`` checks only the first ``limit`` probe prompts.
+    ``limit`` checks only the first ``limit`` probe prompts; ``threads`` sets torch's CPU
+    threads for the reference's forward (:func:`load_model`).
     """
     if not is_served(model_spec):
         raise InputError("conformance checks a served model: openai:<url>#<name>", field="model")
@@ -109,7 +111,7 @@ def check_served(
     if quantisation is None:
         quantisation = reference_quantisation(reference)
     if local is None:
-        local = load_model(reference)
+        local = load_model(reference, threads=threads)
     return write_conformance(
         served,
         local,

@@ -34,6 +34,7 @@ from readout_audit.options._headline import options_headline
 from readout_audit.options._paired import options_paired_metrics
 from readout_audit.options._record import OptionsRecord
 from readout_audit.options._sections import options_sections
+from readout_audit.progress import ProgressMode
 from readout_audit.prompt._spec import (
     FORECAST,
     LADDER,
@@ -244,7 +245,7 @@ def audit_options(
     note_budget: int = 32,
     extra_variants: Mapping[str, Variant] | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
-    progress: bool = False,
+    progress: bool | ProgressMode = False,
     overwrite: bool = False,
 ) -> ScoreResult:
     """Run the constrained-option audit: every item under every selected ladder variant.

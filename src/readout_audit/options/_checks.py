@@ -75,7 +75,8 @@ def check_mass(records: Sequence[OptionsRecord], where: str) -> Check:
             "option_mass",
             "fail",
             f"{where}: collapse, the options hold a median "
-            f"{s['median_mass']:.3g} of the next-token probability",
+            f"{s['median_mass']:.3g} of the next-token probability over the "
+            f"{s['n_mass_measured']} items with a measured mass",
             evidence,
             "Prefill an answer stem (check 6) or remove what pulls the position away.",
         )
@@ -83,8 +84,8 @@ def check_mass(records: Sequence[OptionsRecord], where: str) -> Check:
         return Check(
             "option_mass",
             "warn",
-            f"{where}: median {s['median_mass']:.3g}, but "
-            f"{s['below_floor']} item(s) fall below the floor",
+            f"{where}: median {s['median_mass']:.3g}, but {s['below_floor']} of the "
+            f"{s['n_mass_measured']} items with a measured mass fall below the floor",
             evidence,
             "Inspect the items below the floor.",
         )

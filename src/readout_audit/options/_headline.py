@@ -11,12 +11,19 @@ if TYPE_CHECKING:
     from readout_audit.options._audit import LadderRung, OptionsSummary
 
 
-def ladder_headline(variants: Mapping[str, LadderRung]) -> dict[str, float | None]:
-    """The lowest median option mass of the rungs, the share below the floor, and accuracy.
+PRODUCTION = "production"
+"""The rung that reads the prompt as it is used: the one a run is summed up by."""
 
-    Accuracy is lm-evaluation-harness's (the option of highest log-likelihood), where the
-    items have gold answers.
+
+def ladder_headline(variants: Mapping[str, LadderRung]) -> dict[str, float | None]:
+    """The production rung's median option mass, share below the floor, and accuracy.
+
+    The other rungs change the prompt on purpose (some to break it), so they do not sum up
+    the run; a run without a production rung is summed up over all of its rungs. Accuracy is
+    lm-evaluation-harness's (the option of highest log-likelihood), where items have gold
+    answers.
     """
+    rungs = [variants[PRODUCTION]] if PRODUCTION in variants else list(variants.values())
     return mass_headline(
         [
             VariantMass(
@@ -26,7 +33,7 @@ def ladder_headline(variants: Mapping[str, LadderRung]) -> dict[str, float | Non
                 accuracy=rung.accuracy.loglik.estimate if rung.accuracy else None,
                 n_judged=rung.accuracy.loglik.n if rung.accuracy else 0,
             )
-            for rung in variants.values()
+            for rung in rungs
         ]
     )
 

@@ -6,10 +6,12 @@ report progress without depending on the other.
 
 from readout_audit.progress._progress import (
     LINE_INTERVAL,
+    RATE_WINDOW,
     LineReporter,
     ProgressMode,
     Reporter,
     announce,
+    as_mode,
     duration,
     progress_mode,
     reporter,
@@ -17,8 +19,10 @@ from readout_audit.progress._progress import (
 
 __all__ = [
     "LINE_INTERVAL",
+    "RATE_WINDOW",
     "LineReporter",
     "ProgressMode",
+    "as_mode",
     "Reporter",
     "announce",
     "duration",

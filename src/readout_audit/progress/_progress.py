@@ -14,6 +14,9 @@ from rich.text import Text
 ProgressMode = Literal["bar", "lines", "off"]
 LINE_INTERVAL = 10.0
 """Seconds between two plain progress lines at most."""
+RATE_WINDOW = 2.0
+"""Seconds after the first record before an ETA is given: the first record carries the
+model's warm-up and the whole first batch, so the pace is measured after it."""
 
 
 class Reporter(Protocol):
@@ -35,6 +38,14 @@ def progress_mode(flag: bool | None, stream: TextIO | None = None) -> ProgressMo
     return "bar" if (stream or sys.stderr).isatty() else "lines"
 
 
+def as_mode(progress: bool | ProgressMode) -> ProgressMode:
+    """A caller's ``progress`` as a mode: a bool as :func:`progress_mode` reads it, a mode as is.
+
+    ``"off"`` is a non-empty string, so a mode must never be read as a truth value.
+    """
+    return progress if isinstance(progress, str) else progress_mode(None if progress else False)
+
+
 def duration(seconds: float) -> str:
     """Seconds as ``1h02m`` or ``3m05s``."""
     hours, rest = divmod(round(seconds), 3600)
@@ -44,7 +55,9 @@ def duration(seconds: float) -> str:
 class LineReporter:
     """Writes ``scoring: done/total (p%), items/s, ETA`` at most every ``interval`` seconds.
 
-    ``status()``, when given, adds the stage's own counters after a semicolon.
+    The ETA extrapolates the pace since the first record, once :data:`RATE_WINDOW` seconds have
+    passed (``estimating`` before). ``status()``, when given, adds the stage's own counters
+    after a semicolon.
     """
 
     def __init__(
@@ -59,13 +72,25 @@ class LineReporter:
         self.status = status
         self.done = 0
         self.started = self.last = time.monotonic()
+        self.first: float | None = None
+        """When the first record was counted."""
+
+    def eta(self, now: float) -> str:
+        """The time left at the pace since the first record, or ``estimating`` too early."""
+        if self.done >= self.total:
+            return duration(0)
+        since = now - self.first if self.first is not None else 0.0
+        if since < RATE_WINDOW or self.done < 2:
+            return "estimating"
+        return duration((self.total - self.done) * since / (self.done - 1))
 
     def line(self) -> str:
         """The current progress as one line."""
-        elapsed = max(time.monotonic() - self.started, 1e-9)
+        now = time.monotonic()
+        elapsed = max(now - self.started, 1e-9)
         rate = self.done / elapsed
         share = self.done / self.total if self.total else 1.0
-        eta = duration((self.total - self.done) / rate) if rate > 0 else "unknown"
+        eta = self.eta(now)
         line = (
             f"{self.label}: {self.done}/{self.total} ({share:.0%}), {rate:.2f} items/s, "
             f"ETA {eta}, elapsed {duration(elapsed)}"
@@ -76,6 +101,8 @@ class LineReporter:
         """Count a record; a line for the first, then every ``interval`` seconds, and the last."""
         self.done += 1
         now = time.monotonic()
+        if self.first is None:
+            self.first = now
         if self.done == 1 or now - self.last >= self.interval or self.done == self.total:
             self.last = now
             print(self.line(), file=self.stream, flush=True)

@@ -26,7 +26,7 @@ from readout_audit.model._backend import (
     PositionScores,
     ScoringModel,
 )
-from readout_audit.progress import progress_mode, reporter
+from readout_audit.progress import ProgressMode, as_mode, reporter
 from readout_audit.ptrue._answers import (
     LIBRARY_SEED,
     AnswerMode,
@@ -325,7 +325,7 @@ def audit_ptrue(
     prompt_mode: PromptMode = "chat",
     seed: int = LIBRARY_SEED,
     batch_size: int = DEFAULT_BATCH_SIZE,
-    progress: bool = False,
+    progress: bool | ProgressMode = False,
     overwrite: bool = False,
 ) -> ScoreResult:
     """Score six P(True) readouts of each (question, answer) pair against its correctness.
@@ -340,7 +340,7 @@ def audit_ptrue(
     """
     kwargs = dict(template_kwargs or {})
     true_id, suppressed = library_reading(model)
-    stage_mode = progress_mode(None if progress else False)
+    stage_mode = as_mode(progress)
 
     def plan(run_dir: RunDirectory) -> list[Job[Any]]:
         generated: dict[str, str] = run_dir.artifact("answers") or {}

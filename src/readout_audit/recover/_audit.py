@@ -28,6 +28,7 @@ from readout_audit.model._backend import (
     Unembedding,
 )
 from readout_audit.model._codec import TextCodec
+from readout_audit.progress import ProgressMode
 from readout_audit.prompt._render import render
 from readout_audit.readout._position import DEFAULT_TOP_K, position_request
 from readout_audit.recover._record import RecoverRecord, Role
@@ -306,7 +307,7 @@ def audit_recover(
     greedy_tokens: int = 0,
     template_kwargs: Mapping[str, Any] | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
-    progress: bool = False,
+    progress: bool | ProgressMode = False,
     overwrite: bool = False,
 ) -> ScoreResult:
     """Score every split under every configuration into ``out``; the summary does the rest.

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from readout_audit.log._record import ScoreRecord
 from readout_audit.log._summary import Check, Interval
@@ -86,6 +86,12 @@ class ItemView:
     options: list[tuple[str, str, str]]
     """(option, its tokens in context, its renormalised probability)."""
     greedy: str
+    gold: list[str] = field(default_factory=list)
+    """The options that are the item's answer (its target, or lm-eval's gold); none if unknown."""
+    choice: str | None = None
+    """The option of highest log-likelihood: lm-eval's ``acc`` choice (None if one is unscored)."""
+    metrics: str = ""
+    """lm-eval's per-document metrics from this record (``acc 1, acc_norm 0``), if any."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +145,29 @@ def interval(value: Interval | None, digits: int = 4, signed: bool = False) -> s
     return f"[{value.low:{spec}}, {value.high:{spec}}]{caution}"
 
 
+def evidence_text(value: Any, depth: int = 0) -> str:
+    """A check's evidence as short text: ``key: value; ...``, numbers to 4 significant digits.
+
+    The evidence stays whole in the run's ``summary.json``; this is how the reports show it.
+    """
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return MISSING
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, dict):
+        if not value:
+            return "none"
+        if depth == 0:
+            return "; ".join(f"{k}: {evidence_text(v, 1)}" for k, v in value.items())
+        listed = ", ".join(f"{k} {evidence_text(v, depth + 1)}" for k, v in value.items())
+        return listed if depth == 1 else f"({listed})"
+    if isinstance(value, list | tuple):
+        return ", ".join(evidence_text(v, depth + 1) for v in value) or "none"
+    return str(value)
+
+
 def counts(classes: dict[str, int]) -> str:
     """Class counts as ``name n, ...`` in name order."""
     return ", ".join(f"{k} {n}" for k, n in sorted(classes.items())) or MISSING
@@ -150,8 +179,23 @@ def clip(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
+@runtime_checkable
+class _LMEvalDoc(Protocol):
+    """A record of an lm-eval document: its gold indices and lm-eval's metrics of it."""
+
+    gold: list[int]
+    lm_eval_metrics: dict[str, float]
+
+
+def gold_options(record: ScoreRecord) -> list[str]:
+    """The options that are the record's answer: lm-eval's gold indices, else its target."""
+    if isinstance(record, _LMEvalDoc):
+        return [record.options[i] for i in record.gold if 0 <= i < len(record.options)]
+    return [option for option in record.options if record.matches_target(option)]
+
+
 def item_view(record: ScoreRecord, label: str = "") -> ItemView:
-    """A record's prompt tail, top tokens, option tokens and greedy text for the browser."""
+    """A record's prompt tail, top tokens, options, greedy text, gold answer and choice."""
     probs: list[float | None] = (
         list(record.option_probs) if record.option_probs else [None] * len(record.options)
     )
@@ -167,6 +211,11 @@ def item_view(record: ScoreRecord, label: str = "") -> ItemView:
         top=record.top,
         options=options,
         greedy=record.greedy.text,
+        gold=gold_options(record),
+        choice=record.predicted_option(),
+        metrics=(
+            evidence_text(record.lm_eval_metrics, 1) if isinstance(record, _LMEvalDoc) else ""
+        ),
     )
 
 

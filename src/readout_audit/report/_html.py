@@ -59,6 +59,14 @@ def _plain_text(value: Any) -> Any:
     return value
 
 
+def whole_cell(cell: Any) -> bool:
+    """Whether a table cell is one word (a number, an id, a token) to keep on one line.
+
+    Such a cell never breaks mid-value (``0.333`` over two lines); text with spaces wraps.
+    """
+    return isinstance(cell, str) and bool(cell) and not any(c.isspace() for c in cell)
+
+
 def _environment() -> jinja2.Environment:
     folder = resources.files("readout_audit.report") / "templates"
     environment = jinja2.Environment(
@@ -71,6 +79,7 @@ def _environment() -> jinja2.Environment:
     )
     # JSON as readable text; autoescaping then makes it safe to show
     environment.filters["json"] = lambda value: json.dumps(value, ensure_ascii=False)
+    environment.tests["whole"] = whole_cell
     return environment
 
 

@@ -44,19 +44,25 @@ def run_summary(run: Run[Any]) -> Summary:
     return summary
 
 
-def report_sections(run: Run[Any], manifest: bool = True) -> list[Section]:
+def report_sections(
+    run: Run[Any], manifest: bool = True, checks_last: bool = False
+) -> list[Section]:
     """The decision first (checks, then the kind's sections), then the manifest to redo it.
 
     ``manifest`` False leaves the manifest out (the terminal's short report) but for a served
-    model's server and conformance verdicts.
+    model's server and conformance verdicts. ``checks_last`` puts the checks after the kind's
+    sections (the terminal, where the last lines printed are the ones on screen).
     """
     kind = get_kind(run.manifest.kind)
     summary = run_summary(run)
     checks = checks_section(summary)
-    sections = [checks] if checks is not None else []
+    found = [checks] if checks is not None else []
     served = served_section(run)
     last = [manifest_section(run)] if manifest else [served] if served is not None else []
-    return [*sections, *kind.sections(run, summary), *last]
+    kind_sections = kind.sections(run, summary)
+    if checks_last:
+        return [*kind_sections, *found, *last]
+    return [*found, *kind_sections, *last]
 
 
 def headline(run: Run[Any], verbose: bool = True) -> list[str]:
@@ -84,19 +90,31 @@ def headline(run: Run[Any], verbose: bool = True) -> list[str]:
     return lines
 
 
+def one_line(run: Run[Any]) -> str:
+    """The run in one line: what it is, its records and state, its checks by verdict."""
+    verdicts = [c.verdict for c in run_summary(run).checks]
+    tally = ", ".join(f"{verdicts.count(v)} {v}" for v in ("fail", "warn", "pass") if v in verdicts)
+    return headline(run, verbose=False)[0] + (f"; checks: {tally}" if tally else "")
+
+
 def print_report(
     run: Run[Any], console: Console | None = None, *, plain: bool = False, verbose: bool = False
 ) -> None:
-    """Print the headline and the report's sections (the ones the HTML report draws).
+    """Print the headline, the kind's sections, then the checks.
 
-    The manifest (model files, commands, configuration, versions) only with ``verbose``; the
-    HTML report always has it. ``plain`` gives ASCII borders and no colour, for logs and
-    pipes; verdicts are words either way.
+    By default about one screen: each section's first table, the failing and warning checks in
+    full and the passing ones by name. ``verbose`` prints every table and check and the manifest
+    (model files, commands, configuration, versions); the HTML report always has them all.
+    ``plain`` gives ASCII borders and no colour, for logs and pipes; verdicts are words either
+    way.
     """
     console = wide_console(console) if console is not None else report_console(plain)
     with plain_tables(plain):
         for line in headline(run, verbose):
             console.print(text(line))
-        print_sections(report_sections(run, manifest=verbose), console)
+        sections = report_sections(run, manifest=verbose, checks_last=True)
+        hidden = print_sections(sections, console, short=not verbose)
         if not verbose:
-            console.print(text(f"manifest: readout report {run.directory} --manifest"))
+            more = f"{len(hidden)} more tables, " if hidden else ""
+            where = f"readout report {run.directory} --verbose (or --html FILE)"
+            console.print(text(f"{more}every check and the manifest: {where}"))

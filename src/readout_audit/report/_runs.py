@@ -23,10 +23,11 @@ VERDICTS: tuple[Verdict, ...] = ("pass", "warn", "fail")
 COLUMNS = ["run", "kind", "model", "items", "records", "state", *(v.upper() for v in VERDICTS)]
 """The columns every run has, before the headline numbers."""
 NOTE = (
-    "items: distinct item ids; PASS/WARN/FAIL: the summary's checks by verdict; median mass: "
-    "the lowest median option mass of the run's variants; below floor: the share of measured "
-    "records under the 0.5 floor, over all variants; F1 and AUROC ranges: the highest "
-    "readout's minus the lowest's"
+    "items: distinct item ids; PASS/WARN/FAIL: the summary's checks by verdict; median mass, "
+    "below floor and accuracy: an options or lm-eval run's production rung (the prompt as used), "
+    "another run's lowest median option mass of its variants and its share of measured records "
+    "under the 0.5 floor over all of them; acc and acc_norm TASK: lm-eval's per task; F1 and "
+    "AUROC ranges: the highest readout's minus the lowest's"
 )
 
 
@@ -92,7 +93,7 @@ def runs_block(rows: Sequence[RunRow]) -> TableBlock:
         columns=[*COLUMNS, *names],
         rows=[[_cell(value) for value in row.values(names)] for row in rows],
         note=NOTE,
-        wrap=("run", *names),
+        wrap=tuple(names),
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -14,7 +14,14 @@ from rich.text import Text
 
 from readout_audit._util._text import terminal_safe
 from readout_audit.log._summary import Check
-from readout_audit.report._blocks import ChecksBlock, Section, TableBlock, TextBlock
+from readout_audit.report._blocks import (
+    ChecksBlock,
+    Section,
+    TableBlock,
+    TextBlock,
+    evidence_text,
+)
+from readout_audit.report._fit import Layout, layouts, least_width, natural_width
 
 PLAIN: ContextVar[bool] = ContextVar("plain", default=False)
 """Set for output to logs and pipes: ASCII table borders (colour is the console's choice)."""
@@ -49,49 +56,125 @@ def wide_console(console: Console) -> Console:
     return console
 
 
-def table(block: TableBlock) -> Table:
-    """A table block as a rich table; its ``wrap`` columns may wrap, the others stay whole."""
-    rendered = new_table(block.title)
-    for column in block.columns:
-        rendered.add_column(text(column), no_wrap=column not in block.wrap)
-    for row in block.rows:
-        rendered.add_row(*(text(cell) for cell in row))
-    if block.note:
-        rendered.caption = text(block.note)
+def _layout_table(block: TableBlock, cells: list[list[str]], layout: Layout, part: str) -> Table:
+    """The columns of one layout as a rich table; ``part`` ("2/3") when the table was split."""
+    rendered = new_table(f"{block.title} ({part})" if part else block.title)
+    for i, width in zip(layout.columns, layout.widths, strict=True):
+        wraps = layout.fold or block.columns[i] in block.wrap
+        rendered.add_column(text(block.columns[i]), no_wrap=not wraps, overflow="fold", width=width)
+    for row in cells:
+        rendered.add_row(*(_cell(block.columns[i], row[i]) for i in layout.columns))
     return rendered
 
 
-def checks_table(checks: Sequence[Check]) -> Table:
-    """The checks with their verdicts (a word as well as a colour), evidence and repairs."""
-    rendered = new_table("Checks")
-    rendered.add_column("check", no_wrap=True)
-    rendered.add_column("verdict", no_wrap=True)
-    for column in ("finding", "evidence", "repair"):
-        rendered.add_column(column)
+def _cell(column: str, value: str) -> Text:
+    """A cell's text; a verdict gets its colour besides its word."""
+    return Text(value, style=_VERDICT_STYLE.get(value.lower(), "") if column == "verdict" else "")
+
+
+def tables(block: TableBlock, width: int) -> list[Table | Text]:
+    """A table block as rich tables within ``width`` cells, cutting no number or id.
+
+    Its ``wrap`` columns may wrap; the others keep their whole line. A table too wide even so
+    is split into tables of fewer columns, each repeating the first (see ``_fit``).
+    """
+    cells = [[terminal_safe(cell) for cell in row] for row in block.rows]
+    columns = [
+        [terminal_safe(name), *(row[i] for row in cells)] for i, name in enumerate(block.columns)
+    ]
+    natural = [natural_width(column) for column in columns]
+    least = [
+        least_width(column, name in block.wrap)
+        for column, name in zip(columns, block.columns, strict=True)
+    ]
+    parts = layouts(natural, least, width)
+    rendered = [
+        _layout_table(block, cells, layout, f"{n}/{len(parts)}" if len(parts) > 1 else "")
+        for n, layout in enumerate(parts, 1)
+    ]
+    if block.note and len(rendered) == 1:
+        rendered[0].caption = text(block.note)
+    # a split table's note goes below its last part, at the terminal's width
+    note = [text(block.note)] if block.note and len(rendered) > 1 else []
+    return [*rendered, *note]
+
+
+CHECK_COLUMNS = ["check", "verdict", "finding", "evidence", "repair"]
+
+
+def checks_block(checks: Sequence[Check]) -> TableBlock:
+    """The checks with their verdicts (a word as well as a colour), evidence and repairs.
+
+    The evidence is short text (4 significant digits); ``summary.json`` keeps it whole.
+    """
+    rows = [
+        [c.name, c.verdict.upper(), c.finding, evidence_text(c.evidence), c.repair or ""]
+        for c in checks
+    ]
+    return TableBlock("Checks", CHECK_COLUMNS, rows, wrap=("finding", "evidence", "repair"))
+
+
+def check_text(check: Check) -> Text:
+    """One check as a paragraph: verdict, name, finding, evidence in brackets, repair."""
+    repair = f"; repair: {check.repair}" if check.repair else ""
+    said = f" {check.name}: {check.finding} [{evidence_text(check.evidence)}]{repair}"
+    return Text.assemble(text(check.verdict.upper(), _VERDICT_STYLE[check.verdict]), text(said))
+
+
+def _counted(names: Counter[str]) -> list[str]:
+    return [name if n == 1 else f"{name} ×{n}" for name, n in names.items()]
+
+
+def print_checks(checks: Sequence[Check], console: Console, short: bool) -> None:
+    """The checks as a table.
+
+    ``short``: the failing and warning ones as a paragraph each, the passing ones counted by
+    name in one line.
+    """
+    if not short:
+        for part in tables(checks_block(checks), console.width):
+            console.print(part)
+        return
+    console.print(text("Checks", "bold"))
     for check in checks:
-        rendered.add_row(
-            text(check.name),
-            text(check.verdict.upper(), _VERDICT_STYLE[check.verdict]),
-            text(check.finding),
-            text(json.dumps(check.evidence, ensure_ascii=False)),
-            text(check.repair or ""),
+        if check.verdict != "pass":
+            console.print(check_text(check))
+    # a check run per task or variant ("option_mass mmlu_x") is counted under its own name
+    passed = Counter(c.name.split(" ", 1)[0] for c in checks if c.verdict == "pass")
+    if passed:
+        console.print(
+            Text.assemble(
+                text("PASS", _VERDICT_STYLE["pass"]),
+                text(f" ({passed.total()}): {', '.join(_counted(passed))}"),
+            )
         )
-    return rendered
 
 
-def print_sections(sections: Sequence[Section], console: Console) -> None:
+def print_sections(sections: Sequence[Section], console: Console, short: bool = False) -> list[str]:
     """Draw every table, checks block and text of the sections.
 
-    Figures and the item browser are drawn in the HTML report only.
+    Figures and the item browser are drawn in the HTML report only. ``short`` (the report a
+    run prints when it is written) is shorter: a table repeated in a section for another case
+    (a confusion matrix per readout) is drawn once, the others named; the failing and
+    warning checks in full and the passing ones by name. Returns the titles of the tables
+    left out.
     """
+    hidden: list[str] = []
     for section in sections:
+        drawn: list[list[str]] = []
         for block in section.blocks:
             if isinstance(block, TableBlock):
-                console.print(table(block))
+                if short and block.columns in drawn:  # the same table again, for another case
+                    hidden.append(block.title)
+                    continue
+                drawn.append(block.columns)
+                for part in tables(block, console.width):
+                    console.print(part)
             elif isinstance(block, ChecksBlock):
-                console.print(checks_table(block.checks))
+                print_checks(block.checks, console, short)
             elif isinstance(block, TextBlock):
                 console.print(text(block.text))
+    return hidden
 
 
 def report_console(plain: bool) -> Console:

@@ -19,6 +19,7 @@ from readout_audit.kind._runner import Job, ScoreResult, run_kind
 from readout_audit.log._record import ScoreRecord
 from readout_audit.model._backend import DEFAULT_BATCH_SIZE, PositionScores, ScoringModel
 from readout_audit.model._codec import TextCodec
+from readout_audit.progress import ProgressMode
 from readout_audit.prompt._render import Rendering, context_field, render
 from readout_audit.readout._options import OptionEncoding, encode_in_context
 from readout_audit.readout._position import (
@@ -165,7 +166,7 @@ def score(
     greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
     template_kwargs: Mapping[str, Any] | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
-    progress: bool = False,
+    progress: bool | ProgressMode = False,
     overwrite: bool = False,
 ) -> ScoreResult:
     """Score every item into the run directory ``out``, resuming it if it exists.

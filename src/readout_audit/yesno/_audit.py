@@ -24,6 +24,7 @@ from readout_audit.model._backend import (
     ScoringModel,
 )
 from readout_audit.model._codec import TextCodec
+from readout_audit.progress import ProgressMode
 from readout_audit.readout._position import DEFAULT_TOP_K, position_request
 from readout_audit.readout._yesno import (
     LLAMA_PAIR,
@@ -327,7 +328,7 @@ def audit_yesno(
     greedy_tokens: int = PARSE_TOKENS,
     template_kwargs: Mapping[str, Any] | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
-    progress: bool = False,
+    progress: bool | ProgressMode = False,
     overwrite: bool = False,
 ) -> ScoreResult:
     """Run the yes/no audit: Algorithm 1's diagnostic on a sample, then every question's readouts.
