@@ -17,7 +17,8 @@ from hostile import refused
 from readout_audit import InputError, Item, generate_controlled_logic
 from readout_audit._util import _input
 from readout_audit._util._input import read_input_bytes
-from readout_audit.judge import load_bank, parse_number
+from readout_audit.judge import load_bank
+from readout_audit.judge.inventory import parse_number
 from readout_audit.model import TextCodec, wrap_model
 from readout_audit.prompt._render import render
 from readout_audit.recover import RecoverSetup, read_hidden, recover_splits, seeded_name

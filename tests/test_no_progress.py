@@ -6,6 +6,8 @@ progress anyway (P(True)'s answer step did).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from readout_audit import (
@@ -19,7 +21,11 @@ from readout_audit import (
     audit_yesno,
     score,
 )
+from readout_audit.lmeval import audit_lm_eval, read_samples
 from readout_audit.progress import as_mode
+from readout_audit.recover import RecoverSetup, audit_recover, recover_splits
+
+LOGGED = Path(__file__).resolve().parents[1] / "examples" / "lm-eval" / "logged"
 
 pytestmark = pytest.mark.model
 
@@ -47,6 +53,16 @@ def runs(model, out):
     yield lambda: audit_yesno(
         model, [YesNoItem(id="y", question="Is the sky blue?", label="yes")], out / "yesno",
         progress="off",
+    )  # fmt: skip
+    yield lambda: audit_lm_eval(
+        model, read_samples(LOGGED, limit=1), out / "lm-eval", source={"samples": str(LOGGED)},
+        greedy_tokens=2, progress="off",
+    )  # fmt: skip
+    yield lambda: audit_recover(
+        model, recover_splits(
+            generate="controlled-logic", n=30, train_n=60, evals=["id"], limit=8
+        ),
+        out / "recover", setup=RecoverSetup(n_perm=20, n_boot=20), progress="off",
     )  # fmt: skip
 
 

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
-from readout_audit.judge import (
-    CONFIRMATION_CELLS,
-    PREFLIGHT_CELLS,
-    PRESENTATIONS,
-    JudgeRecord,
-)
+from readout_audit.judge import JudgeRecord
+from readout_audit.judge.protocol import CONFIRMATION_CELLS, PREFLIGHT_CELLS, PRESENTATIONS
 
 TARGETS = {"bare_correct": "correct", "revision": "correct", "no_answer": "no_answer"}
 """Target labels that are not ``incorrect`` (FINAL3)."""

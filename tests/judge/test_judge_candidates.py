@@ -7,10 +7,7 @@ import math
 
 import pytest
 
-from readout_audit.judge import (
-    CONFIRMATION_CELLS,
-    CONTRACTS,
-    PREFLIGHT_CELLS,
+from readout_audit.judge.inventory import (
     bridges,
     canonical_number,
     cell_candidate,
@@ -19,6 +16,7 @@ from readout_audit.judge import (
     random_letters,
     target_label,
 )
+from readout_audit.judge.protocol import CONFIRMATION_CELLS, CONTRACTS, PREFLIGHT_CELLS
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,8 @@ import pytest
 from chat_inventory import CHAT, chat_inventory
 
 from readout_audit import InputError
-from readout_audit.judge import chat_record, judge_call, parse_configuration, run_chat_judge
+from readout_audit.judge import parse_configuration, run_chat_judge
+from readout_audit.judge.run import chat_record, judge_call
 from readout_audit.serve import LEDGER_FILE, CallResult, Endpoint, Ledger
 
 INVENTORY = chat_inventory()

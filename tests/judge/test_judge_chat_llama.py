@@ -25,14 +25,14 @@ from fault_proxy import FaultProxy
 from readout_audit._cli import main
 from readout_audit.judge import (
     PAPER_SEED,
-    REPEAT_CELLS,
     build_inventory,
-    judge_call,
     load_gsm8k_jsonl,
     parse_configuration,
     run_chat_judge,
     write_inventory,
 )
+from readout_audit.judge.protocol import REPEAT_CELLS
+from readout_audit.judge.run import judge_call
 from readout_audit.log._run import read_run
 from readout_audit.serve import LEDGER_FILE, Endpoint, Ledger, RetryPolicy
 

@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from readout_audit.judge import FINAL3, FINAL4, HALL, read_chat_verdict
+from readout_audit.judge.protocol import FINAL3, FINAL4, HALL
+from readout_audit.judge.run import read_chat_verdict
 
 LABELS = FINAL3.labels
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from judge_records import panel, record, source_records
 
-from readout_audit.judge import (
+from readout_audit.judge import analyse_judge
+from readout_audit.judge.analysis import (
     JudgePanel,
     acceptance_table,
-    analyse_judge,
     duplicate_table,
     label_mass_table,
 )

@@ -5,14 +5,8 @@ from __future__ import annotations
 import pytest
 from judge_records import panel, source_records
 
-from readout_audit.judge import (
-    PAPER_BOOTSTRAP_SEED,
-    JudgeAnalysisSettings,
-    JudgePanel,
-    analyse_judge,
-    control_gates,
-    qualify,
-)
+from readout_audit.judge import JudgeAnalysisSettings, analyse_judge
+from readout_audit.judge.analysis import PAPER_BOOTSTRAP_SEED, JudgePanel, control_gates, qualify
 
 BARE = ("insertion", "bare_correct")
 

@@ -11,25 +11,25 @@ import pytest
 
 from readout_audit import InputError
 from readout_audit.judge import (
-    CONFIRMATION_CELLS,
     INVENTORY_FILE,
     MANIFEST_FILE,
     PAPER_SEED,
-    PREFLIGHT_CELLS,
-    PRESENTATIONS,
-    PriorSources,
-    Source,
     SourceBank,
     build_inventory,
     load_drop_json,
     load_gsm8k_jsonl,
-    normalise_question,
     parse_configuration,
     read_inventory,
-    read_planned,
-    select_sources,
     write_inventory,
 )
+from readout_audit.judge.inventory import (
+    PriorSources,
+    Source,
+    normalise_question,
+    read_planned,
+    select_sources,
+)
+from readout_audit.judge.protocol import CONFIRMATION_CELLS, PREFLIGHT_CELLS, PRESENTATIONS
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "judge"
 CONFIGURATIONS = [

@@ -11,7 +11,8 @@ from rich.console import Console
 
 from readout_audit import read_run
 from readout_audit._cli import main
-from readout_audit.judge import CONFIRMATION_CELLS, PRESENTATIONS, JudgeSummary
+from readout_audit.judge import JudgeSummary
+from readout_audit.judge.protocol import CONFIRMATION_CELLS, PRESENTATIONS
 from readout_audit.log import Manifest
 from readout_audit.report import print_report, render_html, report_sections, run_summary
 
@@ -88,7 +89,7 @@ def test_terminal_and_html_reports_draw_every_judge_section(judge_run):
         "Manifest",
     ]
     buffer = io.StringIO()
-    print_report(run, Console(file=buffer, width=240), plain=True)
+    print_report(run, Console(file=buffer, width=240), plain=True, verbose=True)
     text = buffer.getvalue()
     assert "judge robustness (judge)" in text and "880 records" in text
     assert "gate[confirmation:local:sorted]" in text and "PASS" in text
@@ -108,10 +109,12 @@ def test_terminal_and_html_reports_draw_every_judge_section(judge_run):
 
 def test_readout_report_on_a_judge_run_directory(judge_run, tmp_path):
     out = tmp_path / "report.html"
-    result = CliRunner().invoke(main, ["report", str(judge_run), "--plain", "--html", str(out)])
+    result = CliRunner().invoke(main, ["report", str(judge_run), "--plain", "--verbose"])
     assert result.exit_code == 0, result.output
     assert "D = [V(sorted, R:) − V(sorted, R)]" in result.output
     assert "R: against R within each presentation" in result.output
+    written = CliRunner().invoke(main, ["report", str(judge_run), "--plain", "--html", str(out)])
+    assert written.exit_code == 0, written.output
     assert "Acceptance per cell" in out.read_text(encoding="utf-8")
 
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from readout_audit import HttpCall
-from readout_audit.judge import (
+from readout_audit.judge.protocol import (
     CONTRACTS,
     FINAL3,
     FINAL4,

@@ -7,7 +7,7 @@ import math
 import pytest
 from judge_records import record
 
-from readout_audit.judge import (
+from readout_audit.judge.analysis import (
     JudgePanel,
     conditional_correctness,
     displayed_gap,

@@ -13,7 +13,7 @@ import torch
 from click.testing import CliRunner
 
 from readout_audit._cli import main
-from readout_audit.judge import PROPOSAL_CONTEXTS, SEED_BRIDGES
+from readout_audit.judge.search import PROPOSAL_CONTEXTS, SEED_BRIDGES
 
 pytestmark = pytest.mark.cost(45)
 

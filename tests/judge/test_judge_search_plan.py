@@ -9,16 +9,14 @@ from pathlib import Path
 import pytest
 
 from readout_audit import InputError
-from readout_audit.judge import (
-    PAPER_SEED,
+from readout_audit.judge import PAPER_SEED, load_gsm8k_jsonl, parse_configuration
+from readout_audit.judge.inventory import choose_sources
+from readout_audit.judge.search import (
     PROGRAMMES,
     SEED_BRIDGES,
     Bridge,
     bridge_cell,
     bridge_id,
-    choose_sources,
-    load_gsm8k_jsonl,
-    parse_configuration,
     plan_stage,
     read_proposals,
 )

@@ -9,7 +9,7 @@ from judge_records import record
 from scipy.stats import binomtest
 from statsmodels.stats.multitest import multipletests
 
-from readout_audit.judge import (
+from readout_audit.judge.search import (
     PROGRAMMES,
     Bridge,
     Selection,

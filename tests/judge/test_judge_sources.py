@@ -8,12 +8,10 @@ from pathlib import Path
 import pytest
 
 from readout_audit import InputError
-from readout_audit.judge import (
-    load_bank,
+from readout_audit.judge import load_bank, load_drop_json, load_gsm8k_jsonl
+from readout_audit.judge.inventory import (
     load_drop_hf,
-    load_drop_json,
     load_gsm8k_hf,
-    load_gsm8k_jsonl,
     normalise_question,
     parse_number,
 )

@@ -10,17 +10,16 @@ import pytest
 from scipy import stats
 from study_banks import BANKS, REPEAT_JUDGES, decomposition, repeat_panel
 
-from readout_audit.judge import (
-    PAPER_SEED,
-    JudgeAnalysisSettings,
+from readout_audit.judge import PAPER_SEED, JudgeAnalysisSettings, analyse_judge
+from readout_audit.judge.analysis import (
+    PilotAnalysis,
     analyse_decomposition,
     analyse_pilot,
     analyse_repeat,
-    build_pilot_inventory,
-    planned_record,
+    pilot_section,
 )
-from readout_audit.judge.analysis._study_report import pilot_section
-from readout_audit.judge.analysis._summary import judge_tables
+from readout_audit.judge.inventory import build_pilot_inventory
+from readout_audit.judge.protocol import planned_record
 
 NEGATIVE = {"correct": "incorrect", "supported": "hallucinated"}
 
@@ -250,9 +249,9 @@ def test_the_pilot_interaction_by_hand_and_the_6_0_example():
             records.append(answered(r, p > 0.5, p))
         else:
             records.append(answered(r, r.target_label == "correct"))
-    summary = judge_tables(records, settings_of(pilot))  # a pilot run's summary holds it
-    found = summary.pilot
-    assert found is not None and found == analyse_pilot(
+    summary = analyse_judge(records, settings_of(pilot))  # a pilot run's summary holds it
+    found = summary.study_result
+    assert isinstance(found, PilotAnalysis) and found == analyse_pilot(
         records, settings_of(pilot), ["jev", "liquid"]
     )
     titles = [block.title for block in pilot_section(found).blocks]

@@ -12,15 +12,17 @@ from readout_audit._cli import main
 from readout_audit._exceptions import InputError
 from readout_audit.judge import (
     PAPER_SEED,
-    build_decomposition_inventory,
-    build_pilot_inventory,
-    build_repeat_inventory,
     build_study_inventory,
     build_switch_inventory,
     read_inventory,
+    write_inventory,
+)
+from readout_audit.judge.inventory import (
+    build_decomposition_inventory,
+    build_pilot_inventory,
+    build_repeat_inventory,
     shared_sources,
     sibling_inventories,
-    write_inventory,
 )
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "judge"

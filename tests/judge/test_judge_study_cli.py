@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from readout_audit import read_run
 from readout_audit._cli import main
-from readout_audit.judge import DECOMPOSITION_PRIMARY, DECOMPOSITION_SECONDARY
+from readout_audit.judge.analysis import DecompositionAnalysis, RepeatAnalysis
+from readout_audit.judge.protocol import DECOMPOSITION_PRIMARY, DECOMPOSITION_SECONDARY
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "judge"
 SOURCES = ["--halueval", str(FIXTURES / "halueval_qa_rows.jsonl")]
@@ -91,8 +92,8 @@ def test_decomposition_and_repeat_build_run_and_report_and_the_pilot_builds(tmp_
     for inventory in (decomposition, repeat):  # the pilot runs as the repeat panel does
         run(inventory, tmp_path / f"run-{inventory.name}")
     done = read_run(tmp_path / "run-dec")
-    found = done.summary.decomposition
-    assert found is not None and len(done.records) == 42
+    found = done.summary.study_result
+    assert isinstance(found, DecompositionAnalysis) and len(done.records) == 42
     # every slot's estimate again from the records, by hand (one source: its own value)
     accepted = {
         (r.configuration, r.source_id, r.cell): float(r.verdict == r.positive_label)
@@ -110,8 +111,13 @@ def test_decomposition_and_repeat_build_run_and_report_and_the_pilot_builds(tmp_
         )  # one source: nothing varies, Hoeffding over the contrast's range
     report = invoke("judge", "report", str(tmp_path / "run-dec"), "--plain")
     assert "Primary family: I_HALL(Actual)" in report and "Acceptance per contract" in report
-    repeated = read_run(tmp_path / "run-rep").summary.repeat
-    assert repeated is not None and [p.planned for p in repeated.passes] == [1, 1, 1, 1]
+    repeated = read_run(tmp_path / "run-rep").summary.study_result
+    assert isinstance(repeated, RepeatAnalysis) and [p.planned for p in repeated.passes] == [
+        1,
+        1,
+        1,
+        1,
+    ]
     # a local judge computes each identical body alike: every repeat group agrees
     assert all(a.same_verdict == a.groups == 1 for a in repeated.agreement + repeated.fixtures)
     report = invoke("judge", "report", str(tmp_path / "run-rep"), "--plain")

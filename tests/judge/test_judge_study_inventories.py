@@ -14,17 +14,19 @@ from readout_audit._exceptions import InputError
 from readout_audit.judge import (
     PAPER_SEED,
     Inventory,
-    build_decomposition_inventory,
-    build_pilot_inventory,
-    build_repeat_inventory,
     build_study_inventory,
     load_bank,
     load_halueval_json,
     parse_configuration,
     read_inventory,
+    write_inventory,
+)
+from readout_audit.judge.inventory import (
+    build_decomposition_inventory,
+    build_pilot_inventory,
+    build_repeat_inventory,
     read_planned,
     study_draw_seed,
-    write_inventory,
 )
 from readout_audit.judge.inventory._build import inventory_bytes
 from readout_audit.judge.inventory._candidates import prefixed_values, random_letters

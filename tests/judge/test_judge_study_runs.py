@@ -6,17 +6,22 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 from study_banks import BANKS, REPEAT_JUDGES
 
+from readout_audit._exceptions import InputError
 from readout_audit.judge import (
     PAPER_SEED,
+    STUDIES,
     JudgeAnalysisSettings,
+    JudgeSummary,
+    Study,
     analyse_judge,
-    build_pilot_inventory,
+    build_study_inventory,
     build_switch_inventory,
-    planned_record,
+    get_study,
+    register_study,
 )
-from readout_audit.judge.analysis._chronology import Chronology
-from readout_audit.judge.analysis._study_report import switch_section
-from readout_audit.judge.protocol import parse_cell
+from readout_audit.judge.analysis import Chronology, PilotAnalysis, SwitchAnalysis, switch_section
+from readout_audit.judge.inventory import build_pilot_inventory
+from readout_audit.judge.protocol import parse_cell, planned_record
 from readout_audit.judge.run._run import run_config
 from readout_audit.report._blocks import TableBlock
 
@@ -62,8 +67,9 @@ def jev_run(wrong_controls: frozenset[str] = frozenset()):
 def test_a_run_of_one_judge_adjusts_over_the_inventorys_four_comparisons():
     records, planned, settings = jev_run()
     summary = analyse_judge(records, settings, [planned_record(r, "unknown") for r in planned])
-    assert summary.switch is not None
-    rows = {(c.configuration, c.comparison): c for c in summary.switch.comparisons}
+    switch = summary.study_result
+    assert isinstance(switch, SwitchAnalysis)
+    rows = {(c.configuration, c.comparison): c for c in switch.comparisons}
     assert list(rows) == [
         ("jev", "R:/R"),
         ("jev", "colon/blank"),
@@ -80,10 +86,10 @@ def test_a_run_of_one_judge_adjusts_over_the_inventorys_four_comparisons():
     # 2^-5 at Holm rank 2 of 4: 3 x .03125, no longer the .03125 of a two-slot family
     assert rows[("jev", "colon/blank")].test.p_holm == pytest.approx(0.09375)
     # only the judge run has gates; the one not run is said to be, not shown as 0/0 failed
-    assert {g.configuration for g in summary.switch.gates} == {"jev"}
+    assert {g.configuration for g in switch.gates} == {"jev"}
     assert [c.qualified for c in rows.values()] == [True, True, None, None]
     assert rows[("liquid", "R:/R")].test.n == 0 and rows[("liquid", "R:/R")].slopes is None
-    section = switch_section(summary.switch)
+    section = switch_section(switch)
     text = str([block.rows for block in section.blocks if isinstance(block, TableBlock)])
     assert "not run" in text and "0/0" not in text
     checks = {c.name: c.verdict for c in summary.checks}
@@ -94,16 +100,17 @@ def test_a_run_of_one_judge_adjusts_over_the_inventorys_four_comparisons():
 def test_failed_switch_gates_fail_a_check_and_leave_the_tests_unqualified():
     records, planned, settings = jev_run(frozenset({"final_x@x", "final_y@y"}))
     summary = analyse_judge(records, settings, [planned_record(r, "unknown") for r in planned])
-    assert summary.switch is not None
-    failed = [g.cell for g in summary.switch.gates if not g.passed]
+    switch = summary.study_result
+    assert isinstance(switch, SwitchAnalysis)
+    failed = [g.cell for g in switch.gates if not g.passed]
     assert failed == ["final_x@x", "final_y@y"]  # 5/8 right where ⌊95 × 8 / 100⌋ = 7 are needed
     check = next(c for c in summary.checks if c.name == "gate[reference-switch:jev]")
     assert check.verdict == "fail" and "2 of 4 clean controls failed" in check.finding
     assert "final_x@x 5/8 (≥ 7)" in check.finding
-    jev = [c for c in summary.switch.comparisons if c.configuration == "jev"]
+    jev = [c for c in switch.comparisons if c.configuration == "jev"]
     assert [c.qualified for c in jev] == [False, False]
     assert jev[0].test.p_raw == 2.0**-8  # the p-value stands, beside its unqualified mark
-    tests = switch_section(summary.switch).blocks[1]
+    tests = switch_section(switch).blocks[1]
     assert isinstance(tests, TableBlock) and tests.title.startswith("Directional tests")
     gates = tests.columns.index("gates")
     assert [row[gates] for row in tests.rows] == [
@@ -144,11 +151,45 @@ def test_the_pilot_gates_and_qualifies_only_the_configurations_run():
     ]
     config = {**run_config(inventory, [LIQUID]), "analysis": {"n_boot": 99}}
     summary = analyse_judge(records, JudgeAnalysisSettings.from_config(config))
-    assert summary.pilot is not None
-    assert {g.configuration for g in summary.pilot.gates} == {"liquid"}
-    assert all(g.planned == 4 and g.passed for g in summary.pilot.gates)
-    assert [t.qualified for t in summary.pilot.primary] == [None, True]
-    assert summary.pilot.primary[0].p_holm == 1.0
+    pilot = summary.study_result
+    assert isinstance(pilot, PilotAnalysis)
+    assert {g.configuration for g in pilot.gates} == {"liquid"}
+    assert all(g.planned == 4 and g.passed for g in pilot.gates)
+    assert [t.qualified for t in pilot.primary] == [None, True]
+    assert pilot.primary[0].p_holm == 1.0
     assert {c.name for c in summary.checks if c.name.startswith("gate[")} == {
         "gate[formatting-pilot:liquid]"
     }
+
+
+def test_a_summary_written_with_one_field_per_study_reads_as_its_study_result():
+    records, planned, settings = jev_run()
+    summary = analyse_judge(records, settings, [planned_record(r, "unknown") for r in planned])
+    written = summary.model_dump(mode="json")
+    old = {k: v for k, v in written.items() if k != "study_result"}
+    old["switch"] = {k: v for k, v in written["study_result"].items() if k != "study"}
+    read = JudgeSummary.model_validate(old)  # a summary.json from before study_result
+    assert read.study_result == summary.study_result
+    assert isinstance(read.study_result, SwitchAnalysis) and read == summary
+
+
+def test_a_registered_study_is_built_and_refused_by_name():
+    inventory = build_switch_inventory([JEV], seed=PAPER_SEED, items=ITEMS)
+    built: list[int] = []
+    study = Study(
+        "echo-study",
+        build=lambda inputs: built.append(inputs.seed) or inventory,
+        check_configurations=lambda configurations: None,
+    )
+    register_study(study)
+    try:
+        assert build_study_inventory("echo-study", [JEV], seed=7) is inventory
+        assert built == [7]
+        with pytest.raises(ValueError, match="'echo-study' is already registered"):
+            register_study(study)
+        with pytest.raises(InputError, match="the echo-study study draws no sources per dataset"):
+            build_study_inventory("echo-study", [JEV], seed=7, per_dataset=3)
+    finally:
+        del STUDIES["echo-study"]
+    with pytest.raises(InputError, match="'echo-study' is not one of confirmation, decomposition"):
+        get_study("echo-study")

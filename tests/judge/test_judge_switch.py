@@ -16,15 +16,18 @@ from readout_audit.judge import (
     PAPER_SEED,
     analyse_switch,
     build_switch_inventory,
-    directional_family,
-    half_difference,
     parse_configuration,
     read_inventory,
-    slope_check,
-    switch_pairs,
-    world_effect,
     write_inventory,
 )
+from readout_audit.judge.analysis import (
+    SwitchAnalysis,
+    directional_family,
+    half_difference,
+    slope_check,
+    world_effect,
+)
+from readout_audit.judge.inventory import switch_pairs
 from readout_audit.judge.inventory._build import inventory_bytes
 from readout_audit.judge.inventory._candidates import random_letters
 from readout_audit.judge.inventory._inventory import interleave_key
@@ -250,8 +253,8 @@ def test_a_small_study_builds_runs_and_reports_from_the_command_line(tmp_path):
     report = invoke("judge", "report", str(run), "--plain")
     assert "Directional tests" in report and "Clean controls" in report
     done = read_run(run)
-    switch = done.summary.switch
-    assert switch is not None and len(done.records) == 80
+    switch = done.summary.study_result
+    assert isinstance(switch, SwitchAnalysis) and len(done.records) == 80
     assert [g.planned for g in switch.gates] == [4, 4, 4, 4]
     # the effects again from the records' label probabilities, by hand
     scores = {}

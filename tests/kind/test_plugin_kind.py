@@ -3,7 +3,9 @@
 The kind ("toy") reads each item's scored position and records whether the unrestricted
 argmax is one of its options; its summary is that share with an interval, its check fails
 when fewer than half the items have an option at the argmax. Nothing outside this module
-knows about it: the ``readout`` subprocesses import it as a plug-in (READOUT_AUDIT_PLUGINS).
+knows about it: the ``readout`` subprocesses import it as a plug-in (READOUT_AUDIT_PLUGINS),
+and its runs go through ``readout report``, ``compare``, ``export`` and ``table`` as a built-in
+kind's do.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 import click
 import numpy as np
+import pandas as pd
 import pytest
 
 from readout_audit import (
@@ -295,8 +298,10 @@ def test_a_kind_defined_in_a_test_runs_resumes_reports_and_compares(tmp_path):
     assert run.summary.option_at_argmax.estimate == pytest.approx(sum(hits) / len(hits), abs=1e-12)
     assert run.summary.checks[0].name == "toy_argmax"
 
-    report = readout("report", str(out), "--plain", "--html", str(tmp_path / "toy.html"))
+    report = readout("report", str(out), "--plain")
     assert report.returncode == 0, report.stderr
+    written = readout("report", str(out), "--html", str(tmp_path / "toy.html"))
+    assert written.returncode == 0, written.stderr
     html = (tmp_path / "toy.html").read_text()
     for text in (
         "toy audit",
@@ -321,6 +326,20 @@ def test_a_kind_defined_in_a_test_runs_resumes_reports_and_compares(tmp_path):
     mass = comparison["differences"]["production"][0]
     assert mass["metric"] == "option mass"
     assert abs(mass["difference"]["estimate"]) < 1e-4  # batch 1 vs 32: float32 rounding only
+
+    exported = readout("export", str(out), "--out", str(tmp_path / "toy.csv"))
+    assert exported.returncode == 0, exported.stderr
+    frame = pd.read_csv(tmp_path / "toy.csv").set_index("item_id")
+    assert sorted(frame.index) == [f"q{i:02d}" for i in range(N_ITEMS)]
+    for record in run.records:  # the plug-in's own field is a column of its own
+        assert frame.loc[record.item_id, "option_at_argmax"] == record.option_at_argmax
+
+    tabled = readout("table", str(out), str(whole), "--csv", str(tmp_path / "runs.csv"))
+    assert tabled.returncode == 0, tabled.stderr
+    rows = pd.read_csv(tmp_path / "runs.csv")
+    assert list(rows["kind"]) == ["toy", "toy"] and list(rows["records"]) == [N_ITEMS] * 2
+    passed = int(sum(hits) / len(hits) >= 0.5)  # toy_checks' one verdict, worked out here
+    assert list(rows["PASS"]) == [passed] * 2 and list(rows["FAIL"]) == [1 - passed] * 2
 
 
 def test_the_plugin_imports_only_public_modules_of_the_package():

@@ -15,6 +15,7 @@ from readout_audit._cli import main
 from readout_audit.lmeval import LMEvalRecord
 from readout_audit.log import read_run
 from readout_audit.readout import MASS_FLOOR
+from readout_audit.report._blocks import fmt
 
 pytestmark = pytest.mark.model
 
@@ -142,3 +143,22 @@ def test_a_misspelt_task_gets_a_suggestion(task_dir, tmp_path) -> None:
     result = CliRunner().invoke(main, [*argv, "--out", str(tmp_path / "run")])
     assert result.exit_code != 0
     assert "no task, group or tag 'tp_plian'; did you mean 'tp_plain'" in result.output
+
+
+def test_the_mass_table_and_its_check_each_name_the_documents_they_count(zero_and_two_shot):
+    run = read_run(zero_and_two_shot[0])
+    records = [r for r in run.of(LMEvalRecord).records if r.variant == "production"]
+    shown = CliRunner().invoke(main, ["report", str(zero_and_two_shot[0]), "--plain"]).output
+    for task in run.summary.tasks:
+        mine = [r for r in records if r.task == task.name]
+        masses = [r.option_mass for r in mine if r.distinct_first_tokens]
+        read = [m for m in masses if m is not None]
+        assert task.n_mass_measured == len(read)
+        if read:  # the table: the median of N and k/N, over the same N documents
+            below = sum(m < MASS_FLOOR for m in read)
+            assert f"{fmt(float(np.median(read)))} of {len(read)}" in shown
+            assert f"{below}/{len(read)}" in shown
+    plain = [r for r in records if r.task == "tp_plain" and r.option_mass is not None]
+    check = next(c for c in run.summary.checks if c.name == "option_mass tp_plain")
+    assert check.verdict == "fail" and check.evidence["n_mass_measured"] == len(plain)
+    assert f"over the {len(plain)} items with a measured mass" in check.finding  # its set named

@@ -375,7 +375,7 @@ def lm_eval_run(model, tmp_path: Path) -> Callable[[Path], Path]:
 
     def run(out: Path) -> Path:
         return audit_lm_eval(
-            model, docs, out, source=source, stem="Answer:", greedy_tokens=4, batch_size=4
+            model, docs, out, source=source, stem=" The answer is", greedy_tokens=4, batch_size=4
         ).directory
 
     return run

@@ -7,6 +7,7 @@ from typing import Any, cast
 
 import click
 
+from readout_audit._cli._audit_group import audit_group
 from readout_audit._cli._common import (
     RunSettings,
     greedy_tokens,
@@ -24,7 +25,6 @@ from readout_audit.data import load_mc_source, load_yesno_source
 from readout_audit.data._polygraph import LIBRARY_SHOTS
 from readout_audit.data._qa import Correctness
 from readout_audit.data._sources import read_qa_source
-from readout_audit.kind import UnknownKindError, audit_kinds, get_kind
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._served_spec import is_served
 from readout_audit.model._vision import VisionCodec
@@ -43,32 +43,6 @@ from readout_audit.yesno._audit import (
     ignored_images,
     yesno_item,
 )
-
-
-class AuditGroup(click.Group):
-    """``readout audit NAME``: one subcommand per kind that has a command.
-
-    The built-in kinds' commands are added by their modules' hooks; a plug-in kind brings its
-    own (``AuditKind.command``).
-    """
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        plugged = [kind.name for kind in audit_kinds() if kind.command is not None]
-        return sorted({*super().list_commands(ctx), *plugged})
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in self.commands:
-            return self.commands[cmd_name]
-        try:
-            kind = get_kind(cmd_name)
-        except UnknownKindError:
-            return None
-        return kind.command() if kind.command is not None else None
-
-
-@click.group("audit", cls=AuditGroup)
-def audit_group() -> None:
-    """Run an audit protocol of the seed papers on a model."""
 
 
 @click.command("options")
@@ -466,7 +440,6 @@ def _yesno_preflight(prepared: Preflight, spec: str, text_only: str | None) -> P
 
 @register_commands
 def audit_commands(cli: click.Group) -> None:
-    """``readout audit`` with the built-in kinds' commands; plug-in kinds bring their own."""
+    """``readout audit options``, ``ptrue`` and ``yesno``."""
     for command in (options_command, ptrue_command, yesno_command):
         audit_group.add_command(command)
-    cli.add_command(audit_group)

@@ -11,7 +11,6 @@ import click
 from readout_audit._cli._common import check_out, user_errors
 from readout_audit._cli._limit_plain import limit_option, plain_option
 from readout_audit._cli._model import quiet_loading
-from readout_audit._cli._registry import register_commands
 from readout_audit._cli._served import served_options, served_settings
 from readout_audit._cli._types import FiniteFloat
 from readout_audit.model import CONFORMANCE_FILE, EMBEDDED_SPEC, Conformance, check_served
@@ -114,9 +113,3 @@ def conformance_command(
     click.echo(f"written to {out / CONFORMANCE_FILE}", err=True)
     if not conformance.conforms:
         sys.exit(NONCONFORMING)
-
-
-@register_commands
-def conformance_commands(cli: click.Group) -> None:
-    """``readout conformance``."""
-    cli.add_command(conformance_command)

@@ -8,7 +8,6 @@ import click
 
 from readout_audit._cli._common import force_option, user_errors
 from readout_audit._cli._limit_plain import plain_option
-from readout_audit._cli._registry import register_commands
 from readout_audit._cli._report import RUN_DIR
 from readout_audit._util._jsonl import write_text_atomic
 from readout_audit._util._text import terminal_safe
@@ -95,10 +94,3 @@ def table_command(
         click.echo(
             terminal_safe(f"index written to {html_out}, with {len(written) - 1} reports beside it")
         )
-
-
-@register_commands
-def export_commands(cli: click.Group) -> None:
-    """``readout export`` and ``readout table``."""
-    cli.add_command(export_command)
-    cli.add_command(table_command)

@@ -24,28 +24,26 @@ from readout_audit._exceptions import InputError
 from readout_audit._util._lock import locked_directory
 from readout_audit._util._text import terminal_safe
 from readout_audit.judge import (
-    CONFIRMATION_STUDY,
-    FRESH_STUDIES,
     INVENTORY_FILE,
     MANIFEST_FILE,
     PAPER_SEED,
-    PRESENTATIONS,
-    SOURCED_STUDIES,
     STUDIES,
-    STUDY_PRESENTATION,
-    SWITCH_ITEMS,
-    SWITCH_STUDY,
     Inventory,
-    Presentation,
+    Study,
     build_study_inventory,
-    check_configurations,
+    get_study,
     parse_configuration,
     read_inventory,
+    write_inventory,
+)
+from readout_audit.judge.inventory import (
+    SWITCH_ITEMS,
     read_planned,
     refuse_shared_sources,
     sibling_inventories,
-    write_inventory,
 )
+from readout_audit.judge.protocol import PRESENTATIONS, STUDY_PRESENTATION, Presentation
+from readout_audit.judge.studies import CONFIRMATION
 from readout_audit.log import check_output_path
 
 
@@ -93,16 +91,16 @@ def _response_formats(texts: tuple[str, ...], names: list[str]) -> dict[str, str
     return forms
 
 
-def _refuse_study_options(study: str) -> None:
+STUDY_OPTIONS = ("items", "preflight_per_dataset", "presentation")
+"""The build options only some studies read (``Study.reads``)."""
+
+
+def _refuse_study_options(study: Study) -> None:
     """Refuse ``--items``, ``--preflight-per-dataset`` or ``--presentation`` where unread."""
-    if study != SWITCH_STUDY:
-        refuse_unused(("items",), f"by the {study} study: only {SWITCH_STUDY} generates items")
-    if study != CONFIRMATION_STUDY:
-        why = f"by the {study} study: only {CONFIRMATION_STUDY} has a preflight"
-        refuse_unused(("preflight_per_dataset",), why)
-    else:
-        why = f"by the {study} study: it runs both presentations"
-        refuse_unused(("presentation",), why)
+    for option in STUDY_OPTIONS:
+        if option not in study.reads:
+            readers = ", ".join(s.name for s in STUDIES.values() if option in s.reads)
+            refuse_unused((option,), f"by the {study.name} study: only {readers} read it")
 
 
 def _check_outputs(out: Path, reused: Path | None, excluded: tuple[Path, ...]) -> None:
@@ -138,7 +136,7 @@ def _panel(texts: tuple[str, ...]) -> dict[str, int] | None:
 @click.option(
     "--study",
     type=click.Choice(list(STUDIES)),
-    default=CONFIRMATION_STUDY,
+    default=CONFIRMATION.name,
     show_default=True,
     help="confirmation: the presentation study; decomposition: six bridges x two earlier "
     "values under HALL, HALL_R and FINAL3; formatting-pilot: colon placements x two earlier "
@@ -241,8 +239,9 @@ def build_command(
     is refused rather than mixing two inventories. A study that draws fresh sources is refused
     beside an inventory it shares a source or cluster with, unless that one is excluded.
     """
-    _refuse_study_options(study)
-    if study in SOURCED_STUDIES:
+    chosen = get_study(study)
+    _refuse_study_options(chosen)
+    if chosen.sourced:
         require_sources(sources)
     else:
         named = [name for name in DATASETS if sources[name] is not None]
@@ -256,14 +255,14 @@ def build_command(
         parse_configuration(text, first_seed + i, forms.get(text.partition("=")[0], "json_schema"))
         for i, text in enumerate(configurations)
     ]
-    check_configurations(study, parsed)  # before any dataset is read
+    chosen.check_configurations(parsed)  # before any dataset is read
     with locked_directory(out):
         _refuse_existing(out, force)  # again: another build may have written it meanwhile
         inventory = build_study_inventory(
             study,
             parsed,
             seed=seed,
-            banks=load_banks(sources) if study in SOURCED_STUDIES else (),
+            banks=load_banks(sources) if chosen.sourced else (),
             per_dataset=per_dataset,
             preflight_per_dataset=preflight_per_dataset,
             priors=[read_planned(path) for path in sources["exclude"]],
@@ -272,7 +271,7 @@ def build_command(
             panel=_panel(panel),
             presentation=presentation,
         )
-        if study in FRESH_STUDIES:
+        if chosen.fresh:
             earlier = sibling_inventories(out, sources["exclude"])
             refuse_shared_sources(study, inventory, earlier)
         write_inventory(out, inventory)

@@ -9,7 +9,6 @@ from typing import Any
 import click
 
 from readout_audit._cli._common import user_errors
-from readout_audit._cli._registry import register_commands
 from readout_audit._exceptions import InputError
 from readout_audit._util._text import terminal_safe
 from readout_audit.kind import release_unknown as release
@@ -83,9 +82,3 @@ def ledger_command(
         )
     if released is not None:
         click.echo(f"released {released} unknown calls: a rerun sends them again")
-
-
-@register_commands
-def ledger_commands(cli: click.Group) -> None:
-    """``readout ledger``."""
-    cli.add_command(ledger_command)

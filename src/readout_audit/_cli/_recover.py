@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from readout_audit._cli._audit import audit_group
+from readout_audit._cli._audit_group import audit_group
 from readout_audit._cli._common import RunSettings, greedy_tokens, model_options, user_errors
 from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._registry import register_commands

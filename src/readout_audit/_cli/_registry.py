@@ -1,34 +1,20 @@
-"""Where ``readout``'s commands come from: hooks registered by the built-in modules and plug-ins.
+"""Where a kind's commands come from: hooks its module registers, built-in kind or plug-in alike.
 
 A hook takes the ``readout`` group and adds commands to it (the shape of simonw/llm's
-``register_commands``). The built-in command modules register theirs exactly as a plug-in
-module does, so the group itself lists nothing.
+``register_commands``). The ``readout_audit.kinds`` entry points name each kind's module,
+built-in ones included, so the group lists no kind.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 
 import click
 
-from readout_audit.log import load_plugins
+from readout_audit._cli._warn import warn
+from readout_audit.kind import broken_plugins
 
 CommandHook = Callable[[click.Group], None]
-
-BUILT_IN = (
-    "readout_audit._cli._score",
-    "readout_audit._cli._audit",
-    "readout_audit._cli._recover",
-    "readout_audit._cli._lmeval",
-    "readout_audit._cli._report",
-    "readout_audit._cli._export",
-    "readout_audit._cli._conformance",
-    "readout_audit._cli._ledger",
-    "readout_audit._cli._lift",
-    "readout_audit._cli._judge",
-)
-"""The modules that register the built-in commands when imported."""
 
 _HOOKS: list[CommandHook] = []
 
@@ -44,16 +30,21 @@ def register_commands(hook: CommandHook) -> CommandHook:
 
 
 class PluginGroup(click.Group):
-    """A group whose commands are added by the registered hooks, each applied once."""
+    """A group whose commands are added by the registered hooks, each applied once.
+
+    A plug-in that cannot be loaded is named in one warning line; the other kinds still work.
+    """
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._applied: set[int] = set()
+        self._warned = False
 
     def _apply_hooks(self) -> None:
-        for module in BUILT_IN:
-            importlib.import_module(module)
-        load_plugins()
+        broken = broken_plugins()
+        if not self._warned:
+            self._warned = True
+            warn(*broken)
         for hook in list(_HOOKS):
             if id(hook) not in self._applied:
                 self._applied.add(id(hook))

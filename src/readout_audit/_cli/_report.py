@@ -8,7 +8,6 @@ import click
 
 from readout_audit._cli._common import force_option, user_errors
 from readout_audit._cli._limit_plain import plain_option
-from readout_audit._cli._registry import register_commands
 from readout_audit._cli._types import SEED, replicates_option
 from readout_audit._util._jsonl import write_text_atomic
 from readout_audit._util._text import terminal_safe
@@ -107,10 +106,3 @@ def compare_command(
         json_out.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(json_out, result.model_dump_json(indent=2) + "\n")
         click.echo(terminal_safe(f"comparison written to {json_out}"))
-
-
-@register_commands
-def report_commands(cli: click.Group) -> None:
-    """``readout report`` and ``readout compare``."""
-    cli.add_command(report_command)
-    cli.add_command(compare_command)

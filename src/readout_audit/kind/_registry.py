@@ -1,4 +1,4 @@
-"""The registry of audit kinds, typed: built-in ones, plug-in modules and installed entry points.
+"""The registry of audit kinds, typed: those the entry points and plug-in modules register.
 
 The names live in :mod:`readout_audit.log` (reading a run looks its kind up there); this module
 registers and returns them as :class:`AuditKind` objects.
@@ -13,9 +13,10 @@ from readout_audit.log import (
     ENTRY_POINTS,
     PLUGINS_ENV,
     UnknownKindError,
+    broken_plugins,
+    get_run_kind,
     load_plugins,
     register_run_kind,
-    run_kind,
     run_kinds,
 )
 
@@ -24,6 +25,7 @@ __all__ = [
     "PLUGINS_ENV",
     "UnknownKindError",
     "audit_kinds",
+    "broken_plugins",
     "get_kind",
     "load_plugins",
     "register_kind",
@@ -38,7 +40,7 @@ def register_kind(kind: AuditKind[Any, Any]) -> AuditKind[Any, Any]:
 
 def get_kind(name: str) -> AuditKind[Any, Any]:
     """The kind of that name (the manifest's ``kind``), or an error listing the known ones."""
-    return cast(AuditKind[Any, Any], run_kind(name))
+    return cast(AuditKind[Any, Any], get_run_kind(name))
 
 
 def audit_kinds() -> list[AuditKind[Any, Any]]:

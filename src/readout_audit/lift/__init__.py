@@ -27,6 +27,7 @@ from readout_audit.lift._forecasts import (
     Forecast,
     read_forecasts,
 )
+from readout_audit.lift._kind import LIFT
 from readout_audit.lift._lift_stats import (
     NEAR_MAXIMUM,
     WINDOWS,
@@ -110,6 +111,7 @@ __all__ = [
     "CutSettings",
     "Display",
     "EQUATION_PROMPT",
+    "LIFT",
     "Forecast",
     "HEADLINE",
     "LadderRow",

@@ -18,6 +18,13 @@ COLUMNS += ["<0.5", "acc ≥0.5 / <0.5", "shared 1st token", "moved whitespace"]
 REPAIRS = {"stem": "answer stem", "whitespace_kept": "after the whitespace"}
 
 
+def _below(row: TaskAudit) -> str:
+    """Documents below the floor out of those whose mass is read, as the mass check counts."""
+    if row.share_below_floor is None:
+        return "–"
+    return f"{round(row.share_below_floor * row.n_mass_measured)}/{row.n_mass_measured}"
+
+
 def _row(row: TaskAudit) -> list[str]:
     return [
         row.name,
@@ -26,8 +33,8 @@ def _row(row: TaskAudit) -> list[str]:
         cell.interval(row.acc),
         cell.estimate(row.acc_norm),
         cell.estimate(row.acc_by_option_mass),
-        cell.fmt(row.median_mass),
-        cell.fmt(row.share_below_floor, 2),
+        f"{cell.fmt(row.median_mass)} of {row.n_mass_measured}",
+        _below(row),
         f"{cell.fmt(row.acc_above_floor, 2)} / {cell.fmt(row.acc_below_floor, 2)}",
         str(row.n_shared_first_tokens),
         str(row.n_moved_whitespace),
@@ -135,9 +142,9 @@ def lm_eval_sections(run: Run[LMEvalRecord], summary: LMEvalSummary) -> list[Sec
     note = (
         "acc and acc_norm: lm-eval's formulas on the full-option log-likelihoods (bootstrap over "
         "documents; a group's over its tasks); by option mass: the option whose first token is "
-        "most probable at lm-eval's position; <0.5: share of documents whose options hold under "
-        "half of the next-token probability, with acc on each side of that floor (mass is read "
-        "only where the continuations' first tokens differ: shared 1st token counts the others); "
+        "most probable at lm-eval's position; median mass of N and <0.5 (k/N): over the N "
+        "documents whose continuations' first tokens differ, the only ones whose mass separates "
+        "the options (shared 1st token counts the others), with acc on each side of that floor; "
         "moved "
         "whitespace: documents whose context ended in whitespace that lm-eval scores as part of "
         "every continuation."

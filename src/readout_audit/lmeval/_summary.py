@@ -56,6 +56,9 @@ class TaskAudit(BaseModel):
     median_mass: float | None
     share_below_floor: float | None
     """Documents whose options hold under half of the next-token probability."""
+    n_mass_measured: int = 0
+    """Documents whose option mass is read (their options' first tokens differ): the set the
+    median and the share below the floor count, named beside them."""
     acc_above_floor: float | None
     acc_below_floor: float | None
     n_moved_whitespace: int
@@ -181,6 +184,7 @@ def task_audit(
         acc_by_option_mass=_interval([c for _, c in by_mass], [cluster(r) for r, _ in by_mass]),
         median_mass=median_mass,
         share_below_floor=share_below,
+        n_mass_measured=len(mass),
         acc_above_floor=_mean(above),
         acc_below_floor=_mean(below),
         n_moved_whitespace=sum(bool(r.moved_whitespace) for r in original),

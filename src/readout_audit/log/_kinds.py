@@ -1,9 +1,11 @@
-"""Where run kinds are found: the built-in ones, plug-in modules and installed entry points.
+"""Where run kinds are found: the ``readout_audit.kinds`` entry points and plug-in modules.
 
 Reading a run directory looks its kind up here by the manifest's name; the kind package
-registers each kind here, so the run files never import the layer that runs them. A plug-in
-is any module that registers a kind when imported: list it in ``READOUT_AUDIT_PLUGINS``
-(comma-separated module names) or declare it under the ``readout_audit.kinds`` entry points.
+registers each kind here, so the run files never import the layer that runs them. A kind's
+module registers the kind (and its commands) when imported; the built-in kinds are declared
+under the entry points in this package's metadata exactly as an installed plug-in declares
+its own, and a module not installed can be listed in ``READOUT_AUDIT_PLUGINS``
+(comma-separated module names).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Callable
+from functools import partial
 from importlib import metadata
 from typing import Any, Protocol
 
@@ -20,16 +23,6 @@ from readout_audit.log._summary import Summary
 
 PLUGINS_ENV = "READOUT_AUDIT_PLUGINS"
 ENTRY_POINTS = "readout_audit.kinds"
-BUILT_IN = (
-    "readout_audit.scoring",
-    "readout_audit.options",
-    "readout_audit.ptrue",
-    "readout_audit.yesno",
-    "readout_audit.recover",
-    "readout_audit.lift._kind",
-    "readout_audit.judge.run._kind",
-)
-"""The modules that register the built-in kinds when imported."""
 
 
 class RunKind(Protocol):
@@ -59,6 +52,7 @@ class UnknownKindError(ReadoutError, KeyError):
 
 
 _KINDS: dict[str, RunKind] = {}
+_BROKEN: list[str] = []
 _loaded = False
 
 
@@ -71,29 +65,45 @@ def register_run_kind(kind: RunKind) -> None:
 
 
 def load_plugins() -> None:
-    """Import the built-in kinds, the modules in READOUT_AUDIT_PLUGINS and entry points (once)."""
+    """Import every kind's module once: the entry points, then READOUT_AUDIT_PLUGINS's modules.
+
+    The built-in kinds are entry points like any installed plug-in's. A plug-in that fails to
+    import is set aside with the reason (:func:`broken_plugins`), so the other kinds, the
+    built-in ones among them, are still found.
+    """
     global _loaded
     if _loaded:
         return
     _loaded = True
-    for module in BUILT_IN:
-        importlib.import_module(module)
-    for name in filter(None, (p.strip() for p in os.environ.get(PLUGINS_ENV, "").split(","))):
-        try:
-            importlib.import_module(name)
-        except ImportError as error:
-            raise ReadoutError(f"{PLUGINS_ENV}: cannot import plug-in {name!r}: {error}") from None
     for entry in metadata.entry_points(group=ENTRY_POINTS):
-        entry.load()
+        _load(f"entry point {entry.name!r} ({entry.value})", entry.load)
+    for name in filter(None, (p.strip() for p in os.environ.get(PLUGINS_ENV, "").split(","))):
+        _load(f"{PLUGINS_ENV} module {name!r}", partial(importlib.import_module, name))
 
 
-def run_kind(name: str) -> RunKind:
+def _load(label: str, load: Callable[[], object]) -> None:
+    """Run one plug-in's import; any error it raises is the plug-in's, kept with its name."""
+    try:
+        load()
+    except Exception as error:  # a plug-in may fail in any way: name it and go on
+        _BROKEN.append(f"plug-in {label} cannot be loaded: {type(error).__name__}: {error}")
+
+
+def broken_plugins() -> list[str]:
+    """Why each plug-in that failed to load did, one line each (loading them first)."""
+    load_plugins()
+    return list(_BROKEN)
+
+
+def get_run_kind(name: str) -> RunKind:
     """The kind of that name (the manifest's ``kind``), or an error listing the known ones."""
     load_plugins()
     if name not in _KINDS:
+        broken = "".join(f"; {reason}" for reason in _BROKEN)
         raise UnknownKindError(
             f"unknown audit kind {name!r}; known: {', '.join(sorted(_KINDS))} (a plug-in kind "
-            f"must be importable: list its module in {PLUGINS_ENV})"
+            f"must be importable: declare it under the {ENTRY_POINTS!r} entry points or list "
+            f"its module in {PLUGINS_ENV}){broken}"
         )
     return _KINDS[name]
 

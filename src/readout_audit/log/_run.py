@@ -38,7 +38,7 @@ from readout_audit._util._jsonl import (
     write_lines_atomic,
 )
 from readout_audit._util._lock import RunLock, lock_holder
-from readout_audit.log._kinds import RunKind, run_kind
+from readout_audit.log._kinds import RunKind, get_run_kind
 from readout_audit.log._manifest import Manifest, now
 from readout_audit.log._record import RECORD_SCHEMA_VERSION, UPGRADABLE_VERSIONS, RunRecord
 from readout_audit.log._stage import load_manifest, read_json_file, resumed_manifest
@@ -235,7 +235,7 @@ class Run(Generic[R]):
         Null is a missing value everywhere.
         ``readout export`` writes this frame as CSV or parquet. Needs pandas (imported here).
         """
-        record_type = cast("type[BaseModel]", run_kind(self.manifest.kind).record_type)
+        record_type = cast("type[BaseModel]", get_run_kind(self.manifest.kind).record_type)
         return records_frame(self.records, record_type)
 
     @property
@@ -268,7 +268,7 @@ def read_run(directory: str | Path) -> Run[Any]:
     """Read a run directory back, without the model; any kind found in the registry."""
     directory = Path(directory)
     manifest = read_manifest(directory)
-    kind = run_kind(manifest.kind)
+    kind = get_run_kind(manifest.kind)
     writer = lock_holder(directory)
     lines = read_lines(directory / RECORDS, append_only=True)
     summary, problem = _read_summary(directory / SUMMARY, kind)
@@ -321,7 +321,7 @@ class RunDirectory:
         manifest = existing_manifest(self.directory)
         if manifest is None:
             return
-        names = [*RUN_FILES, *run_kind(manifest.kind).files]
+        names = [*RUN_FILES, *get_run_kind(manifest.kind).files]
         paths = [self.directory / name for name in names]
         artifacts = self.directory / ARTIFACTS
         if artifacts.is_dir() and not artifacts.is_symlink():

@@ -30,6 +30,8 @@ class TableBlock:
     note: str | None = None
     wrap: tuple[str, ...] = ()
     """Columns whose long text may wrap in the terminal (the others stay on one line)."""
+    detail: bool = False
+    """A table the terminal's short report names rather than draws (the HTML has every one)."""
     kind: Literal["table"] = "table"
 
 

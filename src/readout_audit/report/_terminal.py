@@ -154,8 +154,8 @@ def print_sections(sections: Sequence[Section], console: Console, short: bool = 
     """Draw every table, checks block and text of the sections.
 
     Figures and the item browser are drawn in the HTML report only. ``short`` (the report a
-    run prints when it is written) is shorter: a table repeated in a section for another case
-    (a confusion matrix per readout) is drawn once, the others named; the failing and
+    run prints when it is written) is shorter: a detail table, and a table repeated in a section
+    for another case (a confusion matrix per readout), are named, not drawn; the failing and
     warning checks in full and the passing ones by name. Returns the titles of the tables
     left out.
     """
@@ -164,7 +164,7 @@ def print_sections(sections: Sequence[Section], console: Console, short: bool = 
         drawn: list[list[str]] = []
         for block in section.blocks:
             if isinstance(block, TableBlock):
-                if short and block.columns in drawn:  # the same table again, for another case
+                if short and (block.detail or block.columns in drawn):  # detail, or a repeat
                     hidden.append(block.title)
                     continue
                 drawn.append(block.columns)

@@ -27,7 +27,7 @@ def records_table(records: list[ScoreRecord]) -> TableBlock:
     columns = ["item", "variant", "end", "mass", "argmax (p)", "opt?", "1st tok", "chosen (p)"]
     rows = [
         [
-            clip(r.item_id, 24),
+            r.item_id,
             r.variant,
             _ENDING_MARK[r.ending],
             fmt(r.option_mass),

@@ -109,6 +109,7 @@ def _comparison_section(comparison: SetComparison) -> Section:
                 "Ids in one readout's sets only",
                 ["token id", "token", "answer", "only in", "items"],
                 ids,
+                detail=True,
             ),
             TableBlock(
                 f"{comparison.b} − {comparison.a} ({comparison.n_differ} questions answered "
@@ -209,6 +210,7 @@ def _paired_section(summary: YesNoSummary) -> Section:
                 "Paired transitions (first readout's answer, then the second's)",
                 ["readouts", "label", "yy", "yn", "ny", "nn"],
                 transitions,
+                detail=True,
             ),
             TableBlock(
                 "Closed-form F1 from the transitions off the dynamic readout",
@@ -216,18 +218,22 @@ def _paired_section(summary: YesNoSummary) -> Section:
                 closed,
                 "T: label-yes items the dynamic readout reads yes; G: label-no items it reads no; "
                 "ρ_N, φ, κ_P, κ_N: the shares the other readout flips (seed 002's closed form).",
+                detail=True,
             ),
         ],
     )
 
 
 def yesno_sections(run: Run[YesNoRecord], summary: YesNoSummary) -> list[Section]:
-    """The yes/no audit's sections, in the order a reader checks them."""
+    """The yes/no audit's sections: the readouts first, then why they differ.
+
+    The transition tables are detail: the short terminal report names them rather than draws.
+    """
     typed = run.records
     comparison = [_comparison_section(summary.in_context)] if summary.in_context else []
     return [
-        _tokens_section(summary),
         _metrics_section(summary),
+        _tokens_section(summary),
         *comparison,
         _paired_section(summary),
         Section("Forms' mass", [mass_figure(typed, lambda r: r.split, "split")]),

@@ -3,13 +3,10 @@
 The panel of records, control gates, primary and secondary families, scores, summary, report.
 """
 
-from readout_audit.judge.analysis._analysis import (
-    analyse_judge,
-    summarise_judge,
-)
 from readout_audit.judge.analysis._checks import (
     judge_checks,
 )
+from readout_audit.judge.analysis._chronology import CHRONOLOGY, Chronology
 from readout_audit.judge.analysis._contrasts import (
     ContrastTest,
     StudyCellCount,
@@ -19,6 +16,7 @@ from readout_audit.judge.analysis._contrasts import (
     contrast_values,
     run_family,
 )
+from readout_audit.judge.analysis._coverage import cover, kept_plan, set_apart
 from readout_audit.judge.analysis._decomposition import (
     DecompositionAnalysis,
     Witness,
@@ -73,9 +71,7 @@ from readout_audit.judge.analysis._repeat import (
     analyse_repeat,
     score_shift,
 )
-from readout_audit.judge.analysis._report import (
-    judge_sections,
-)
+from readout_audit.judge.analysis._report import table_sections
 from readout_audit.judge.analysis._scores import (
     CROSSING_THRESHOLDS,
     SCORE_READINGS,
@@ -105,8 +101,15 @@ from readout_audit.judge.analysis._slopes import (
     SlopeCheck,
     slope_check,
 )
+from readout_audit.judge.analysis._study_report import (
+    decomposition_section,
+    pilot_section,
+    repeat_section,
+    switch_section,
+)
 from readout_audit.judge.analysis._summary import (
     JudgeSummary,
+    StudyResult,
     judge_tables,
 )
 from readout_audit.judge.analysis._switch import (
@@ -121,6 +124,17 @@ from readout_audit.judge.analysis._switch import (
 )
 
 __all__ = [
+    "CHRONOLOGY",
+    "Chronology",
+    "StudyResult",
+    "cover",
+    "kept_plan",
+    "set_apart",
+    "table_sections",
+    "decomposition_section",
+    "pilot_section",
+    "repeat_section",
+    "switch_section",
     "AcceptanceRow",
     "Agreement",
     "CROSSING_THRESHOLDS",
@@ -165,7 +179,6 @@ __all__ = [
     "acceptance_table",
     "agreement",
     "analyse_decomposition",
-    "analyse_judge",
     "analyse_pilot",
     "analyse_repeat",
     "analyse_switch",
@@ -180,7 +193,6 @@ __all__ = [
     "half_difference",
     "interaction_test",
     "judge_checks",
-    "judge_sections",
     "judge_tables",
     "label_mass_table",
     "log_ratio",
@@ -198,7 +210,6 @@ __all__ = [
     "score_shift",
     "secondary_family",
     "slope_check",
-    "summarise_judge",
     "switch_scores",
     "world_effect",
 ]

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from readout_audit.judge.analysis._chronology import Chronology
 from readout_audit.judge.analysis._contrasts import StudyGate
 from readout_audit.judge.analysis._coverage import Coverage
+from readout_audit.judge.analysis._decomposition import DecompositionAnalysis
 from readout_audit.judge.analysis._descriptives import LabelMass
 from readout_audit.judge.analysis._gates import Gate
 from readout_audit.judge.analysis._summary import JudgeSummary
@@ -59,14 +60,14 @@ def study_gate_check(study: str, configuration: str, gates: Sequence[StudyGate])
 
 def study_gate_checks(summary: JudgeSummary) -> list[Check]:
     """One check per configuration a study run graded, over its clean-control gates."""
-    found = summary.switch or summary.repeat or summary.pilot
-    if found is None or summary.settings.study is None:
+    found = summary.study_result
+    if found is None or isinstance(found, DecompositionAnalysis):  # the decomposition has none
         return []
     by_configuration: dict[str, list[StudyGate]] = {}
     for gate in found.gates:
         by_configuration.setdefault(gate.configuration, []).append(gate)
     return [
-        study_gate_check(summary.settings.study, configuration, gates)
+        study_gate_check(found.study, configuration, gates)
         for configuration, gates in by_configuration.items()
     ]
 

@@ -11,6 +11,7 @@ paper's decomposition table; the witnesses follow its example-selection rule.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -57,6 +58,8 @@ class DecompositionAnalysis(BaseModel):
     """The two families, the acceptance table and the witnesses."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    study: Literal["decomposition"] = "decomposition"
+    """The study it analyses: what a summary's ``study_result`` is told apart by."""
 
     primary: list[ContrastTest]
     secondary: list[ContrastTest]

@@ -11,6 +11,7 @@ McNemar test outside the family (6/0 → .03125).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -55,6 +56,8 @@ class PilotAnalysis(BaseModel):
     """Gates, the T family, the cell means, acceptances and the descriptive McNemar test."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    study: Literal["formatting-pilot"] = "formatting-pilot"
+    """The study it analyses: what a summary's ``study_result`` is told apart by."""
 
     gates: list[StudyGate]
     """The clean controls of each configuration run (one not run has none)."""

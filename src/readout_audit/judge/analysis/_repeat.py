@@ -15,6 +15,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -100,6 +101,9 @@ class ScoreShift(_Row):
 
 class RepeatAnalysis(_Row):
     """Gates, both families, per-pass counts, patterns, agreement and the score shift."""
+
+    study: Literal["repeat"] = "repeat"
+    """The study it analyses: what a summary's ``study_result`` is told apart by."""
 
     gates: list[StudyGate]
     primary: list[ContrastTest]

@@ -8,14 +8,7 @@ from __future__ import annotations
 
 from readout_audit.judge.analysis._gates import CellCount
 from readout_audit.judge.analysis._primary import PrimaryResult
-from readout_audit.judge.analysis._study_report import (
-    decomposition_section,
-    pilot_section,
-    pp,
-    repeat_section,
-    switch_section,
-    yes,
-)
+from readout_audit.judge.analysis._study_report import pp, yes
 from readout_audit.judge.analysis._summary import JudgeSummary
 from readout_audit.judge.protocol._cells import CONTROL_CELLS, FIXTURE_CELLS
 from readout_audit.judge.protocol._record import JudgeRecord
@@ -355,16 +348,9 @@ def _mass_section(run: Run[JudgeRecord], summary: JudgeSummary) -> Section:
     )
 
 
-def judge_sections(run: Run[JudgeRecord], summary: JudgeSummary) -> list[Section]:
-    """The judge report's sections, those with data."""
-    sections = [switch_section(summary.switch)] if summary.switch is not None else []
-    if summary.decomposition is not None:
-        sections.append(decomposition_section(summary.decomposition))
-    if summary.repeat is not None:
-        sections.append(repeat_section(summary.repeat))
-    if summary.pilot is not None:
-        sections.append(pilot_section(summary.pilot))
-    sections += [_gates_section(summary)] if summary.gates else []
+def table_sections(run: Run[JudgeRecord], summary: JudgeSummary) -> list[Section]:
+    """The sections of the summary's own tables (a study's section aside), those with data."""
+    sections = [_gates_section(summary)] if summary.gates else []
     if summary.primary:
         sections += [_primary_section(summary), _secondary_section(summary)]
     if summary.acceptance:

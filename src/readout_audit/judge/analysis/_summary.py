@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from readout_audit.judge.analysis._chronology import Chronology
 from readout_audit.judge.analysis._coverage import Coverage
-from readout_audit.judge.analysis._decomposition import (
-    DecompositionAnalysis,
-    analyse_decomposition,
-)
+from readout_audit.judge.analysis._decomposition import DecompositionAnalysis
 from readout_audit.judge.analysis._descriptives import (
     AcceptanceRow,
     DuplicateRow,
@@ -23,9 +21,9 @@ from readout_audit.judge.analysis._descriptives import (
 )
 from readout_audit.judge.analysis._gates import Gate, Qualification, control_gates, qualify
 from readout_audit.judge.analysis._panel import JudgePanel
-from readout_audit.judge.analysis._pilot import PilotAnalysis, analyse_pilot
+from readout_audit.judge.analysis._pilot import PilotAnalysis
 from readout_audit.judge.analysis._primary import PrimaryResult, planned_weights, primary_family
-from readout_audit.judge.analysis._repeat import RepeatAnalysis, analyse_repeat
+from readout_audit.judge.analysis._repeat import RepeatAnalysis
 from readout_audit.judge.analysis._scores import (
     Crossings,
     PairedChange,
@@ -36,11 +34,22 @@ from readout_audit.judge.analysis._scores import (
 )
 from readout_audit.judge.analysis._secondary import SecondaryResult, secondary_family
 from readout_audit.judge.analysis._settings import JudgeAnalysisSettings
-from readout_audit.judge.analysis._switch import SwitchAnalysis, analyse_switch
+from readout_audit.judge.analysis._switch import SwitchAnalysis
 from readout_audit.judge.protocol._record import JudgeRecord
-from readout_audit.judge.protocol._studies import DECOMPOSITION_STUDY, PILOT_STUDY, REPEAT_STUDY
-from readout_audit.judge.protocol._switch import SWITCH_STUDY
 from readout_audit.log._summary import Summary
+
+StudyResult = Annotated[
+    SwitchAnalysis | DecompositionAnalysis | RepeatAnalysis | PilotAnalysis,
+    Field(discriminator="study"),
+]
+"""A robustness study's analysis, told apart by its ``study`` name."""
+LEGACY_STUDY_FIELDS = {
+    "switch": "reference-switch",
+    "decomposition": "decomposition",
+    "repeat": "repeat",
+    "pilot": "formatting-pilot",
+}
+"""The one-field-per-study keys of summaries written before ``study_result``, and their study."""
 
 
 class JudgeSummary(Summary):
@@ -69,15 +78,25 @@ class JudgeSummary(Summary):
     paired_changes: list[PairedChange] = Field(default_factory=list)
     crossings: list[Crossings] = Field(default_factory=list)
     label_mass: list[LabelMass] = Field(default_factory=list)
-    switch: SwitchAnalysis | None = None
-    """The reference-switch study's analysis (its runs only)."""
-    decomposition: DecompositionAnalysis | None = None
-    repeat: RepeatAnalysis | None = None
-    pilot: PilotAnalysis | None = None
+    study_result: StudyResult | None = None
+    """A robustness study's analysis (its runs only; the confirmation study's is the above)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_legacy(cls, data: Any) -> Any:
+        """Read a summary written with one field per study as its ``study_result``."""
+        if not isinstance(data, dict) or not LEGACY_STUDY_FIELDS.keys() & data.keys():
+            return data
+        found = dict(data)
+        for key, study in LEGACY_STUDY_FIELDS.items():
+            legacy = found.pop(key, None)
+            if legacy is not None:
+                found["study_result"] = {**legacy, "study": study}
+        return found
 
 
 def judge_tables(records: Sequence[JudgeRecord], settings: JudgeAnalysisSettings) -> JudgeSummary:
-    """Every table of the summary (without its checks), from the records and settings."""
+    """The descriptive tables and the confirmation study's (no checks, no study's analysis)."""
     panel = JudgePanel(records)
     family = settings.family(panel.configurations)
     present = [c for c in family if c in panel.configurations]  # the family's, with records
@@ -91,19 +110,8 @@ def judge_tables(records: Sequence[JudgeRecord], settings: JudgeAnalysisSettings
         acceptance=acceptance_table(panel, present),
         label_mass=label_mass_table(records, present),
     )
-    if settings.search_stage is not None:
-        return described
-    if settings.study == SWITCH_STUDY:
-        seed = settings.seed(family[0], family) if family else 0
-        found_switch = analyse_switch(records, family, seed=seed)
-        return described.model_copy(update={"switch": found_switch})
-    if settings.study == DECOMPOSITION_STUDY:
-        found = analyse_decomposition(records, settings)
-        return described.model_copy(update={"decomposition": found})
-    if settings.study == REPEAT_STUDY:
-        return described.model_copy(update={"repeat": analyse_repeat(records, settings, family)})
-    if settings.study == PILOT_STUDY:
-        return described.model_copy(update={"pilot": analyse_pilot(records, settings, family)})
+    if settings.search_stage is not None or settings.study is not None:
+        return described  # a study's own analysis is its registered one
     gates = control_gates(panel, present)
     qualification = qualify(gates, family)
     weights = {c: planned_weights(panel, settings, c) for c in present}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -125,6 +126,8 @@ class SwitchAnalysis(BaseModel):
     """The reference switch's directional family, its S values, gates and verdict counts."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    study: Literal["reference-switch"] = "reference-switch"
+    """The study it analyses: what a summary's ``study_result`` is told apart by."""
 
     comparisons: list[SwitchComparison]
     gates: list[StudyGate]

@@ -18,13 +18,6 @@ from readout_audit.judge.inventory._build import (
     inventory_bytes,
     source_entry,
 )
-from readout_audit.judge.inventory._by_study import (
-    FRESH_STUDIES,
-    SOURCED_STUDIES,
-    STUDIES,
-    build_study_inventory,
-    check_configurations,
-)
 from readout_audit.judge.inventory._candidates import (
     BLANK,
     COLON,
@@ -96,15 +89,19 @@ from readout_audit.judge.inventory._studies import (
     DECOMPOSITION_PER_DATASET,
     PILOT_PER_DATASET,
     REPEAT_PANEL,
+    Priors,
     build_decomposition_inventory,
     build_pilot_inventory,
     build_repeat_inventory,
+    decomposition_presentation,
     judge_groups,
     require_contracts,
 )
 from readout_audit.judge.inventory._switch import SWITCH_ITEMS, build_switch_inventory, switch_pairs
 
 __all__ = [
+    "Priors",
+    "decomposition_presentation",
     "BLANK",
     "BankStats",
     "COLON",
@@ -132,9 +129,6 @@ __all__ = [
     "REPEAT_PANEL",
     "RequestHashes",
     "SCAFFOLDS",
-    "FRESH_STUDIES",
-    "SOURCED_STUDIES",
-    "STUDIES",
     "SWITCH_ITEMS",
     "SelectedSource",
     "Source",
@@ -146,11 +140,9 @@ __all__ = [
     "build_inventory",
     "build_pilot_inventory",
     "build_repeat_inventory",
-    "build_study_inventory",
     "build_switch_inventory",
     "canonical_number",
     "cell_candidate",
-    "check_configurations",
     "choose_sources",
     "cue_candidate",
     "drop_source",

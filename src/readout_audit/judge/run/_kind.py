@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from readout_audit.judge.analysis._analysis import summarise_judge
-from readout_audit.judge.analysis._report import judge_sections
 from readout_audit.judge.analysis._summary import JudgeSummary
 from readout_audit.judge.protocol._record import JudgeRecord
+from readout_audit.judge.studies import judge_sections, summarise_judge
 from readout_audit.kind._kind import AuditKind
 from readout_audit.kind._registry import register_kind
 

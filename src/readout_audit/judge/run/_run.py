@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
-from readout_audit.judge.analysis._analysis import analyse_judge
 from readout_audit.judge.analysis._chronology import CHRONOLOGY, chronology
 from readout_audit.judge.analysis._coverage import AMENDMENT, NO_RECORD, PLANNED, kept_plan
 from readout_audit.judge.analysis._summary import JudgeSummary
@@ -27,6 +26,7 @@ from readout_audit.judge.protocol._record import JudgeRecord, planned_record
 from readout_audit.judge.run._chat import CHAT_PATH, run_chat_judge
 from readout_audit.judge.run._kind import JUDGE
 from readout_audit.judge.run._local import local_jobs
+from readout_audit.judge.studies import analyse_judge
 from readout_audit.kind._release import amended_tags
 from readout_audit.kind._runner import ScoreResult, run_kind, timed_summary
 from readout_audit.log._manifest import Manifest

@@ -1,16 +1,26 @@
-"""A judge run's analysis from its records alone, re-runnable without any endpoint."""
+"""A judge run's analysis from its records alone, re-runnable without any endpoint.
+
+The summary's own tables, then the registered study's analysis of a study run.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from readout_audit.judge.analysis._checks import judge_checks
-from readout_audit.judge.analysis._chronology import CHRONOLOGY, Chronology
-from readout_audit.judge.analysis._coverage import cover, kept_plan, set_apart
-from readout_audit.judge.analysis._settings import JudgeAnalysisSettings
-from readout_audit.judge.analysis._summary import JudgeSummary, judge_tables
-from readout_audit.judge.protocol._record import JudgeRecord
-from readout_audit.log._run import Run
+from readout_audit.judge.analysis import (
+    CHRONOLOGY,
+    Chronology,
+    JudgeAnalysisSettings,
+    JudgeSummary,
+    cover,
+    judge_checks,
+    judge_tables,
+    kept_plan,
+    set_apart,
+)
+from readout_audit.judge.protocol import JudgeRecord
+from readout_audit.judge.studies._study import get_study
+from readout_audit.log import Run
 
 
 def analyse_judge(
@@ -38,6 +48,11 @@ def analyse_judge(
     if settings.study is not None:
         chronology = None
     summary = judge_tables(records, settings)
+    if settings.study is not None and settings.search_stage is None:
+        analyse = get_study(settings.study).analyse
+        if analyse is not None:
+            found = analyse(records, settings, summary.family)
+            summary = summary.model_copy(update={"study_result": found})
     # the records on disk, not the unknown ones standing in for the missing
     update = {
         "coverage": coverage,
