@@ -4,17 +4,21 @@ there, table and compare of two runs, lm-eval's own spellings and errors that po
 from __future__ import annotations
 
 import csv
+import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from rich.console import Console
 
 from readout_audit._cli import main
 from readout_audit.lmeval import LMEvalRecord
 from readout_audit.log import read_run
 from readout_audit.readout import MASS_FLOOR
+from readout_audit.report import print_report
 from readout_audit.report._blocks import fmt
 
 pytestmark = pytest.mark.model
@@ -162,3 +166,21 @@ def test_the_mass_table_and_its_check_each_name_the_documents_they_count(zero_an
     check = next(c for c in run.summary.checks if c.name == "option_mass tp_plain")
     assert check.verdict == "fail" and check.evidence["n_mass_measured"] == len(plain)
     assert f"over the {len(plain)} items with a measured mass" in check.finding  # its set named
+
+
+def test_lm_evals_acc_and_mass_stay_whole_at_every_width(zero_and_two_shot):
+    run = read_run(zero_and_two_shot[0])
+    shown_values = [
+        value
+        for task in run.summary.tasks
+        for value in (task.acc and fmt(task.acc.estimate), fmt(task.median_mass))
+        if value
+    ]
+    for width in (80, 100, 160):
+        out = io.StringIO()
+        print_report(run, Console(file=out, width=width, force_terminal=True, no_color=True))
+        shown = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())
+        assert "…" not in shown, width
+        assert all(value in shown for value in shown_values), (width, shown_values)
+    piped = CliRunner().invoke(main, ["report", str(zero_and_two_shot[0])])
+    assert "…" not in piped.output and all(value in piped.output for value in shown_values)
