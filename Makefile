@@ -54,6 +54,7 @@ lint: setup
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/pytest -q -n0 -p no:cacheprovider tests/test_private_imports.py
 
 test: lint
 	$(BIN)/pytest

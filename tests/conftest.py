@@ -4,6 +4,7 @@ served by a real llama.cpp server (started on 127.0.0.1 when a test asks for it)
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -49,7 +50,7 @@ def session_cli_model(request: pytest.FixtureRequest, monkeypatch: pytest.Monkey
 
     def load(spec: str = EMBEDDED_SPEC, *, preflight=None, **options) -> ScoringModel:
         default = all(options.get(k, v[0]) in v for k, v in DEFAULT_PLACEMENT.items())
-        if spec != EMBEDDED_SPEC or not default:
+        if spec != EMBEDDED_SPEC or not default or _fine_tuning():
             return real(spec, preflight=preflight, **options)
         model: ScoringModel = request.getfixturevalue("model")
         if preflight is not None:
@@ -57,6 +58,17 @@ def session_cli_model(request: pytest.FixtureRequest, monkeypatch: pytest.Monkey
         return model
 
     monkeypatch.setattr(_gate, "load_model", load)
+
+
+def _fine_tuning() -> bool:
+    """Whether a fine-tuning opens the model: it trains the model in place, so it gets its own
+    (the session's would keep the adapter for every later test)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith("readout_audit.lift.sft"):
+            return True
+        frame = frame.f_back
+    return False
 
 
 @pytest.fixture(scope="session")
@@ -84,8 +96,9 @@ def float32_budget():
 def pytest_collection_modifyitems(items):
     """Every test that loads the real model carries the ``model`` marker, so that
     ``pytest -m "not model"`` runs the pure tests in seconds; and the costliest modules (their
-    ``cost`` marker) come first, so the workers of ``pytest -n`` (which take whole files, in
-    this order: ``--no-loadscope-reorder``) do not end on one long file while the others idle."""
+    ``cost`` marker) come first, then the other files with model tests, then the pure files,
+    so the workers of ``pytest -n`` (which take whole files, in this order:
+    ``--no-loadscope-reorder``) do not end on one long file while the others idle."""
     loads = {"model", "torch_model", "hf_tokenizer", "model64", "vlm", *SERVER_FIXTURES}
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
@@ -95,7 +108,8 @@ def pytest_collection_modifyitems(items):
             raise pytest.UsageError(
                 f"{item.nodeid} uses the llama.cpp server: list it in ONE_SERVER"
             )
-    items.sort(key=lambda item: -_cost(item))
+    with_model = {item.path for item in items if item.get_closest_marker("model")}
+    items.sort(key=lambda item: (-_cost(item), item.path not in with_model))
 
 
 SERVER_FIXTURES = {"llama_server", "served_spec", "conformance"}
@@ -141,10 +155,11 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory):
     """The base URL of a llama-cpp-python server serving the embedded GGUF file."""
     pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] is a dev dependency")
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    # llama-cpp-python's answers, sorting the vocabulary of each log-prob position in one pass
+    launcher = [str(Path(__file__).parent / "llama_sorted_server.py")]
     # it stops itself after the CI's whole budget, even if this process is killed
-    with llama_server_at(
-        embedded_gguf_path(), log, alias=MODEL_NAME, lifetime_s=5400, threads=THREADS
-    ) as url:
+    settings = {"alias": MODEL_NAME, "lifetime_s": 5400, "threads": THREADS}
+    with llama_server_at(embedded_gguf_path(), log, launcher=launcher, **settings) as url:
         yield url
 
 

@@ -325,7 +325,7 @@ def test_audit_yesno_command_on_a_pope_file(tmp_path):
     for r in records:
         assert str(r.first_token_id) in result.output  # the emitted ids are shown
     bad = CliRunner().invoke(main, [*args, "--legacy-set", "1,2"])
-    assert bad.exit_code == 1 and "expected YES_IDS:NO_IDS" in bad.output
+    assert bad.exit_code == 2 and "expected YES_IDS:NO_IDS" in bad.output
 
 
 def test_out_problems_stop_before_the_model_loads(tmp_path):

@@ -144,5 +144,5 @@ def test_judge_build_limit_reads_the_first_rows_of_each_dataset(tmp_path):
         "--limit", "3", "--out", str(out),
     )  # fmt: skip
     assert "gsm8k: 3 rows" in output and "drop: 3 rows" in output
-    banks = {bank.dataset: bank.rows for bank in read_inventory(out).manifest.banks}
+    banks = {bank.dataset: bank.rows for bank in read_inventory(out).settings.banks}
     assert banks == {"gsm8k": 3, "drop": 3}

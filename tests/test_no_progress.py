@@ -6,6 +6,7 @@ progress anyway (P(True)'s answer step did).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ from readout_audit.recover import RecoverSetup, audit_recover, recover_splits
 
 LOGGED = Path(__file__).resolve().parents[1] / "examples" / "lm-eval" / "logged"
 
-pytestmark = pytest.mark.model
+pytestmark = [pytest.mark.model, pytest.mark.cost(40)]
 
 
 def test_a_mode_is_taken_as_it_is_and_a_bool_as_asked():
@@ -69,5 +70,50 @@ def runs(model, out):
 def test_no_stage_of_any_kind_writes_progress_when_it_is_off(model, tmp_path, capsys):
     for run in runs(model, tmp_path):
         run()
+        err = capsys.readouterr().err
+        assert err == "", err
+
+
+def judge_stages(model, out):
+    """Each judge stage's smallest call, progress off: build, run (twice), combine, search."""
+    from readout_audit.judge import (
+        BuildSettings,
+        JudgeExecution,
+        SearchSettings,
+        build_study,
+        combine_runs,
+        run_judge,
+        run_local_judge,
+        search_cues,
+    )
+    from readout_audit.judge.inventory import SourceSettings
+
+    proposals = out / "proposals.json"
+    pool = [{"text": "Actually", "token_ids": model.codec.encode("Actually"), "logprob": -1.0}]
+    proposals.write_text(json.dumps({"retained": pool}))
+    gsm8k = str(Path(__file__).parent / "fixtures" / "judge" / "gsm8k_test_head.jsonl")
+    sources = SourceSettings(gsm8k=gsm8k)
+    inventory = out / "inventory"
+    yield lambda: build_study(
+        BuildSettings(configurations=("f3=FINAL3@smollm2-135m",), per_dataset=1,
+                      preflight_per_dataset=1, sources=sources),
+        inventory,
+    )  # fmt: skip
+    yield lambda: run_local_judge(model, inventory, out / "run", phase="preflight", progress="off")
+    yield lambda: run_judge(
+        inventory, out / "run", JudgeExecution(), model, phase="confirmation", unqualified=True,
+        progress="off",
+    )  # fmt: skip
+    yield lambda: combine_runs([out / "run"], out / "joint")
+    yield lambda: search_cues(
+        SearchSettings(programme="screen", configuration="c=FINAL3@smollm2-135m", development=1,
+                       confirmation=1, keep=1, proposals=proposals, sources=sources),
+        out / "search", JudgeExecution(), lambda spec: model, progress="off",
+    )  # fmt: skip
+
+
+def test_no_stage_of_a_judge_command_writes_progress_when_it_is_off(model, tmp_path, capsys):
+    for stage in judge_stages(model, tmp_path):
+        stage()
         err = capsys.readouterr().err
         assert err == "", err

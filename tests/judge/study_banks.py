@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from functools import cache
 
-from readout_audit.judge import PAPER_SEED, Inventory, SourceBank, parse_configuration
+from readout_audit.judge import PAPER_SEED, Inventory, parse_configuration
 from readout_audit.judge.inventory import (
     Source,
+    SourceBank,
     build_decomposition_inventory,
     build_repeat_inventory,
     normalise_question,

@@ -203,7 +203,7 @@ inventory = read_inventory(folder)
 chosen = [r for r in inventory.requests if r.request_id in ids]
 with Ledger(path) as ledger:
     endpoints = [Endpoint(url, concurrency=1)]
-    run_chat_judge(chosen, inventory.manifest.configurations[0], endpoints, ledger)
+    run_chat_judge(chosen, inventory.settings.configurations[0], endpoints, ledger)
 """
 
 

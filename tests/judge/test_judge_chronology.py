@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from judge_records import panel
 
-from readout_audit.judge import JudgeAnalysisSettings, analyse_judge
+from readout_audit.judge import analyse_judge
+from readout_audit.judge.analysis import JudgeAnalysisSettings
 from readout_audit.judge.analysis._chronology import chronology
 
 PRIMARY = ["random_colon/sorted", "random/sorted", "random_colon/insertion", "random/insertion"]

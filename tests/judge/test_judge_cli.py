@@ -13,7 +13,8 @@ from click.testing import CliRunner
 
 from readout_audit import InputError
 from readout_audit._cli import main
-from readout_audit.judge import INVENTORY_FILE, MANIFEST_FILE, read_inventory
+from readout_audit.judge import read_inventory
+from readout_audit.judge.inventory import INVENTORY_FILE, MANIFEST_FILE, OUTCOME_FILE
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "judge"
 ARGS = [
@@ -44,7 +45,7 @@ def test_build_prints_counts_and_writes_a_checked_inventory(tmp_path):
     ]
     inventory = read_inventory(tmp_path)
     assert len(inventory.requests) == 176
-    assert [c.bootstrap_seed for c in inventory.manifest.configurations] == [
+    assert [c.bootstrap_seed for c in inventory.settings.configurations] == [
         20261007154,
         20261007155,
     ]
@@ -69,7 +70,7 @@ def test_another_process_builds_the_same_bytes(tmp_path):
         env=env,
         capture_output=True,
     )
-    for name in (INVENTORY_FILE, MANIFEST_FILE):
+    for name in (INVENTORY_FILE, OUTCOME_FILE):
         assert (tmp_path / "here" / name).read_bytes() == (tmp_path / "there" / name).read_bytes()
 
 
@@ -80,7 +81,7 @@ def test_exclude_takes_an_earlier_inventory(tmp_path):
     assert result.output.splitlines()[0] == (
         "gsm8k: 12 rows, 12 sources (skipped: none; excluded: prior_id 3)"
     )
-    first, second = (read_inventory(tmp_path / n).manifest for n in ("first", "second"))
+    first, second = (read_inventory(tmp_path / n).outcome for n in ("first", "second"))
     assert {s.id for s in first.sources}.isdisjoint(s.id for s in second.sources)
 
 
@@ -91,11 +92,11 @@ def test_response_format_is_in_the_bodies_and_the_manifest_and_the_default_is_no
     result = build(*ARGS, "--out", str(tmp_path / "object"), "--response-format", "f4=json_object")
     assert result.exit_code == 0, result.output
     default, chosen = (read_inventory(tmp_path / name) for name in ("default", "object"))
-    assert [c.response_format for c in chosen.manifest.configurations] == [
+    assert [c.response_format for c in chosen.settings.configurations] == [
         "json_schema",
         "json_object",
     ]
-    manifest = json.loads((tmp_path / "object" / MANIFEST_FILE).read_text())
+    manifest = json.loads((tmp_path / "object" / MANIFEST_FILE).read_text())["config"]
     assert [c.get("response_format") for c in manifest["configurations"]] == [None, "json_object"]
     assert b"response_format" not in (tmp_path / "default" / MANIFEST_FILE).read_bytes()
     # Only f4's bodies change: their wire and content hashes.
@@ -110,7 +111,7 @@ def test_a_manifest_whose_response_format_was_changed_is_refused(tmp_path):
     assert build(*ARGS, "--out", str(tmp_path), "--response-format", "f3=none").exit_code == 0
     path = tmp_path / MANIFEST_FILE
     manifest = json.loads(path.read_text())
-    manifest["configurations"][0]["response_format"] = "json_object"
+    manifest["config"]["configurations"][0]["response_format"] = "json_object"
     path.write_text(json.dumps(manifest, indent=2))
     with pytest.raises(InputError, match="field 'wire_sha256': does not match the rebuilt"):
         read_inventory(tmp_path)
@@ -136,10 +137,18 @@ def test_errors_are_one_line(tmp_path, change, message):
     assert not (tmp_path / INVENTORY_FILE).exists()
 
 
-def test_an_existing_inventory_needs_force_and_a_dataset_is_required(tmp_path):
+def test_an_existing_inventory_is_kept_refused_or_forced_and_a_dataset_is_required(tmp_path):
     assert build(*ARGS, "--out", str(tmp_path)).exit_code == 0
-    refused = build(*ARGS, "--out", str(tmp_path))
-    assert refused.exit_code == 1 and "pass --force" in refused.output
-    assert build(*ARGS, "--out", str(tmp_path), "--force").exit_code == 0
+    written = (tmp_path / INVENTORY_FILE).read_bytes()
+    assert build(*ARGS, "--out", str(tmp_path)).exit_code == 0  # the same build: nothing to add
+    assert (tmp_path / INVENTORY_FILE).read_bytes() == written
+    refused = build(*ARGS, "--seed", "7", "--out", str(tmp_path))
+    assert refused.exit_code == 1 and "holds an inventory of another configuration" in (
+        refused.output
+    )
+    assert "Differences: " in refused.output and "config.seed: 20261007154 -> 7" in refused.output
+    assert (tmp_path / INVENTORY_FILE).read_bytes() == written
+    assert build(*ARGS, "--seed", "7", "--out", str(tmp_path), "--force").exit_code == 0
+    assert (tmp_path / INVENTORY_FILE).read_bytes() != written
     missing = build("--configuration", "f3=FINAL3@smollm2-135m", "--out", str(tmp_path))
     assert missing.exit_code == 2 and "give --gsm8k, --drop or --halueval" in missing.output

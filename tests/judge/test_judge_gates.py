@@ -5,8 +5,14 @@ from __future__ import annotations
 import pytest
 from judge_records import panel, source_records
 
-from readout_audit.judge import JudgeAnalysisSettings, analyse_judge
-from readout_audit.judge.analysis import PAPER_BOOTSTRAP_SEED, JudgePanel, control_gates, qualify
+from readout_audit.judge import analyse_judge
+from readout_audit.judge.analysis import (
+    PAPER_BOOTSTRAP_SEED,
+    JudgeAnalysisSettings,
+    JudgePanel,
+    control_gates,
+    qualify,
+)
 
 BARE = ("insertion", "bare_correct")
 

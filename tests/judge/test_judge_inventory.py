@@ -11,10 +11,7 @@ import pytest
 
 from readout_audit import InputError
 from readout_audit.judge import (
-    INVENTORY_FILE,
-    MANIFEST_FILE,
     PAPER_SEED,
-    SourceBank,
     build_inventory,
     load_drop_json,
     load_gsm8k_jsonl,
@@ -23,8 +20,12 @@ from readout_audit.judge import (
     write_inventory,
 )
 from readout_audit.judge.inventory import (
+    INVENTORY_FILE,
+    MANIFEST_FILE,
+    OUTCOME_FILE,
     PriorSources,
     Source,
+    SourceBank,
     normalise_question,
     read_planned,
     select_sources,
@@ -99,7 +100,7 @@ def test_each_source_gets_sixteen_confirmation_and_twelve_preflight_calls():
     assert phases == {"preflight": {12}, "confirmation": {16}}
     # 2 datasets x (1 preflight x 12 + 2 confirmation x 16) x 2 configurations.
     assert len(inventory.requests) == 2 * (12 + 32) * 2 == 176
-    assert inventory.manifest.counts == {
+    assert inventory.outcome.counts == {
         "sources": {"preflight": 2, "confirmation": 4},
         "requests": {"preflight": 48, "confirmation": 128, "total": 176},
         "per_source": {"preflight": 12, "confirmation": 16},
@@ -122,7 +123,7 @@ def test_each_source_gets_sixteen_confirmation_and_twelve_preflight_calls():
 def test_requests_carry_the_candidate_targets_and_hashes():
     inventory = build()
     by_id = {r.request_id: r for r in inventory.requests}
-    source = next(s for s in inventory.manifest.sources if s.phase == "confirmation")
+    source = next(s for s in inventory.outcome.sources if s.phase == "confirmation")
     stem = f"confirmation:f4:{source.id}"
     colon = by_id[f"{stem}:random_colon:sorted"]
     assert colon.candidate == f"{source.x}\n{source.letters}:\nFinal answer: {source.y}."
@@ -137,7 +138,7 @@ def test_requests_carry_the_candidate_targets_and_hashes():
     insertion = by_id[f"{stem}:random_colon:insertion"]
     assert insertion.content_sha256 == colon.content_sha256
     assert insertion.wire_sha256 != colon.wire_sha256
-    preflight = next(s for s in inventory.manifest.sources if s.phase == "preflight")
+    preflight = next(s for s in inventory.outcome.sources if s.phase == "preflight")
     unresolved = by_id[f"preflight:f4:{preflight.id}:unresolved:insertion"]
     assert unresolved.candidate == f"Final answer: {preflight.x} or {preflight.y}."
     assert unresolved.target_label == "ambiguous"
@@ -162,10 +163,12 @@ def test_same_seed_gives_byte_identical_files(tmp_path):
     write_inventory(tmp_path / "a", build())
     write_inventory(tmp_path / "b", build())
     write_inventory(tmp_path / "c", build(seed=PAPER_SEED + 1))
-    for name in (INVENTORY_FILE, MANIFEST_FILE):
+    for name in (INVENTORY_FILE, OUTCOME_FILE):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
         assert (tmp_path / "a" / name).read_bytes() != (tmp_path / "c" / name).read_bytes()
-    manifest = json.loads((tmp_path / "a" / MANIFEST_FILE).read_text())
+    settings = [json.loads((tmp_path / n / MANIFEST_FILE).read_text())["config"] for n in "abc"]
+    assert settings[0] == settings[1] != settings[2]
+    manifest = json.loads((tmp_path / "a" / OUTCOME_FILE).read_text())
     data = (tmp_path / "a" / INVENTORY_FILE).read_bytes()
     assert manifest["inventory_sha256"] == hashlib.sha256(data).hexdigest()
     lines = data.decode().splitlines()
@@ -179,7 +182,7 @@ def test_same_seed_gives_byte_identical_files(tmp_path):
 
 def test_preflight_and_confirmation_are_disjoint_and_distances_alternate():
     inventory = build(per_dataset=4, preflight=2, seed=3)
-    sources = inventory.manifest.sources
+    sources = inventory.outcome.sources
     preflight = {s.id for s in sources if s.phase == "preflight"}
     confirmation = {s.id for s in sources if s.phase == "confirmation"}
     assert len(preflight) == 4 and len(confirmation) == 8 and not preflight & confirmation
@@ -286,22 +289,25 @@ def test_a_new_inventory_excludes_an_earlier_one(tmp_path):
     write_inventory(tmp_path / "first", build(seed=1))
     prior = read_planned(tmp_path / "first")
     second = build(seed=2, priors=[prior])
-    first_sources = read_inventory(tmp_path / "first").manifest.sources
-    assert {s.id for s in first_sources}.isdisjoint(s.id for s in second.manifest.sources)
-    assert {s.cluster for s in first_sources}.isdisjoint(s.cluster for s in second.manifest.sources)
+    first_sources = read_inventory(tmp_path / "first").outcome.sources
+    assert {s.id for s in first_sources}.isdisjoint(s.id for s in second.outcome.sources)
+    assert {s.cluster for s in first_sources}.isdisjoint(s.cluster for s in second.outcome.sources)
     name, sha, count = prior[0].name, prior[0].sha256, prior[0].sources
     data = (tmp_path / "first" / INVENTORY_FILE).read_bytes()
     assert (name, sha, count) == ("inventory.jsonl", hashlib.sha256(data).hexdigest(), 6)
-    assert second.manifest.priors == [prior[0]]
-    assert second.manifest.exclusions["gsm8k"]["prior_id"] == 3
-    assert second.manifest.exclusions["drop"]["prior_id"] == 3
+    assert second.settings.priors == [prior[0]]
+    assert second.outcome.exclusions["gsm8k"]["prior_id"] == 3
+    assert second.outcome.exclusions["drop"]["prior_id"] == 3
 
 
 def test_read_back_checks_every_hash(tmp_path):
     inventory = build()
     write_inventory(tmp_path, inventory)
     again = read_inventory(tmp_path)
-    assert again.requests == inventory.requests and again.manifest == inventory.manifest
+    assert again.requests == inventory.requests and (again.settings, again.outcome) == (
+        inventory.settings,
+        inventory.outcome,
+    )
     path = tmp_path / INVENTORY_FILE
     original = path.read_text()
     lines = original.splitlines(keepends=True)
@@ -315,7 +321,7 @@ def test_read_back_checks_every_hash(tmp_path):
     assert caught.value.item_id == row["request_id"]
 
     path.write_text("".join([lines[1], lines[0], *lines[2:]]))
-    with pytest.raises(InputError, match="not the manifest's request at this line") as caught:
+    with pytest.raises(InputError, match="not the outcome's request at this line") as caught:
         read_inventory(tmp_path)
     assert caught.value.line == 1
 

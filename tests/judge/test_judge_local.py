@@ -160,6 +160,8 @@ def test_the_cli_runs_both_phases_and_analyses_the_runs_as_one_family(inventory,
     def invoke(*args: str) -> str:
         result = CliRunner().invoke(main, [*args], catch_exceptions=False)
         assert result.exit_code == 0, result.output
+        # --no-progress: nothing on stderr but the model's one loading line
+        assert not [line for line in result.stderr.splitlines() if not line.startswith("loading")]
         return result.output
 
     run = str(tmp_path / "run")
@@ -172,5 +174,12 @@ def test_the_cli_runs_both_phases_and_analyses_the_runs_as_one_family(inventory,
     assert "gate" in report.lower() and f"run written to {joint}" in report
     records = read_run(joint).records
     assert len(records) == 24 and {r.configuration for r in records} == {"f4"}
-    refused = CliRunner().invoke(main, ["judge", "analyze", run, "--out", str(joint)])
-    assert refused.exit_code != 0 and "is not empty" in refused.output
+    # the joint run is a run directory: the same command again finds it finished; other runs
+    # into it are refused, naming what differs
+    invoke("judge", "analyze", run, "--out", str(joint), "--plain")
+    assert [r.model_dump() for r in read_run(joint).records] == [r.model_dump() for r in records]
+    shutil.copytree(run, tmp_path / "copy")
+    other = ["judge", "analyze", str(tmp_path / "copy"), "--out", str(joint)]
+    refused = CliRunner().invoke(main, other)
+    assert refused.exit_code != 0 and "another configuration" in refused.output
+    assert "config.runs" in refused.output

@@ -8,8 +8,14 @@ import pytest
 from judge_records import panel, source_records
 
 from readout_audit._exceptions import InputError
-from readout_audit.judge import JudgeAnalysisSettings, analyse_judge
-from readout_audit.judge.analysis import JudgePanel, interaction_test, panel_bounds, primary_cells
+from readout_audit.judge import analyse_judge
+from readout_audit.judge.analysis import (
+    JudgeAnalysisSettings,
+    JudgePanel,
+    interaction_test,
+    panel_bounds,
+    primary_cells,
+)
 
 SORTED_COLON, SORTED_R = ("sorted", "random_colon"), ("sorted", "random")
 INSERTION_COLON, INSERTION_R = ("insertion", "random_colon"), ("insertion", "random")

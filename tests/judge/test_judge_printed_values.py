@@ -7,8 +7,8 @@ import math
 import pytest
 from judge_records import panel
 
-from readout_audit.judge import JudgeAnalysisSettings, analyse_judge
-from readout_audit.judge.analysis import directional_family, required_correct
+from readout_audit.judge import analyse_judge
+from readout_audit.judge.analysis import JudgeAnalysisSettings, directional_family, required_correct
 from readout_audit.stats import hoeffding_epsilon
 
 SORTED_COLON = ("sorted", "random_colon")

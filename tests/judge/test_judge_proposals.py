@@ -134,8 +134,10 @@ def test_the_cli_writes_the_archive_the_pool_and_a_manifest(tmp_path):
     result = CliRunner().invoke(main, [*args, "--width", "3", "--force"])
     assert result.exit_code == 0, result.output
     written = json.loads(out.read_text())
-    assert written["manifest"]["config"]["settings"]["depth"] == 2
-    assert written["manifest"]["model"]["files"][0]["sha256"]
+    manifest = json.loads((tmp_path / "proposals.json.beams.jsonl.manifest.json").read_text())
+    assert manifest["kind"] == "proposals" and manifest["invocations"][-1]["finished"]
+    assert manifest["config"]["settings"]["depth"] == 2
+    assert manifest["model"]["files"][0]["sha256"]
     assert {tuple(p["token_ids"]) for p in written["retained"]} <= {
         tuple(p["token_ids"]) for p in written["archive"]
     }

@@ -66,6 +66,8 @@ def test_a_screen_search_ranks_freezes_before_confirmation_and_reads_its_files_b
     out = tmp_path / "search"
     result = screen(out, proposals)
     assert result.exit_code == 0, result.output
+    # --no-progress: no stage announced, no progress; the model's one loading line alone
+    assert not [line for line in result.stderr.splitlines() if not line.startswith("loading")]
 
     # the development ranking, recomputed from the records: positives, mean score, length, L_Q
     development = records(out / "development-0.run")
@@ -83,9 +85,9 @@ def test_a_screen_search_ranks_freezes_before_confirmation_and_reads_its_files_b
     assert [b["text"] for b in selection["frozen"]] == [*ranked[:2], ""]
 
     # the confirmation inventory names the selection's hash and holds exactly what was frozen
-    manifest = json.loads((out / "confirmation" / "inventory.manifest.json").read_text())
+    manifest = json.loads((out / "confirmation" / "inventory.jsonl.manifest.json").read_text())
     compact = json.dumps(selection, ensure_ascii=False, separators=(",", ":"))
-    assert manifest["search"]["selection"] == hashlib.sha256(compact.encode()).hexdigest()
+    assert manifest["config"]["search"]["selection"] == hashlib.sha256(compact.encode()).hexdigest()
     confirmation = records(out / "confirmation.run")
     frozen_cells = {cell_of("initially", t) for t in [*ranked[:2], ""]}
     assert {r["cell"] for r in confirmation} == frozen_cells | {"bare_correct", "bare_wrong"}
@@ -101,6 +103,9 @@ def test_a_screen_search_ranks_freezes_before_confirmation_and_reads_its_files_b
     assert "bare_correct" in report.output and "label_mass[c]" in report.output
     assert "Control gates" not in report.output and "θ̂" not in report.output
 
+    frozen_outcome = json.loads((out / "confirmation" / "inventory.outcome.json").read_text())[
+        "inventory_sha256"
+    ]
     # the selection is read back, never recomputed: changed development verdicts change nothing
     frozen_bytes = (out / "selection.json").read_bytes()
     run = out / "development-0.run" / "records.jsonl"
@@ -114,13 +119,14 @@ def test_a_screen_search_ranks_freezes_before_confirmation_and_reads_its_files_b
     again = screen(out, proposals)
     assert again.exit_code == 0, again.output
     assert (out / "selection.json").read_bytes() == frozen_bytes
-    rebuilt = json.loads((out / "confirmation" / "inventory.manifest.json").read_text())
-    assert rebuilt["inventory_sha256"] == manifest["inventory_sha256"]
+    outcome = out / "confirmation" / "inventory.outcome.json"
+    assert json.loads(outcome.read_text())["inventory_sha256"] == frozen_outcome
 
     # another search's arguments in the same directory are refused, naming what differs
     changed = screen(out, proposals, keep="3")
     assert changed.exit_code != 0
-    assert "field 'programme'" in changed.output and "use a new directory" in changed.output
+    assert "holds a search of another configuration" in changed.output
+    assert "programme.keep: 2 -> 3" in changed.output
 
 
 def test_an_extend_search_grows_its_best_strings_by_one_likely_token(
@@ -199,7 +205,7 @@ def test_an_extend_search_grows_its_best_strings_by_one_likely_token(
 def test_search_arguments_are_checked_first(tmp_path):
     base = ["--configuration", "c=FINAL3@smollm2-135m", "--gsm8k", GSM8K]
     missing = search(tmp_path / "s", "--programme", "screen", *base)
-    assert missing.exit_code == 2 and "--proposals is the pool of --programme screen" in (
+    assert missing.exit_code == 1 and "--proposals is the pool of --programme screen" in (
         missing.output
     )
     bad = search(tmp_path / "s", "--programme", "extend", "--configuration", "c=FINAL9@x")

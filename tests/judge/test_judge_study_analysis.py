@@ -10,8 +10,9 @@ import pytest
 from scipy import stats
 from study_banks import BANKS, REPEAT_JUDGES, decomposition, repeat_panel
 
-from readout_audit.judge import PAPER_SEED, JudgeAnalysisSettings, analyse_judge
+from readout_audit.judge import PAPER_SEED, analyse_judge
 from readout_audit.judge.analysis import (
+    JudgeAnalysisSettings,
     PilotAnalysis,
     analyse_decomposition,
     analyse_pilot,
@@ -38,8 +39,8 @@ def answered(request, accepted: bool, p: float | None = None):
 def settings_of(inventory, **analysis):
     return JudgeAnalysisSettings.from_config(
         {
-            "family": [c.model_dump(mode="json") for c in inventory.manifest.configurations],
-            "study": inventory.manifest.study,
+            "family": [c.model_dump(mode="json") for c in inventory.settings.configurations],
+            "study": inventory.settings.study,
             "analysis": analysis,
         }
     )
@@ -48,7 +49,7 @@ def settings_of(inventory, **analysis):
 def _alternating(inventory):
     """Source ids alternating between the datasets, so each category spans both."""
     by_dataset: dict[str, list[str]] = {}
-    for entry in inventory.manifest.sources:
+    for entry in inventory.outcome.sources:
         by_dataset.setdefault(entry.dataset, []).append(entry.id)
     return [s for pair in zip(*by_dataset.values(), strict=True) for s in pair]
 
@@ -129,7 +130,7 @@ def test_the_decomposition_reproduces_its_printed_counts_and_p_values():
 
 def test_an_unanswered_request_leaves_its_source_out_and_its_bounds_open():
     inventory = decomposition()
-    lost = inventory.manifest.sources[0].id
+    lost = inventory.outcome.sources[0].id
     records = []
     for r in inventory.requests:
         if r.configuration == "jev-hall" and r.source_id == lost and r.cell == "x.actual":
@@ -148,7 +149,7 @@ def test_an_unanswered_request_leaves_its_source_out_and_its_bounds_open():
 
 def test_the_repeat_panel_reproduces_the_printed_pass_counts_and_patterns():
     inventory = repeat_panel()
-    sources = [e.id for e in inventory.manifest.sources]
+    sources = [e.id for e in inventory.outcome.sources]
     patterns = ["TTT"] * 6 + ["TTF"] * 2 + ["FFT"] * 2 + ["TFT", "TFF", "FTT"]
     cue = {s: p for s, p in zip(sources, patterns, strict=False)}
     missed_final = set(sources[:2])
@@ -219,7 +220,7 @@ def test_the_repeat_panel_reproduces_the_printed_pass_counts_and_patterns():
     shift = next(s for s in found.shift if s.configuration == "jev")
     deltas = {s: (0.8 if cue.get(s, "F")[0] == "T" else 0.2) for s in sources}
     by_dataset = {
-        d: [deltas[e.id] for e in inventory.manifest.sources if e.dataset == d]
+        d: [deltas[e.id] for e in inventory.outcome.sources if e.dataset == d]
         for d in ("drop", "halueval")
     }
     expected = 0.7 * np.mean(by_dataset["drop"]) + 0.3 * np.mean(by_dataset["halueval"])
@@ -231,8 +232,8 @@ def test_the_repeat_panel_reproduces_the_printed_pass_counts_and_patterns():
 
 def test_the_pilot_interaction_by_hand_and_the_6_0_example():
     pilot = build_pilot_inventory(BANKS, REPEAT_JUDGES, seed=PAPER_SEED + 3, per_dataset=8)
-    sources = [e.id for e in pilot.manifest.sources]
-    datasets = {e.id: e.dataset for e in pilot.manifest.sources}
+    sources = [e.id for e in pilot.outcome.sources]
+    datasets = {e.id: e.dataset for e in pilot.outcome.sources}
     rng = np.random.default_rng(5)
     cells = [f"{p}.{b}" for p in "xz" for b in ("blank", "colon", "random", "random_colon")]
     scores = {(s, c): round(float(rng.uniform(0, 0.45)), 2) for s in sources for c in cells}

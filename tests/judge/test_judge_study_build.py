@@ -35,11 +35,14 @@ def test_a_study_is_built_in_the_sorted_presentation_unless_insertion_is_chosen(
         build_switch_inventory(REPEAT_JUDGES[:1], seed=PAPER_SEED, items=4, presentation=p)
         for p in ("sorted", "insertion")
     )
-    assert sorted_.manifest.study is not None and insertion.manifest.study is not None
-    assert sorted_.manifest.study["presentation"] == "sorted"
-    assert insertion.manifest.study["presentation"] == "insertion"
+    assert sorted_.settings.study is not None and insertion.settings.study is not None
+    assert sorted_.settings.study["presentation"] == "sorted"
+    assert insertion.settings.study["presentation"] == "insertion"
     default = build_switch_inventory(REPEAT_JUDGES[:1], seed=PAPER_SEED, items=4)
-    assert default.manifest == sorted_.manifest  # the seed's canonical order is the default
+    assert (default.settings, default.outcome) == (
+        sorted_.settings,
+        sorted_.outcome,
+    )  # the seed's canonical order is the default
     first = sorted_.requests[0]
     twin = next(
         r for r in insertion.requests if (r.cell, r.source_id) == (first.cell, first.source_id)
@@ -59,7 +62,7 @@ def test_the_repeat_panel_keeps_its_decompositions_presentation():
         BANKS, JEV, seed=PAPER_SEED, per_dataset=2, presentation="insertion"
     )
     panel = build_repeat_inventory(decomposition, REPEAT_JUDGES[:1], panel={"drop": 1})
-    assert panel.manifest.study is not None and panel.manifest.study["presentation"] == "insertion"
+    assert panel.settings.study is not None and panel.settings.study["presentation"] == "insertion"
     assert {r.presentation for r in panel.requests} == {"insertion"}
     with pytest.raises(InputError, match="keeps its decomposition's insertion presentation"):
         build_study_inventory(
@@ -78,8 +81,8 @@ def test_each_sourced_study_draws_its_own_sources_from_one_seed():
     ids, _ = shared_sources(pilot, decomposition.requests)
     # one walk for both would hand the pilot all 16 of the decomposition's sources
     assert len(ids) < 16
-    assert pilot.manifest.study is not None and decomposition.manifest.study is not None
-    assert pilot.manifest.study["draw_seed"] != decomposition.manifest.study["draw_seed"]
+    assert pilot.settings.study is not None and decomposition.settings.study is not None
+    assert pilot.settings.study["draw_seed"] != decomposition.settings.study["draw_seed"]
 
 
 def _build(*args: str):
@@ -108,10 +111,10 @@ def test_the_cli_refuses_a_pilot_beside_an_inventory_it_overlaps_and_records_its
                    "--out", str(pilot))  # fmt: skip
     assert built.exit_code == 0, built.output
     fresh = read_inventory(pilot)
-    assert fresh.manifest.study is not None and fresh.manifest.study["presentation"] == "insertion"
+    assert fresh.settings.study is not None and fresh.settings.study["presentation"] == "insertion"
     assert {r.presentation for r in fresh.requests} == {"insertion"}
     assert shared_sources(fresh, dec.requests) == ([], [])
-    assert dec.manifest.study is not None and dec.manifest.study["presentation"] == "sorted"
+    assert dec.settings.study is not None and dec.settings.study["presentation"] == "sorted"
     wrong = _build("--halueval", str(FIXTURES / "halueval_qa_rows.jsonl"), *FINAL3,
                    "--presentation", "sorted", "--out", str(tmp_path / "no"))  # fmt: skip
     assert wrong.exit_code == 2 and "--presentation is not read by the confirmation" in wrong.output

@@ -13,6 +13,8 @@ from readout_audit._cli import main
 from readout_audit.judge.analysis import DecompositionAnalysis, RepeatAnalysis
 from readout_audit.judge.protocol import DECOMPOSITION_PRIMARY, DECOMPOSITION_SECONDARY
 
+pytestmark = pytest.mark.cost(35)
+
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "judge"
 SOURCES = ["--halueval", str(FIXTURES / "halueval_qa_rows.jsonl")]
 

@@ -71,11 +71,11 @@ def test_the_earlier_wrong_value_sits_between_x_and_y():
 
 def test_the_decomposition_plans_14_calls_per_source_under_three_contracts(tmp_path):
     inventory = decomposition()
-    manifest = inventory.manifest
+    settings, outcome = inventory.settings, inventory.outcome
     assert len(inventory.requests) == 240 * 14 * 3 == 10_080
-    assert manifest.counts["configurations"] == {"jev": 3360, "jev-hall": 3360, "jev-hallr": 3360}
-    assert manifest.counts["sources"]["confirmation"] == 240
-    study = manifest.study
+    assert outcome.counts["configurations"] == {"jev": 3360, "jev-hall": 3360, "jev-hallr": 3360}
+    assert outcome.counts["sources"]["confirmation"] == 240
+    study = settings.study
     assert study is not None and study["name"] == "decomposition"
     assert study["dataset_weights"] == {"drop": 0.5, "halueval": 0.5}
     assert study["judges"] == {
@@ -88,9 +88,10 @@ def test_the_decomposition_plans_14_calls_per_source_under_three_contracts(tmp_p
     again = build_decomposition_inventory(BANKS, JEV, seed=PAPER_SEED, per_dataset=120)
     assert inventory_bytes(again.requests) == inventory_bytes(inventory.requests)
     write_inventory(tmp_path, inventory)
-    assert read_inventory(tmp_path).manifest == manifest
+    again = read_inventory(tmp_path)
+    assert (again.settings, again.outcome) == (settings, outcome)
     # one source's candidates: X or Z, the bridge, the wrong final Y
-    entry = manifest.sources[0]
+    entry = outcome.sources[0]
     assert entry.z is not None and float(entry.x) < float(entry.z) < float(entry.y)
     by_cell = {(r.configuration, r.cell): r for r in inventory.requests if r.source_id == entry.id}
     assert len(by_cell) == 42
@@ -134,16 +135,16 @@ def test_the_decomposition_refuses_a_judge_without_its_three_contracts():
 def test_the_repeat_panel_reuses_80_decomposition_sources_in_1448_calls_each():
     panel, source = repeat_panel(), decomposition()
     requests = panel.requests
-    assert panel.manifest.counts["configurations"] == {"jev": 1448, "liquid": 1448}
+    assert panel.outcome.counts["configurations"] == {"jev": 1448, "liquid": 1448}
     again = build_repeat_inventory(source, REPEAT_JUDGES)
     assert inventory_bytes(again.requests) == inventory_bytes(requests)
-    study = panel.manifest.study
+    study = panel.settings.study
     assert study is not None and study["dataset_weights"] == {"drop": 0.7, "halueval": 0.3}
-    assert study["reused_from"]["inventory_sha256"] == source.manifest.inventory_sha256
+    assert study["reused_from"]["inventory_sha256"] == source.outcome.inventory_sha256
     # the first 56 DROP and 24 HaluEval sources of the decomposition, in its sampling order
-    reused = [e.id for e in panel.manifest.sources]
-    drop = [e.id for e in source.manifest.sources if e.dataset == "drop"][:56]
-    halueval = [e.id for e in source.manifest.sources if e.dataset == "halueval"][:24]
+    reused = [e.id for e in panel.outcome.sources]
+    drop = [e.id for e in source.outcome.sources if e.dataset == "drop"][:56]
+    halueval = [e.id for e in source.outcome.sources if e.dataset == "halueval"][:24]
     assert reused == drop + halueval
     # its cue and blank requests are the decomposition's FINAL3 requests, byte for byte
     planned = {r.request_id: r for r in source.requests}
@@ -180,12 +181,14 @@ def test_the_repeat_panel_refuses_what_it_cannot_reuse(tmp_path):
     # an edited source no longer rebuilds to its manifest hash
     write_inventory(tmp_path, decomposition())
     tampered = read_inventory(tmp_path)
-    entry = tampered.manifest.sources[0]
-    fake = tampered.manifest.model_copy(
+    entry = tampered.outcome.sources[0]
+    fake = tampered.outcome.model_copy(
         update={"sources": [entry.model_copy(update={"sha256": "0" * 64})]}
     )
     with pytest.raises(InputError, match="does not rebuild from its requests"):
-        build_repeat_inventory(Inventory(tampered.requests, fake), REPEAT_JUDGES, panel={"drop": 1})
+        build_repeat_inventory(
+            Inventory(tampered.requests, tampered.settings, fake), REPEAT_JUDGES, panel={"drop": 1}
+        )
 
 
 def test_the_pilot_plans_192_calls_on_16_fresh_sources(tmp_path):
@@ -198,7 +201,7 @@ def test_the_pilot_plans_192_calls_on_16_fresh_sources(tmp_path):
         banks=[bank("drop", 260), bank("halueval", 260, start=1900)],
         priors=[read_planned(tmp_path / "inventory.jsonl")],
     )
-    assert pilot.manifest.counts["configurations"] == {"jev": 192, "liquid": 192}
+    assert pilot.outcome.counts["configurations"] == {"jev": 192, "liquid": 192}
     again = build_study_inventory(
         "formatting-pilot",
         REPEAT_JUDGES,
@@ -207,9 +210,9 @@ def test_the_pilot_plans_192_calls_on_16_fresh_sources(tmp_path):
         priors=[read_planned(tmp_path / "inventory.jsonl")],
     )
     assert inventory_bytes(again.requests) == inventory_bytes(pilot.requests)
-    assert again.manifest == pilot.manifest
-    assert pilot.manifest.study is not None
-    assert pilot.manifest.study["primary"] == ["jev T", "liquid T"]
+    assert (again.settings, again.outcome) == (pilot.settings, pilot.outcome)
+    assert pilot.settings.study is not None
+    assert pilot.settings.study["primary"] == ["jev T", "liquid T"]
     # zero exact-id and declared-cluster overlap with the decomposition
     used = PriorSources()
     used.add(prior.requests)
@@ -217,7 +220,7 @@ def test_the_pilot_plans_192_calls_on_16_fresh_sources(tmp_path):
     assert len(chosen) == 16
     assert not {s for s, _, _ in chosen} & used.ids
     assert not {(d, c) for _, d, c in chosen} & used.clusters
-    assert pilot.manifest.exclusions["drop"]["prior_id"] == 120
+    assert pilot.outcome.exclusions["drop"]["prior_id"] == 120
     cells = {r.cell for r in pilot.requests}
     assert cells == {
         *(f"{p}.{b}" for p in "xz" for b in ("blank", "colon", "random", "random_colon")),

@@ -9,20 +9,24 @@ from study_banks import BANKS, REPEAT_JUDGES
 from readout_audit._exceptions import InputError
 from readout_audit.judge import (
     PAPER_SEED,
-    STUDIES,
-    JudgeAnalysisSettings,
     JudgeSummary,
     Study,
     analyse_judge,
     build_study_inventory,
     build_switch_inventory,
-    get_study,
     register_study,
 )
-from readout_audit.judge.analysis import Chronology, PilotAnalysis, SwitchAnalysis, switch_section
+from readout_audit.judge.analysis import (
+    Chronology,
+    JudgeAnalysisSettings,
+    PilotAnalysis,
+    SwitchAnalysis,
+    switch_section,
+)
 from readout_audit.judge.inventory import build_pilot_inventory
 from readout_audit.judge.protocol import parse_cell, planned_record
 from readout_audit.judge.run._run import run_config
+from readout_audit.judge.studies import STUDIES, get_study
 from readout_audit.report._blocks import TableBlock
 
 JEV, LIQUID = REPEAT_JUDGES

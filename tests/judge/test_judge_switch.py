@@ -34,6 +34,8 @@ from readout_audit.judge.inventory._inventory import interleave_key
 from readout_audit.judge.protocol import parse_cell
 from readout_audit.judge.protocol._record import planned_record
 
+pytestmark = pytest.mark.cost(35)
+
 
 def test_the_printed_illustration_gives_its_world_effects():
     # refswitch:20260930140:20: R: scores .77 and .75 under reference X = 840 against R's .01
@@ -88,15 +90,15 @@ CONFIGURATIONS = [
 def test_the_inventory_plans_480_requests_per_configuration_in_interleaved_order(tmp_path):
     inventory = build_switch_inventory(CONFIGURATIONS, seed=PAPER_SEED)
     requests = inventory.requests
-    assert len(requests) == 960 and inventory.manifest.counts["configurations"] == {
+    assert len(requests) == 960 and inventory.outcome.counts["configurations"] == {
         "jev": 480,
         "liquid": 480,
     }
     keys = [interleave_key(PAPER_SEED, r.request_id) for r in requests]
     assert keys == sorted(keys)
-    assert inventory.manifest.study is not None
-    assert inventory.manifest.study["name"] == "reference-switch"
-    assert inventory.manifest.study["family"] == [
+    assert inventory.settings.study is not None
+    assert inventory.settings.study["name"] == "reference-switch"
+    assert inventory.settings.study["family"] == [
         "jev R:/R",
         "jev colon/blank",
         "liquid R:/R",
@@ -106,7 +108,8 @@ def test_the_inventory_plans_480_requests_per_configuration_in_interleaved_order
     again = build_switch_inventory(CONFIGURATIONS, seed=PAPER_SEED)
     assert inventory_bytes(again.requests) == inventory_bytes(requests)
     write_inventory(tmp_path / "inventory", inventory)
-    assert read_inventory(tmp_path / "inventory").manifest == inventory.manifest
+    again = read_inventory(tmp_path / "inventory")
+    assert (again.settings, again.outcome) == (inventory.settings, inventory.outcome)
     # 24 pairs of positive three-digit values, balanced by distance and by order
     pairs = switch_pairs(PAPER_SEED)
     assert len(pairs) == 24 and all(100 <= v <= 999 for x, y, _ in pairs for v in (x, y))

@@ -33,24 +33,21 @@ from readout_audit import (
     Interval,
     Item,
     Job,
+    RunSettings,
     ScoreRecord,
+    ScoreResult,
+    StageRun,
     Summary,
     read_run,
     register_kind,
     run_kind,
     score_item,
 )
-from readout_audit.cli import (
-    RunSettings,
-    model_options,
-    register_commands,
-    run_with_model,
-    user_errors,
-)
+from readout_audit.cli import model_options, register_commands, run_command, user_errors
 from readout_audit.data import load_items
 from readout_audit.readout import position_request
 from readout_audit.report import Section, TableBlock
-from readout_audit.scoring import PreparedItem, prepare, scoring_config
+from readout_audit.scoring import PreparedItem, prepare, rendered_preflight, scoring_config
 from readout_audit.stats import bootstrap_ci
 
 pytestmark = pytest.mark.cost(25)
@@ -118,6 +115,30 @@ def toy_sections(run: Any, summary: ToySummary) -> list[Section]:
     ]
 
 
+def toy_stage(items: Sequence[Item]) -> StageRun[ScoreResult]:
+    """The toy run as ``run_stage`` takes it: items rendered before the weights load."""
+
+    def run(model: Any, out: Path, settings: RunSettings) -> ScoreResult:
+        prepared = [prepare(item, model.codec, settings.template_kwargs, 4) for item in items]
+        jobs = [
+            Job(p.key, position_request(p.rendering, p.encodings, 4), ToyPayload(p))
+            for p in prepared
+        ]
+        config = scoring_config(items, 3, 4, settings.template_kwargs)
+        return run_kind(
+            TOY,
+            model,
+            out,
+            config,
+            lambda _: jobs,
+            batch_size=settings.batch_size,
+            progress=settings.progress,
+            overwrite=settings.overwrite,
+        )
+
+    return StageRun("toy", run, rendered_preflight(items, 4))
+
+
 def _toy_command() -> click.Command:
     """``readout audit toy``, with every shared model option, built with the CLI's helpers."""
 
@@ -128,26 +149,7 @@ def _toy_command() -> click.Command:
     @user_errors
     def toy(items_path: Path, out: Path, **options: Any) -> None:
         """Run the toy kind."""
-        items = load_items(items_path)
-
-        def run(model: Any, settings: RunSettings) -> None:
-            prepared = [prepare(item, model.codec, {}, 4) for item in items]
-            jobs = [
-                Job(p.key, position_request(p.rendering, p.encodings, 4), ToyPayload(p))
-                for p in prepared
-            ]
-            config = scoring_config(items, 3, 4, {})
-            run_kind(
-                TOY,
-                model,
-                out,
-                config,
-                lambda _: jobs,
-                batch_size=settings.batch_size,
-                progress=settings.progress,
-            )
-
-        run_with_model("toy", out, options, run)
+        run_command(toy_stage(load_items(items_path)), out, options)
 
     return toy
 

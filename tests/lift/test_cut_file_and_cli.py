@@ -38,13 +38,17 @@ def test_cut_writes_cuts_a_manifest_and_a_table(tmp_path):
     cuts = read_cuts(out)
     assert len(cuts) == 10 and {c.paper for c in cuts} == {"testmath"}
     manifest = json.loads((tmp_path / "cuts.jsonl.manifest.json").read_text())
-    assert manifest["settings"] == {
+    assert manifest["kind"] == "lift-cut" and manifest["model"] == {}
+    assert manifest["config"]["settings"] == {
         "kind": "equation", "seed": 0, "per_paper": 10, "every": False, "min_cuts": 10,
         "min_context": 10000, "min_target": 50, "max_target": 400,
     }  # fmt: skip
-    assert [p["admitted"] for p in manifest["papers"]] == [True, False]
-    assert [p["paper"] for p in manifest["papers"]] == ["testmath", "aipsamp"]
-    assert manifest["papers"][0]["paper_sha256"] == cuts[-1].paper_sha256
+    assert [p["paper"] for p in manifest["config"]["papers"]] == ["testmath", "aipsamp"]
+    assert manifest["invocations"][-1]["finished"] is not None
+    assert manifest["invocations"][-1]["planned"] == 10
+    papers = json.loads((tmp_path / "cuts.jsonl.papers.json").read_text())["papers"]
+    assert [p["admitted"] for p in papers] == [True, False]
+    assert papers[0]["paper_sha256"] == cuts[-1].paper_sha256
     assert not list(tmp_path.glob("*.tmp"))
 
 
@@ -60,8 +64,9 @@ def test_training_out_holds_every_qualifying_cut_of_the_admitted_papers(tmp_path
     assert all(cut in every for cut in bench)  # the benchmark's cuts, identical
     assert [c.cut_offset for c in every] == sorted(c.cut_offset for c in every)
     manifest = json.loads((tmp_path / "train.jsonl.manifest.json").read_text())
-    assert manifest["settings"]["every"] is True
-    assert [(p["cuts"], p["rejected"]["over_quota"]) for p in manifest["papers"]] == [
+    assert manifest["config"]["settings"]["every"] is True
+    papers = json.loads((tmp_path / "train.jsonl.papers.json").read_text())["papers"]
+    assert [(p["cuts"], p["rejected"]["over_quota"]) for p in papers] == [
         (49, 0),
         (0, 0),
     ]

@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -10,7 +17,7 @@ from click.testing import CliRunner
 from lift_cuts import EQUATION_TARGETS as TARGETS
 from lift_cuts import equation_cut
 
-from readout_audit._cli import main
+from readout_audit._cli import _model, main
 from readout_audit._exceptions import InputError
 from readout_audit.lift import LiftSetup
 from readout_audit.lift._conditions import SFT, conditions, target_text
@@ -31,8 +38,10 @@ from readout_audit.lift.sft import (
     target_logprobs,
     train_sft,
 )
-from readout_audit.log import read_run
+from readout_audit.log import read_run, read_stage
 from readout_audit.model import load_model
+
+pytestmark = pytest.mark.cost(40)
 
 CUTS = [
     equation_cut(target=target, paper=paper, key=f"eq{k}")
@@ -88,6 +97,46 @@ def test_batches_walk_a_seeded_order_per_epoch():
     assert batch_of(3, 10, config) == epoch_order(10, 1, 2)[:4]
 
 
+PAUSED = """
+import sys, time
+from readout_audit._cli import _model
+from readout_audit.lift.sft import _stage
+
+def pause():  # tell the test, then wait for the kill
+    open(sys.argv[1], "w").close()
+    time.sleep(600)
+
+def opening(self, preflight=None):
+    pause()
+
+real = _stage.SftStage.append
+def append(self, loss):
+    real(self, loss)
+    if loss.step == 3:
+        pause()
+
+if sys.argv[2] == "open":
+    _model.ModelChoice.open = opening
+else:
+    _stage.SftStage.append = append
+from readout_audit._cli import _model, main
+main([str(a) for a in sys.argv[3:]])
+"""
+
+
+def start_paused(where: str, *args: object) -> subprocess.Popen[bytes]:
+    """``readout ARGS`` in another process, paused (until killed) ``where``: while its model
+    opens (``open``) or after step 3's loss line (``step3``)."""
+    marker = Path(tempfile.mkdtemp()) / "paused"
+    writer = subprocess.Popen([sys.executable, "-c", PAUSED, marker, where, *map(str, args)])
+    deadline = time.monotonic() + 300
+    while not marker.exists():
+        assert writer.poll() is None, "the writer ended before it paused"
+        assert time.monotonic() < deadline, "the writer never paused"
+        time.sleep(0.05)
+    return writer
+
+
 FEW = [c for c in CUTS if c.key == "eq1"][:4]  # four papers, two trained on: two examples
 TRAINING = ["--steps", "3", "--batch-size", "2", "--learning-rate", "5e-3"]
 TRAINING += ["--checkpoint-every", "2", "--seed", "1"]
@@ -108,6 +157,29 @@ def trained(tmp_path_factory):
     return cuts, root / "whole"
 
 
+def test_a_second_writer_of_a_new_folder_is_refused_while_the_first_opens_its_model(
+    tmp_path, monkeypatch
+):
+    cuts, out = tmp_path / "cuts.jsonl", tmp_path / "new"
+    cuts.write_text("".join(c.model_dump_json() + "\n" for c in FEW))
+    first = start_paused("open", "lift", "sft", "--cuts", cuts, "--out", out, *TRAINING)
+    try:
+
+        def load(self, preflight=None):
+            raise AssertionError("the second writer opened the model")
+
+        monkeypatch.setattr(_model.ModelChoice, "open", load)
+        second = CliRunner().invoke(
+            main, ["lift", "sft", "--cuts", str(cuts), "--out", str(out), *TRAINING]
+        )
+        assert second.exit_code == 1
+        assert f"{out} is being written by process {first.pid}" in second.output
+    finally:
+        first.kill()
+        first.wait()
+    assert os.listdir(out) == [".lock"]  # neither wrote anything
+
+
 @pytest.mark.model
 def test_lora_lowers_the_loss_resumes_after_a_kill_and_reloads_to_the_same_scores(
     tmp_path, float32_budget, trained
@@ -119,10 +191,10 @@ def test_lora_lowers_the_loss_resumes_after_a_kill_and_reloads_to_the_same_score
     examples = sft_examples(few, split, LiftSetup())
     config = SftConfig(steps=3, batch_size=2, learning_rate=5e-3, checkpoint_every=2, seed=1)
     held = [c for c in few if c.paper in split.held_out]
-    whole = json.loads((whole_dir / "sft.json").read_text())
-    assert whole["split"]["held_out"] == split.held_out and whole["steps_done"] == 3
-    assert set(whole["examples"]) == {e.id for e in examples}
-    assert [s["step"] for s in whole["losses"]] == [1, 2, 3]
+    whole = read_sft(whole_dir)
+    assert whole.split.held_out == split.held_out and len(whole.losses) == 3
+    assert set(whole.plan.examples) == {e.id for e in examples}
+    assert [s.step for s in whole.losses] == [1, 2, 3]
 
     # the saved adapter lowers the clipped loss on the examples it was trained on
     base = load_model()
@@ -139,24 +211,13 @@ def test_lora_lowers_the_loss_resumes_after_a_kill_and_reloads_to_the_same_score
     after = mean_loss(adapted)
     assert after < before - 0.05, (before, after)
 
-    # killed during step 3 (the checkpoint is at 2), then rerun: continues from step 2
-    class Killed(Exception):
-        pass
-
-    def kill(step, total):
-        if step.step == 3:
-            raise Killed
-
-    with pytest.raises(Killed):
-        train_sft(
-            load_model(),
-            examples,
-            split,
-            tmp_path / "killed",
-            held_out=held,
-            config=config,
-            on_step=kill,
-        )
+    # a real `lift sft` killed (SIGKILL) after step 3's loss line, the checkpoint at step 2;
+    # rerun: it continues from step 2 and ends where the uninterrupted run ended
+    cuts_path = whole_dir.parent / "cuts.jsonl"
+    killed = tmp_path / "killed"
+    writer = start_paused("step3", "lift", "sft", "--cuts", cuts_path, "--out", killed, *TRAINING)
+    os.kill(writer.pid, signal.SIGKILL)
+    assert writer.wait() == -signal.SIGKILL
     lines = (tmp_path / "killed" / LOSSES).read_text().splitlines()
     assert len(lines) == 3
     with pytest.raises(InputError, match="has not finished its 3 steps"):
@@ -164,9 +225,11 @@ def test_lora_lowers_the_loss_resumes_after_a_kill_and_reloads_to_the_same_score
     scorer = load_model()
     resumed = train_sft(scorer, examples, split, tmp_path / "killed", held_out=held, config=config)
     assert [s.step for s in resumed.losses] == [1, 2, 3]
-    for a, b in zip(whole["losses"], resumed.losses, strict=True):
-        assert a["examples"] == b.examples
-        assert a["loss"] == pytest.approx(b.loss, abs=1e-4)
+    for a, b in zip(whole.losses, resumed.losses, strict=True):
+        assert a.examples == b.examples
+        assert a.loss == pytest.approx(b.loss, abs=1e-4)
+    invocations = read_stage(killed).manifest.invocations
+    assert [i.finished is not None for i in invocations] == [False, True]
 
     # the resumed adapter, saved and loaded on a fresh scorer, reads the trained scorer's numbers
     fresh = load_model()
@@ -212,7 +275,7 @@ def test_the_adapter_is_on_all_seven_projections_at_rank_32(trained):
     assert found == set(PROJECTIONS) and len(PROJECTIONS) == 7
     layers = {name.split(".layers.")[1].split(".")[0] for name in names}
     assert len(names) == 2 * 7 * len(layers) == 2 * 7 * 30  # A and B, every layer of SmolLM2
-    recorded = json.loads((whole / "sft.json").read_text())["config"]
+    recorded = json.loads((whole / "manifest.json").read_text())["config"]["training"]
     assert recorded["schedule"] == "cosine" and recorded["max_grad_norm"] == 1.0
     losses = [json.loads(line) for line in (whole / LOSSES).read_text().splitlines()]
     # ⌈0.1 · 3⌉ = 1 warm-up step at rate 0, then ½(1 + cos(π (k − 1)/2)) · 5e-3

@@ -15,6 +15,8 @@ from readout_audit.lift._summary import empty_forecasts
 from readout_audit.log._run import read_run
 from readout_audit.report import render_html
 
+pytestmark = pytest.mark.cost(30)
+
 TARGETS = [
     r"\hbar \omega \left(n + \frac{1}{2}\right), \qquad n = 0, 1, 2, \dots",
     r"\frac{1}{2} \hbar \omega + n \hbar \omega \quad \text{for every integer } n \ge 0",

@@ -20,12 +20,13 @@ from click.testing import CliRunner
 from hostile import refused, snapshot, user_files
 from lift_cuts import EQUATION_TARGETS, equation_cut
 
-from readout_audit._cli import _lift_sft, main
+from readout_audit._cli import _model, main
 from readout_audit._exceptions import InputError, RunDirectoryError
 from readout_audit._util._lock import RunLock
 from readout_audit.lift import LiftSetup
 from readout_audit.lift.sft import (
     ADAPTER,
+    ADAPTER_FILES,
     LOSSES,
     SFT_MANIFEST,
     SftConfig,
@@ -37,6 +38,8 @@ from readout_audit.lift.sft import (
     train_sft,
 )
 from readout_audit.model import load_model
+
+pytestmark = pytest.mark.cost(15)
 
 PAPERS = dict(list(EQUATION_TARGETS.items())[:4])
 CUTS = [equation_cut(target=target, paper=paper) for paper, target in PAPERS.items()]
@@ -75,7 +78,7 @@ def no_model(monkeypatch):
     def load(*args, **kwargs):
         raise AssertionError("the model was loaded")
 
-    monkeypatch.setattr(_lift_sft, "load_model", load)
+    monkeypatch.setattr(_model.ModelChoice, "open", load)
 
 
 def copy(folder: Path, tmp_path: Path) -> Path:
@@ -103,7 +106,7 @@ def test_a_folder_of_user_files_is_refused_and_left_as_it_was(made, tmp_path, no
     (mine / "checkpoint" / "model.bin").write_bytes(b"\x00weights" * 64)
     (mine / "checkpoint.old").write_text("a file, not a folder\n")
     before = snapshot(mine)
-    refused(sft(cuts, mine), str(mine), "no sft.json", "'out'")
+    refused(sft(cuts, mine), str(mine), "no manifest.json", "'out'")
     assert snapshot(mine) == before
     # the library refuses it too, before the scorer is touched
     split = split_papers(PAPERS, held_out=0.5, seed=0)
@@ -173,12 +176,12 @@ def test_losses_written_twice_by_two_writers_are_refused_on_resume(made, tmp_pat
     assert snapshot(out) == before
 
 
-# point 12: the adapter is the one sft.json recorded
+# point 12: the adapter is the one adapter.json recorded
 
 
 def test_the_finished_fine_tuning_records_its_adapter_files_hashes(made):
     _, done, _ = made
-    recorded = json.loads((done / SFT_MANIFEST).read_text())["adapter_files"]
+    recorded = json.loads((done / ADAPTER_FILES).read_text())["adapter_files"]
     assert set(recorded) == {p.name for p in (done / ADAPTER).iterdir()}
     assert recorded == _folder.adapter_hashes(done / ADAPTER)
     assert "adapter_model.safetensors" in recorded
@@ -200,14 +203,12 @@ def scaled_weights(adapter: Path) -> None:
 
 def drop_scorer_files(out: Path) -> None:
     manifest = json.loads((out / SFT_MANIFEST).read_text())
-    del manifest["scorer"]["files"]
+    del manifest["model"]["files"]
     (out / SFT_MANIFEST).write_text(json.dumps(manifest))
 
 
 def drop_adapter_hashes(out: Path) -> None:
-    manifest = json.loads((out / SFT_MANIFEST).read_text())
-    del manifest["adapter_files"]
-    (out / SFT_MANIFEST).write_text(json.dumps(manifest))
+    (out / ADAPTER_FILES).write_text(json.dumps({"adapter_files": {}}))
 
 
 def rank(out: Path, r: int) -> None:
@@ -237,8 +238,8 @@ DAMAGE = {
         "adapter/extra.bin",
         "does not record",
     ),
-    "a manifest without scorer.files": (drop_scorer_files, SFT_MANIFEST, "'scorer.files'"),
-    "a manifest without adapter hashes": (drop_adapter_hashes, SFT_MANIFEST, "'adapter_files'"),
+    "a manifest without model.files": (drop_scorer_files, SFT_MANIFEST, "'model.files'"),
+    "no adapter hashes": (drop_adapter_hashes, ADAPTER_FILES, "'adapter_files'"),
 }
 
 
@@ -303,7 +304,7 @@ def test_a_truncated_manifest_is_refused(made, tmp_path, no_model):
     text = (out / SFT_MANIFEST).read_text()
     (out / SFT_MANIFEST).write_text(text[: len(text) // 2])
     before = snapshot(out)
-    refused(sft(cuts, out), str(out / SFT_MANIFEST), "malformed JSON")
+    refused(sft(cuts, out), str(out / SFT_MANIFEST), "is corrupt")
     run = tmp_path / "run"
     refused(["lift", "score", "--cuts", cuts, "--out", run, *SCORE, "--sft", out], SFT_MANIFEST)
     assert snapshot(out) == before and not run.exists()
@@ -339,7 +340,9 @@ def test_a_resume_with_other_settings_is_refused_before_the_model_loads(
     cuts, _, midway = made
     out = copy(midway, tmp_path)
     before = snapshot(out)
-    refused([*sft(cuts, out), *CHANGED[change]], str(out), "other examples, split or settings")
+    args = [*sft(cuts, out), *CHANGED[change]]
+    error = refused(args, str(out), "other examples, split or settings")
+    assert "Differences: config." in error  # each one listed, as the manifest names it
     assert snapshot(out) == before
 
 

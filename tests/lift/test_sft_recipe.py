@@ -189,7 +189,7 @@ def test_sft_bos_and_dtype_train_on_the_prompts_lift_score_bos_reads(tmp_path):
     assert result.exit_code == 0, result.output
     manifest = read_sft(out)
     assert manifest.setup["bos"] is True and manifest.config.dtype == "bfloat16"
-    assert json.loads((out / SFT_MANIFEST).read_text())["scorer"]["dtype"] == "bfloat16"
+    assert json.loads((out / SFT_MANIFEST).read_text())["model"]["dtype"] == "bfloat16"
     check_sft_setup(manifest.setup, LiftSetup(bos=True))  # lift score --bos --sft is accepted
     with pytest.raises(InputError, match="bos True"):
         check_sft_setup(manifest.setup, LiftSetup())

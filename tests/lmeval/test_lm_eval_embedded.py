@@ -13,7 +13,7 @@ from readout_audit import Item, ScoringModel, score_item
 from readout_audit.lmeval import lm_eval_model_args
 from readout_audit.model import embedded_gguf_path
 
-pytestmark = pytest.mark.model
+pytestmark = [pytest.mark.model, pytest.mark.cost(60)]
 ROOT = Path(__file__).resolve().parents[2]
 CONTEXT, CONTINUATION = "The capital of France is", " Paris"
 

@@ -23,7 +23,7 @@ from readout_audit.lmeval import (
 )
 from readout_audit.log import read_run
 
-pytestmark = pytest.mark.model
+pytestmark = [pytest.mark.model, pytest.mark.cost(50)]
 AUDITED = ("tp_plain", "tp_fewshot", "tp_shared", "tp_space", "tp_loglik")
 STEM = " The answer is"
 """A stem none of the test tasks' contexts ends in (each ends in ``Answer:``)."""

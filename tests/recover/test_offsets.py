@@ -10,7 +10,7 @@ import pytest
 
 from readout_audit._exceptions import InputError
 from readout_audit.recover import OffsetGrid, _offsets, corrected_predictions, fit_offsets
-from readout_audit.recover._analysis import grid_checks
+from readout_audit.recover._checks import grid_checks
 from readout_audit.recover._summary import ConfigurationResult
 
 

@@ -16,8 +16,8 @@ from readout_audit import generate_controlled_logic, read_run
 from readout_audit.data._logic import LABELS
 from readout_audit.prompt import render
 from readout_audit.recover import RecoverSetup, RecoverSplits, audit_recover
-from readout_audit.recover._analysis import OFFSET, WHOLE_PROBE
-from readout_audit.recover._analysis import SLOT_PROBE as SLOT
+from readout_audit.recover._held_out import OFFSET, WHOLE_PROBE
+from readout_audit.recover._held_out import SLOT_PROBE as SLOT
 from readout_audit.recover._kind import RECOVER
 from readout_audit.recover._offsets import corrected_predictions
 from readout_audit.recover._probes import probe_predictions

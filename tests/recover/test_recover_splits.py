@@ -6,7 +6,7 @@ import pytest
 
 from readout_audit import InputError, generate_controlled_logic, generate_paper_logic
 from readout_audit.recover import RecoverSplits, recover_splits
-from readout_audit.recover._analysis import recover_checks
+from readout_audit.recover._checks import recover_checks
 
 
 def _splits(**changes):

@@ -37,8 +37,9 @@ SHORT_LOGIC = [
     ("id-1", "id", "Every dog is an animal. Rex is a dog.", "Rex is an animal.", "true"),
 ]
 """Two-sentence items (about 90 prompt tokens): llama-cpp-python spends ~0.07 s on every echoed
-token (it sorts the vocabulary for each), so each item's three candidates cost ~20 s: one item
-fits the offsets, one is held out."""
+token (it sorts the vocabulary for each; the tests' server about a third of that, see
+tests/llama_sorted_server.py), so each item's three candidates cost seconds: one item fits the
+offsets, one is held out."""
 
 
 def test_recover_runs_on_served_model_without_hidden_states(served_spec, conformance, tmp_path):

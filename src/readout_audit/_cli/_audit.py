@@ -3,46 +3,30 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import click
 
 from readout_audit._cli._audit_group import audit_group
-from readout_audit._cli._common import (
-    RunSettings,
-    greedy_tokens,
-    model_options,
-    refuse_unused,
-    user_errors,
-)
+from readout_audit._cli._common import greedy_tokens, model_options, refuse_unused, user_errors
 from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._registry import register_commands
-from readout_audit._cli._score import Preflight, prepare_all, run_with_model
-from readout_audit._cli._types import SEED
+from readout_audit._cli._score import run_command
+from readout_audit._cli._types import SEED, IdSets, Listed, SpecType
 from readout_audit._cli._warn import warn
-from readout_audit._exceptions import InputError
-from readout_audit.data import load_mc_source, load_yesno_source
-from readout_audit.data._polygraph import LIBRARY_SHOTS
-from readout_audit.data._qa import Correctness
-from readout_audit.data._sources import read_qa_source
-from readout_audit.model._codec import TextCodec
-from readout_audit.model._served_spec import is_served
-from readout_audit.model._vision import VisionCodec
-from readout_audit.options._audit import audit_options, ladder_items
-from readout_audit.options._checks import VERDICT_RUNGS
-from readout_audit.prompt._spec import BUILTIN_SPECS, Variant
-from readout_audit.prompt._spec_file import SPEC_SUFFIXES, read_spec_file
-from readout_audit.ptrue._answers import LIBRARY_SEED, AnswerMode, PromptMode
-from readout_audit.ptrue._audit import audit_ptrue, readout_items
-from readout_audit.readout._yesno import LLAMA_PAIR, LLAMA_SET, NO_FORMS, YES_FORMS, ParseRule
-from readout_audit.yesno._audit import (
-    DIAGNOSTIC_SAMPLE,
-    PARSE_TOKENS,
-    YesNoSetup,
-    audit_yesno,
-    ignored_images,
-    yesno_item,
+from readout_audit.data import (
+    LIBRARY_SHOTS,
+    Correctness,
+    load_mc_source,
+    load_yesno_source,
+    read_qa_source,
 )
+from readout_audit.model import is_served
+from readout_audit.options import VERDICT_RUNGS, options_stage
+from readout_audit.prompt import SpecFile
+from readout_audit.ptrue import LIBRARY_SEED, AnswerMode, PromptMode, ptrue_stage
+from readout_audit.readout import LLAMA_PAIR, LLAMA_SET, NO_FORMS, YES_FORMS, ParseRule
+from readout_audit.yesno import DIAGNOSTIC_SAMPLE, PARSE_TOKENS, YesNoSetup, yesno_stage
 
 
 @click.command("options")
@@ -64,13 +48,15 @@ from readout_audit.yesno._audit import (
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
 @click.option(
     "--spec",
-    "spec_name",
+    "spec_file",
+    type=SpecType(),
     default="forecast",
     show_default=True,
     help="The task that quotes the item: forecast, answer, or a TOML/YAML spec file.",
 )
 @click.option(
     "--variants",
+    type=Listed(),
     default=None,
     help="Comma-separated rungs of the prompt ladder, or quick: the rungs the checks read "
     "(production, stem, space_appended). Default: all: the generic ladder, the forecast spec's "
@@ -97,56 +83,27 @@ def options_command(
     subset: str | None,
     split: str | None,
     out: Path,
-    spec_name: str,
-    variants: str | None,
+    spec_file: SpecFile,
+    variants: tuple[str, ...] | None,
     limit: int | None,
     reader: bool | None,
     note_budget: int,
     **options: Any,
 ) -> None:
     """Constrained-option audit: option mass, argmax, continuation, first tokens, ending, stem."""
-    items = load_mc_source(items_source, subset, split, allow_download=options["allow_download"])[
-        :limit
-    ]
-    if spec_name in BUILTIN_SPECS:
-        spec, extra = BUILTIN_SPECS[spec_name], dict[str, Variant]()
-    elif Path(spec_name).suffix in SPEC_SUFFIXES:
-        spec_file = read_spec_file(spec_name)
-        spec, extra = spec_file.spec, spec_file.variants
-        warn(*spec_file.warnings)
-    else:
-        raise InputError(
-            f"unknown spec {spec_name!r}; expected {', '.join(BUILTIN_SPECS)} or a "
-            f"{'/'.join(SPEC_SUFFIXES)} file",
-            field="spec",
-        )
-    chosen = None
-    if variants == "quick":
-        chosen = list(VERDICT_RUNGS)
-    elif variants is not None:
-        chosen = [v.strip() for v in variants.split(",") if v.strip()]
-        if not chosen:
-            raise InputError("no variants selected", field="variants")
-    run_with_model(
-        "options",
-        out,
-        options,
-        lambda model, settings: audit_options(
-            model,
-            items,
-            spec,
-            out,
-            variants=chosen,
-            extra_variants=extra,
-            greedy_tokens=greedy_tokens(options),
-            reader=reader,
-            note_budget=note_budget,
-            **settings.kwargs(),
-        ),
-        prepare_all(
-            [item for item, _ in ladder_items(spec, items, chosen, extra)], greedy_tokens(options)
-        ),
+    allow = options["allow_download"]
+    items = load_mc_source(items_source, subset, split, allow_download=allow)[:limit]
+    warn(*spec_file.warnings)
+    stage = options_stage(
+        items,
+        spec_file.spec,
+        variants=list(VERDICT_RUNGS) if variants == ("quick",) else variants,
+        extra_variants=spec_file.variants,
+        greedy_tokens=greedy_tokens(options),
+        reader=reader,
+        note_budget=note_budget,
     )
+    run_command(stage, out, options)
 
 
 @click.command("ptrue")
@@ -213,9 +170,9 @@ def ptrue_command(
     shots: int,
     out: Path,
     limit: int | None,
-    correctness: str,
-    answers: str,
-    prompt_mode: str,
+    correctness: Correctness,
+    answers: AnswerMode,
+    prompt_mode: PromptMode,
     seed: int,
     **options: Any,
 ) -> None:
@@ -230,60 +187,20 @@ def ptrue_command(
         items_source, shots_from=shots_from, shots=shots, allow_download=allow, limit=limit
     )
     warn(*source.warnings)
-    items = source.items
-    mode = cast(PromptMode, prompt_mode)
-    answered = [i for i in items if i.answer is not None]  # others are generated: unknown yet
-    readouts = [item for i in answered for item in readout_items(i, i.answer or "", mode).values()]
-    run_with_model(
-        "ptrue",
-        out,
-        options,
-        lambda m, s: audit_ptrue(
-            m,
-            items,
-            out,
-            correctness=cast(Correctness, correctness),
-            answers=cast(AnswerMode, answers),
-            prompt_mode=mode,
-            seed=seed,
-            **s.kwargs(),
-        ),
-        prepare_all(readouts, 1),
+    stage = ptrue_stage(
+        source.items, correctness=correctness, answers=answers, prompt_mode=prompt_mode, seed=seed
     )
-
-
-def _ids(text: str, name: str) -> tuple[int, ...]:
-    try:
-        ids = tuple(int(part) for part in text.split(",") if part.strip())
-    except ValueError:
-        raise InputError(f"expected comma-separated token ids, got {text!r}", field=name) from None
-    if not ids:
-        raise InputError("no token ids given", field=name)
-    return ids
+    run_command(stage, out, options)
 
 
 def _legacy(
-    pair: str | None, sets: str | None, enabled: bool
+    pair: tuple[int, int] | None, sets: tuple[tuple[int, ...], tuple[int, ...]] | None, on: bool
 ) -> tuple[tuple[int, int] | None, tuple[tuple[int, ...], tuple[int, ...]] | None]:
     """The legacy readouts' ids: the flags', else LLaMA-2's ported verbatim, or none."""
-    if not enabled:
+    if not on:
         refuse_unused(("legacy_ids", "legacy_set"), "with --no-legacy")
         return None, None
-    legacy_pair = LLAMA_PAIR
-    if pair is not None:
-        ids = _ids(pair, "legacy-ids")
-        if len(ids) != 2:
-            raise InputError(f"expected two ids (yes,no), got {len(ids)}", field="legacy-ids")
-        legacy_pair = (ids[0], ids[1])
-    legacy_set: tuple[tuple[int, ...], tuple[int, ...]] = LLAMA_SET
-    if sets is not None:
-        yes, sep, no = sets.partition(":")
-        if not sep:
-            raise InputError(
-                "expected YES_IDS:NO_IDS, e.g. 3582,8241:1217,3782", field="legacy-set"
-            )
-        legacy_set = (_ids(yes, "legacy-set"), _ids(no, "legacy-set"))
-    return legacy_pair, legacy_set
+    return pair or LLAMA_PAIR, sets or LLAMA_SET
 
 
 @click.command("yesno")
@@ -304,10 +221,12 @@ def _legacy(
 @limit_option("items")
 @click.option(
     "--legacy-ids",
+    type=Listed(int, "YES_ID,NO_ID"),
     help="Legacy two-token readout: YES_ID,NO_ID (default: LLaMA-2's 3582,1217 ported verbatim).",
 )
 @click.option(
     "--legacy-set",
+    type=IdSets(),
     help="Legacy fixed-id sets YES_IDS:NO_IDS (default: LLaMA-2's eight ids ported verbatim).",
 )
 @click.option(
@@ -366,14 +285,14 @@ def yesno_command(
     images: Path | None,
     out: Path,
     limit: int | None,
-    legacy_ids: str | None,
-    legacy_set: str | None,
+    legacy_ids: tuple[int, int] | None,
+    legacy_set: tuple[tuple[int, ...], tuple[int, ...]] | None,
     legacy: bool,
     yes_forms: tuple[str, ...],
     no_forms: tuple[str, ...],
     in_context_sets: bool,
     instruction: str | None,
-    parse_rule: str,
+    parse_rule: ParseRule,
     diagnostic_sample: int,
     extend_sets: bool,
     seed: int,
@@ -385,7 +304,6 @@ def yesno_command(
         refuse_unused(("images",), "without --items: the demo questions have no images")
     if is_served(spec):
         refuse_unused(("images",), f"by a served model ({spec}), which reads text only")
-    items = load_yesno_source(items_path, images)[:limit]
     pair, sets = _legacy(legacy_ids, legacy_set, legacy)
     setup = YesNoSetup(
         yes_forms=tuple(dict.fromkeys((*YES_FORMS, *yes_forms))),
@@ -394,48 +312,18 @@ def yesno_command(
         legacy_pair=pair,
         legacy_set=sets,
         instruction=instruction,
-        parse_rule=cast(ParseRule, parse_rule),
+        parse_rule=parse_rule,
     )
-    run_with_model(
-        "yesno",
-        out,
-        options,
-        lambda model, settings: audit_yesno(
-            model,
-            items,
-            out,
-            setup=setup,
-            extend_sets=extend_sets,
-            diagnostic_sample=diagnostic_sample,
-            seed=seed,
-            greedy_tokens=greedy_tokens(options, PARSE_TOKENS),
-            **settings.kwargs(),
-        ),
-        _yesno_preflight(
-            prepare_all(
-                [yesno_item(i, setup) for i in items], greedy_tokens(options, PARSE_TOKENS)
-            ),
-            spec,
-            ignored_images(items),
-        ),
+    stage = yesno_stage(
+        load_yesno_source(items_path, images)[:limit],
+        setup,
+        images=images is not None,
+        extend_sets=extend_sets,
+        diagnostic_sample=diagnostic_sample,
+        seed=seed,
+        greedy_tokens=greedy_tokens(options, PARSE_TOKENS),
     )
-
-
-def _yesno_preflight(prepared: Preflight, spec: str, text_only: str | None) -> Preflight:
-    """``prepared``, after refusing ``--images`` for a model that reads text only.
-
-    A text model reads the question alone, so an image folder given for it would go unused
-    and the items' image names are ignored (``text_only``, the warning shown if any are); the
-    tokenizer (a processor for a vision-language model) says so before the weights load.
-    """
-
-    def check(codec: TextCodec, settings: RunSettings) -> None:
-        if not isinstance(codec, VisionCodec):
-            refuse_unused(("images",), f"by {spec}, which reads text only")
-            warn(text_only)
-        prepared(codec, settings)
-
-    return check
+    run_command(stage, out, options)
 
 
 @register_commands

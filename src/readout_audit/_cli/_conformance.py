@@ -8,14 +8,21 @@ from typing import Any
 
 import click
 
-from readout_audit._cli._common import check_out, user_errors
+from readout_audit._cli._common import user_errors
 from readout_audit._cli._limit_plain import limit_option, plain_option
-from readout_audit._cli._model import quiet_loading
 from readout_audit._cli._served import served_options, served_settings
 from readout_audit._cli._types import FiniteFloat
-from readout_audit.model import CONFORMANCE_FILE, EMBEDDED_SPEC, Conformance, check_served
-from readout_audit.report._blocks import Block, Section, TableBlock, TextBlock
-from readout_audit.report._terminal import plain_tables, print_sections, report_console
+from readout_audit.kind import check_out, check_served, quiet_loading
+from readout_audit.model import CONFORMANCE_FILE, EMBEDDED_SPEC, Conformance
+from readout_audit.report import (
+    Block,
+    Section,
+    TableBlock,
+    TextBlock,
+    plain_tables,
+    print_sections,
+    report_console,
+)
 
 NONCONFORMING = 3
 """Exit status when an endpoint fails a check."""

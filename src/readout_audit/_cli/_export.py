@@ -9,15 +9,26 @@ import click
 from readout_audit._cli._common import force_option, user_errors
 from readout_audit._cli._limit_plain import plain_option
 from readout_audit._cli._report import RUN_DIR
-from readout_audit._util._jsonl import write_text_atomic
-from readout_audit._util._text import terminal_safe
-from readout_audit.log import check_output_path
-from readout_audit.log._run import read_run
-from readout_audit.log._table import FORMATS, TableFormat, export_path, write_frame
-from readout_audit.report._blocks import Section
-from readout_audit.report._index import index_report_paths, write_index
-from readout_audit.report._runs import run_row, runs_block, runs_csv
-from readout_audit.report._terminal import plain_tables, print_sections, report_console
+from readout_audit._util import terminal_safe, write_text_atomic
+from readout_audit.log import (
+    FORMATS,
+    TableFormat,
+    check_output_path,
+    export_path,
+    read_run,
+    write_frame,
+)
+from readout_audit.report import (
+    Section,
+    index_report_paths,
+    plain_tables,
+    print_sections,
+    report_console,
+    run_row,
+    runs_block,
+    runs_csv,
+    write_index,
+)
 
 FILE = click.Path(dir_okay=False, path_type=Path)
 

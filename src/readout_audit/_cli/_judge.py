@@ -8,43 +8,17 @@ from typing import Any
 import click
 
 from readout_audit._cli._common import refuse_unused, user_errors
-from readout_audit._cli._judge_options import (
-    DATASETS,
-    load_banks,
-    require_sources,
-    source_options,
-)
+from readout_audit._cli._judge_options import SOURCE_OPTIONS, source_options
 from readout_audit._cli._judge_propose import judge_propose_command
 from readout_audit._cli._judge_run import judge_analyze_command, judge_run_command
 from readout_audit._cli._judge_search import judge_search_command
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._report import report_command
 from readout_audit._cli._types import SEED
-from readout_audit._exceptions import InputError
-from readout_audit._util._lock import locked_directory
-from readout_audit._util._text import terminal_safe
-from readout_audit.judge import (
-    INVENTORY_FILE,
-    MANIFEST_FILE,
-    PAPER_SEED,
-    STUDIES,
-    Inventory,
-    Study,
-    build_study_inventory,
-    get_study,
-    parse_configuration,
-    read_inventory,
-    write_inventory,
-)
-from readout_audit.judge.inventory import (
-    SWITCH_ITEMS,
-    read_planned,
-    refuse_shared_sources,
-    sibling_inventories,
-)
-from readout_audit.judge.protocol import PRESENTATIONS, STUDY_PRESENTATION, Presentation
-from readout_audit.judge.studies import CONFIRMATION
-from readout_audit.log import check_output_path
+from readout_audit.judge import PAPER_SEED, BuildSettings, build_study
+from readout_audit.judge.inventory import SWITCH_ITEMS, SourceSettings, inventory_summary
+from readout_audit.judge.protocol import PRESENTATIONS, STUDY_PRESENTATION, make_settings
+from readout_audit.judge.studies import STUDIES, get_study
 
 
 @click.group("judge")
@@ -52,91 +26,29 @@ def judge_group() -> None:
     """LLM-judge robustness: presentation and cue experiments as frozen protocols."""
 
 
-def _summary(inventory: Inventory) -> str:
-    manifest = inventory.manifest
-    lines = []
-    for bank in manifest.banks:
-        skipped = ", ".join(f"{k} {v}" for k, v in bank.skipped.items()) or "none"
-        excluded = ", ".join(f"{k} {v}" for k, v in manifest.exclusions[bank.dataset].items() if v)
-        lines.append(
-            f"{bank.dataset}: {bank.rows} rows, {bank.sources} sources (skipped: {skipped}; "
-            f"excluded: {excluded or 'none'})"
-        )
-    counts = manifest.counts
-    for phase, n in counts["sources"].items():
-        if not n:
-            continue  # a study has no preflight
-        lines.append(
-            f"{phase}: {n} sources x {counts['per_source'][phase]} calls x "
-            f"{len(manifest.configurations)} configurations = {counts['requests'][phase]} requests"
-        )
-    lines.append(
-        "per configuration: " + ", ".join(f"{k} {v}" for k, v in counts["configurations"].items())
-    )
-    return "\n".join(lines)
-
-
-def _response_formats(texts: tuple[str, ...], names: list[str]) -> dict[str, str]:
-    """``NAME=FORM`` options by configuration name; each names a configuration, once."""
-    forms: dict[str, str] = {}
-    for text in texts:
-        name, eq, form = text.partition("=")
-        if not eq or not name or not form:
-            raise InputError(f"expected NAME=FORM, got {text!r}", field="response-format")
-        if name not in names:
-            raise InputError(f"{name!r} names no --configuration", field="response-format")
-        if name in forms:
-            raise InputError(f"{name!r} is given twice", field="response-format")
-        forms[name] = form
-    return forms
-
-
 STUDY_OPTIONS = ("items", "preflight_per_dataset", "presentation")
 """The build options only some studies read (``Study.reads``)."""
 
 
-def _refuse_study_options(study: Study) -> None:
-    """Refuse ``--items``, ``--preflight-per-dataset`` or ``--presentation`` where unread."""
+def _refuse_study_options(study: str, sources: SourceSettings) -> None:
+    """Refuse the options the study does not read (a study option, a dataset), or no dataset."""
+    chosen = get_study(study)
     for option in STUDY_OPTIONS:
-        if option not in study.reads:
+        if option not in chosen.reads:
             readers = ", ".join(s.name for s in STUDIES.values() if option in s.reads)
-            refuse_unused((option,), f"by the {study.name} study: only {readers} read it")
-
-
-def _check_outputs(out: Path, reused: Path | None, excluded: tuple[Path, ...]) -> None:
-    """Refuse, even with ``--force``, an ``--out`` whose files are this build's inputs.
-
-    An inventory read by ``--from-inventory`` or ``--exclude``, or an entry that is not a
-    regular file (a FIFO, a device), is never replaced; checked before anything is read.
-    """
-    given = [*([reused] if reused is not None else []), *excluded]
-    inputs = [path / INVENTORY_FILE if path.is_dir() else path for path in given]
-    for name in (INVENTORY_FILE, MANIFEST_FILE):
-        check_output_path(out / name, option="out", inputs=inputs, force=True)
-
-
-def _refuse_existing(out: Path, force: bool) -> None:
-    """Refuse an ``--out`` already holding an inventory, unless ``--force``."""
-    if (out / INVENTORY_FILE).exists() and not force:
-        raise InputError("holds an inventory; pass --force to overwrite it", source=str(out))
-
-
-def _panel(texts: tuple[str, ...]) -> dict[str, int] | None:
-    """``DATASET=N`` options: the repeat panel's sources per dataset (None: the paper's)."""
-    panel: dict[str, int] = {}
-    for text in texts:
-        dataset, eq, count = text.partition("=")
-        if not eq or not dataset or not count.isdigit() or int(count) < 1 or dataset in panel:
-            raise InputError(f"expected DATASET=N once per dataset, got {text!r}", field="panel")
-        panel[dataset] = int(count)
-    return panel or None
+            refuse_unused((option,), f"by the {study} study: only {readers} read it")
+    named = sources.named()
+    if named and not chosen.sourced:
+        raise click.UsageError(f"the {study} study reads no dataset: drop --{named[0]}")
+    if chosen.sourced and not named:
+        raise click.UsageError("give --gsm8k, --drop or --halueval (one or more)")
 
 
 @judge_group.command("build")
 @click.option(
     "--study",
     type=click.Choice(list(STUDIES)),
-    default=CONFIRMATION.name,
+    default="confirmation",
     show_default=True,
     help="confirmation: the presentation study; decomposition: six bridges x two earlier "
     "values under HALL, HALL_R and FINAL3; formatting-pilot: colon placements x two earlier "
@@ -169,7 +81,7 @@ def _panel(texts: tuple[str, ...]) -> dict[str, int] | None:
     "--out",
     required=True,
     type=click.Path(path_type=Path, file_okay=False),
-    help="Directory for inventory.jsonl and inventory.manifest.json.",
+    help="Directory for inventory.jsonl, its manifest and inventory.outcome.json.",
 )
 @click.option("--seed", default=PAPER_SEED, show_default=True, type=SEED)
 @click.option(
@@ -217,66 +129,19 @@ def _panel(texts: tuple[str, ...]) -> dict[str, int] | None:
 )
 @click.option("--force", is_flag=True, help="Overwrite an inventory already in --out.")
 @user_errors
-def build_command(
-    study: str,
-    items: int,
-    reused: Path | None,
-    panel: tuple[str, ...],
-    out: Path,
-    seed: int,
-    per_dataset: int | None,
-    preflight_per_dataset: int,
-    configurations: tuple[str, ...],
-    response_formats: tuple[str, ...],
-    bootstrap_seed: int | None,
-    presentation: Presentation | None,
-    force: bool,
-    **sources: Any,
-) -> None:
+def build_command(out: Path, force: bool, **options: Any) -> None:
     """Build a frozen inventory: sources, candidates, presentations, ordered requests.
 
-    The directory is locked while the inventory is built and written, so a second build into it
-    is refused rather than mixing two inventories. A study that draws fresh sources is refused
-    beside an inventory it shares a source or cluster with, unless that one is excluded.
+    The inventory is a stage: a second build into it while one runs is refused; the same build
+    again resumes an interrupted one; other settings are refused (listing the differences)
+    unless ``--force``. A study that draws fresh sources is refused beside an inventory it
+    shares a source or cluster with, unless that one is excluded.
     """
-    chosen = get_study(study)
-    _refuse_study_options(chosen)
-    if chosen.sourced:
-        require_sources(sources)
-    else:
-        named = [name for name in DATASETS if sources[name] is not None]
-        if named:
-            raise click.UsageError(f"the {study} study reads no dataset: drop --{named[0]}")
-    _check_outputs(out, reused, sources["exclude"])
-    _refuse_existing(out, force)
-    first_seed = seed if bootstrap_seed is None else bootstrap_seed
-    forms = _response_formats(response_formats, [text.partition("=")[0] for text in configurations])
-    parsed = [
-        parse_configuration(text, first_seed + i, forms.get(text.partition("=")[0], "json_schema"))
-        for i, text in enumerate(configurations)
-    ]
-    chosen.check_configurations(parsed)  # before any dataset is read
-    with locked_directory(out):
-        _refuse_existing(out, force)  # again: another build may have written it meanwhile
-        inventory = build_study_inventory(
-            study,
-            parsed,
-            seed=seed,
-            banks=load_banks(sources) if chosen.sourced else (),
-            per_dataset=per_dataset,
-            preflight_per_dataset=preflight_per_dataset,
-            priors=[read_planned(path) for path in sources["exclude"]],
-            items=items,
-            reused=None if reused is None else read_inventory(reused),
-            panel=_panel(panel),
-            presentation=presentation,
-        )
-        if chosen.fresh:
-            earlier = sibling_inventories(out, sources["exclude"])
-            refuse_shared_sources(study, inventory, earlier)
-        write_inventory(out, inventory)
-    click.echo(_summary(inventory))
-    click.echo(terminal_safe(f"wrote {len(inventory.requests)} requests to {out / INVENTORY_FILE}"))
+    sources = make_settings(SourceSettings, **{name: options.pop(name) for name in SOURCE_OPTIONS})
+    _refuse_study_options(options["study"], sources)
+    settings = make_settings(BuildSettings, **options, sources=sources)
+    inventory = build_study(settings, out, overwrite=force)
+    click.echo("\n".join(inventory_summary(inventory, out)))
 
 
 judge_group.add_command(judge_run_command)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -12,15 +11,10 @@ import click
 from readout_audit._cli._common import refuse_unused
 from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._model import ModelChoice
-from readout_audit._cli._served import cap_options, cost_cap, pool_options, with_options
-from readout_audit.judge import SourceBank, load_bank
-from readout_audit.judge.run._run import run_local_judge, run_served_judge
-from readout_audit.model import DEFAULT_BATCH_SIZE
-from readout_audit.model._backend import ScoringModel
-from readout_audit.model._device import DTYPES
-from readout_audit.model._served import api_headers
-from readout_audit.model._served_spec import is_served, parse_served_spec
-from readout_audit.serve import Endpoint
+from readout_audit._cli._served import cap_options, pool_options, with_options
+from readout_audit.judge.protocol import make_settings
+from readout_audit.judge.run import JudgeExecution
+from readout_audit.model import DEFAULT_BATCH_SIZE, DTYPES, ScoringModel, is_served
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -47,6 +41,14 @@ _DATASETS = (
 )
 """Each dataset's option name, default split and help."""
 DATASETS = tuple(name for name, _, _ in _DATASETS)
+SOURCE_OPTIONS = (
+    *(option for name in DATASETS for option in (name, f"{name}_split")),
+    "drop_dates",
+    "allow_download",
+    "exclude",
+    "limit",
+)
+"""The parameters ``source_options`` adds (a ``judge.inventory.SourceSettings`` each)."""
 
 
 def source_options(command: F) -> F:
@@ -81,29 +83,6 @@ def source_options(command: F) -> F:
             limit_option("rows of each dataset, read before the sources are drawn"),
         ],
     )
-
-
-def require_sources(options: dict[str, Any]) -> None:
-    """At least one of ``--gsm8k``, ``--drop`` and ``--halueval`` (before anything slow)."""
-    if all(options[name] is None for name in DATASETS):
-        raise click.UsageError("give --gsm8k, --drop or --halueval (one or more)")
-
-
-def load_banks(options: dict[str, Any]) -> list[SourceBank]:
-    """The datasets ``source_options`` name, in the order GSM8K, DROP, HaluEval."""
-    require_sources(options)
-    return [
-        load_bank(
-            options[dataset],
-            dataset,
-            split=options[f"{dataset}_split"],
-            allow_download=options["allow_download"],
-            dates=dataset == "drop" and options["drop_dates"],
-            limit=options["limit"],
-        )
-        for dataset in DATASETS
-        if options[dataset] is not None
-    ]
 
 
 def execution_options(command: F) -> F:
@@ -154,6 +133,12 @@ SERVED_JUDGE_ONLY = (
 """The execution options only a served judge reads."""
 LOCAL_JUDGE_ONLY = ("device", "dtype", "batch_size")
 """The execution options only a local judge reads."""
+EXECUTION_OPTIONS = (
+    *LOCAL_JUDGE_ONLY,
+    *SERVED_JUDGE_ONLY,
+    "allow_download",
+)
+"""The parameters a ``judge.run.JudgeExecution`` is built from."""
 
 
 def refuse_unused_execution(judge: str, *, local_proposer: bool = False) -> None:
@@ -170,30 +155,20 @@ def refuse_unused_execution(judge: str, *, local_proposer: bool = False) -> None
     refuse_unused(unused, f"by a served judge ({judge}), only by a local one")
 
 
-def judge_runner(
-    judge: str, options: dict[str, Any]
-) -> tuple[Callable[..., Any], ScoringModel | None]:
-    """A function running an inventory's phase on ``judge``, and its model (None when served).
+def local_opener(options: dict[str, Any]) -> Callable[[str], ScoringModel]:
+    """How the options open a local judge (or proposer) from its spec, on first need."""
 
-    The function is called as ``(inventory, out, phase=..., ...)``; a local model loads once.
-    """
-    if is_served(judge):
-        headers = api_headers(options["api_key_env"])
-        endpoints = [
-            Endpoint(
-                url,
-                options["concurrency"],
-                options["starts_per_s"],
-                options["request_timeout"],
-                headers,
-            )
-            for url in options["endpoint"] or parse_served_spec(judge).base_urls
-        ]
-        return partial(run_served_judge, endpoints=endpoints, cap=cost_cap(options)), None
-    model = ModelChoice(
-        judge,
-        device=options["device"],
-        dtype=options["dtype"],
-        allow_download=options["allow_download"],
-    ).open()
-    return partial(run_local_judge, model, batch_size=options["batch_size"]), model
+    def open_local(spec: str) -> ScoringModel:
+        return ModelChoice(
+            spec,
+            device=options["device"],
+            dtype=options["dtype"],
+            allow_download=options["allow_download"],
+        ).open()
+
+    return open_local
+
+
+def execution_settings(options: dict[str, Any]) -> JudgeExecution:
+    """The execution options as typed settings."""
+    return make_settings(JudgeExecution, **{name: options[name] for name in EXECUTION_OPTIONS})

@@ -8,9 +8,10 @@ import click
 
 from readout_audit._cli._common import force_option, user_errors
 from readout_audit._cli._model import ModelChoice
-from readout_audit.judge import BeamSettings, write_proposals
-from readout_audit.log import check_output_path
-from readout_audit.model._embedded import EMBEDDED_SPEC
+from readout_audit.judge import BeamSettings
+from readout_audit.judge.protocol import make_settings
+from readout_audit.judge.search import propose_to_file
+from readout_audit.model import EMBEDDED_SPEC
 
 
 @click.command("propose")
@@ -33,11 +34,13 @@ def judge_propose_command(
     width: int,
     force: bool,
 ) -> None:
-    """Propose bridge strings with a local model (the seed's beam, archive and retention)."""
-    check_output_path(out, option="out", force=force)
-    model = ModelChoice(model_spec, device=device).open()
-    settings = BeamSettings(first_width=first_width, width=width, depth=depth)
-    archive, kept = write_proposals(model, out, settings)
+    """Propose bridge strings with a local model (the seed's beam, archive and retention).
+
+    Each context's archive is kept as it completes: the same command again resumes.
+    """
+    settings = make_settings(BeamSettings, first_width=first_width, width=width, depth=depth)
+    model = ModelChoice(model_spec, device=device)
+    archive, kept = propose_to_file(out, settings, model.open, force=force)
     click.echo(f"archived {len(archive)} strings, retained {len(kept)}; written to {out}")
     for proposal in kept[:10]:
         click.echo(f"  {proposal.logprob:8.3f}  {proposal.text!r}")

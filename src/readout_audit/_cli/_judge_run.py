@@ -10,15 +10,15 @@ import click
 from readout_audit._cli._common import check_out, user_errors
 from readout_audit._cli._judge_options import (
     execution_options,
-    judge_runner,
+    execution_settings,
+    local_opener,
     refuse_unused_execution,
 )
 from readout_audit._cli._limit_plain import plain_option
 from readout_audit._cli._score import finish
-from readout_audit._exceptions import InputError
-from readout_audit.judge.inventory._file import read_inventory
-from readout_audit.judge.run._combine import combine_runs
-from readout_audit.judge.run._run import chosen_configurations
+from readout_audit.judge import combine_runs, run_judge
+from readout_audit.judge.protocol import Phase
+from readout_audit.judge.run import inventory_judge
 from readout_audit.progress import progress_mode
 
 
@@ -51,7 +51,7 @@ from readout_audit.progress import progress_mode
 def judge_run_command(
     inventory: Path,
     out: Path,
-    phase: str,
+    phase: Phase,
     configurations: tuple[str, ...],
     unqualified: bool,
     plain: bool,
@@ -59,18 +59,18 @@ def judge_run_command(
     **options: Any,
 ) -> None:
     """Run one phase of a frozen inventory on its judge; a rerun resumes where it stopped."""
-    chosen = chosen_configurations(read_inventory(inventory), configurations)
-    judge = chosen[0].judge
-    refuse_unused_execution(judge)
+    refuse_unused_execution(inventory_judge(inventory, configurations))
     check_out(out, "judge")
-    common: dict[str, Any] = {
-        "phase": phase,
-        "configurations": configurations,
-        "unqualified": unqualified,
-        "progress": progress_mode(progress),
-    }
-    runner, _ = judge_runner(judge, options)
-    _, plan = runner(inventory, out, **common)
+    _, plan = run_judge(
+        inventory,
+        out,
+        execution_settings(options),
+        local_opener(options),
+        phase=phase,
+        configurations=configurations,
+        unqualified=unqualified,
+        progress=progress_mode(progress),
+    )
     for name in plan.skipped:
         click.echo(f"{name}: preflight gates failed, not confirmed (p = 1 in the family)")
     finish(out, plain)
@@ -85,7 +85,5 @@ def judge_run_command(
 @user_errors
 def judge_analyze_command(runs: tuple[Path, ...], out: Path, plain: bool) -> None:
     """Analyse several judges' runs of one inventory as one family, from their files alone."""
-    if out.exists() and any(out.iterdir()):
-        raise InputError("is not empty: choose a new directory", source=str(out), field="out")
     combine_runs(runs, out)
     finish(out, plain)

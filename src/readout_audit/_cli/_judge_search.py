@@ -9,29 +9,24 @@ import click
 
 from readout_audit._cli._common import user_errors
 from readout_audit._cli._judge_options import (
+    SOURCE_OPTIONS,
     execution_options,
-    judge_runner,
-    load_banks,
+    execution_settings,
+    local_opener,
     refuse_unused_execution,
-    require_sources,
     source_options,
 )
-from readout_audit._cli._model import ModelChoice
 from readout_audit._cli._types import SEED
-from readout_audit.judge.inventory._build import choose_sources
-from readout_audit.judge.inventory._file import read_planned
-from readout_audit.judge.inventory._inventory import PAPER_SEED, parse_configuration
-from readout_audit.judge.protocol._cells import PRESENTATIONS, Phase
-from readout_audit.judge.protocol._present import RESPONSE_FORMATS
-from readout_audit.judge.search._plan import PROGRAMMES, read_proposals, seed_pool
-from readout_audit.judge.search._run import (
+from readout_audit.judge import PAPER_SEED, SearchSettings, search_cues
+from readout_audit.judge.inventory import SourceSettings
+from readout_audit.judge.protocol import PRESENTATIONS, RESPONSE_FORMATS, make_settings
+from readout_audit.judge.search import (
     CONFIRMATION_FILE,
+    PROGRAMMES,
     SELECTION_FILE,
     SearchResult,
-    SearchSetup,
-    run_search,
 )
-from readout_audit.model._embedded import EMBEDDED_SPEC
+from readout_audit.model import EMBEDDED_SPEC
 from readout_audit.progress import progress_mode
 
 
@@ -75,7 +70,6 @@ def search_lines(result: SearchResult, top: int = 5) -> list[str]:
 )
 @click.option(
     "--configuration",
-    "configuration_text",
     required=True,
     metavar="NAME=CONTRACT@JUDGE",
     help="The judge and its contract, e.g. local3=FINAL3@smollm2-135m.",
@@ -121,77 +115,26 @@ def search_lines(result: SearchResult, top: int = 5) -> list[str]:
 @execution_options
 @click.option("--progress/--no-progress", default=None, help="Progress on stderr.")
 @user_errors
-def judge_search_command(
-    out: Path,
-    programme: str,
-    configuration_text: str,
-    response_format: str,
-    proposals: Path | None,
-    proposer: str,
-    seed: int,
-    presentation: Any,
-    development: int | None,
-    confirmation: int | None,
-    keep: int | None,
-    rounds: int | None,
-    per_round: int | None,
-    progress: bool | None,
-    **options: Any,
-) -> None:
+def judge_search_command(out: Path, progress: bool | None, **options: Any) -> None:
     """Run a cue search: development stages, a selection frozen to a file, then confirmation."""
-    plan = PROGRAMMES[programme].with_counts(
-        development=development,
-        confirmation=confirmation,
-        keep=keep,
-        rounds=rounds,
-        per_round=per_round,
+    sources = {name: options.pop(name) for name in SOURCE_OPTIONS if name != "allow_download"}
+    execution = execution_settings(options)
+    given = {name: options[name] for name in SearchSettings.model_fields if name in options}
+    settings = make_settings(
+        SearchSettings,
+        **given,
+        sources=make_settings(SourceSettings, **sources, allow_download=options["allow_download"]),
     )
-    if (plan.name == "screen") != (proposals is not None):
-        raise click.UsageError(
-            "--proposals is the pool of --programme screen (extend starts from its seed strings)"
-        )
-    require_sources(options)
-    configuration = parse_configuration(configuration_text, seed, response_format)
-    refuse_unused_execution(configuration.judge, local_proposer=proposals is None)
-    chosen = choose_sources(
-        load_banks(options),
-        seed=seed,
-        per_dataset=plan.confirmation,
-        preflight_per_dataset=plan.development,
-        priors=[read_planned(path) for path in options["exclude"]],
+    refuse_unused_execution(settings.judge, local_proposer=settings.proposals is None)
+    mode = progress_mode(progress)
+    result = search_cues(
+        settings,
+        out,
+        execution,
+        local_opener(options),
+        progress=mode,
+        announce=None if mode == "off" else lambda line: click.echo(line, err=True),
     )
-    model = None
-    digest: str | None = None
-    if proposals is not None:
-        pool, digest = read_proposals(proposals)
-    runner, judge_model = judge_runner(configuration.judge, options)
-    if proposals is None:
-        if judge_model is not None and judge_model.info.spec == proposer:
-            model = judge_model
-        else:
-            model = ModelChoice(
-                proposer,
-                device=options["device"],
-                dtype=options["dtype"],
-                allow_download=options["allow_download"],
-            ).open()
-        pool = seed_pool(model.codec)
-    setup = SearchSetup(
-        programme=plan,
-        configuration=configuration,
-        chosen=chosen,
-        seed=seed,
-        presentation=presentation,
-        pool=pool,
-        proposals_sha256=digest,
-        codec=None if model is None else model.codec,
-    )
-
-    def stage(inventory: Path, run: Path, phase: Phase) -> None:
-        click.echo(f"{phase}: {inventory.name}", err=True)
-        runner(inventory, run, phase=phase, unqualified=True, progress=progress_mode(progress))
-
-    result = run_search(out, setup, stage, model)
     for line in search_lines(result):
         click.echo(line)
     click.echo(f"selection: {out / SELECTION_FILE}; confirmation: {out / CONFIRMATION_FILE}")

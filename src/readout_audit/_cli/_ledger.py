@@ -10,7 +10,7 @@ import click
 
 from readout_audit._cli._common import user_errors
 from readout_audit._exceptions import InputError
-from readout_audit._util._text import terminal_safe
+from readout_audit._util import terminal_safe
 from readout_audit.kind import release_unknown as release
 from readout_audit.serve import Ledger, LedgerEntry, ledger_of
 

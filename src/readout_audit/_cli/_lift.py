@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from pydantic import ValidationError
 
 from readout_audit._cli._common import force_option, user_errors
 from readout_audit._cli._lift_example import example_command
@@ -16,9 +15,7 @@ from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._report import report_command
 from readout_audit._cli._types import SEED
-from readout_audit._util._text import terminal_safe
-from readout_audit.lift import CutSettings, cut_papers, cut_table, read_papers, write_cuts
-from readout_audit.log import check_output_path, stage_manifest_path
+from readout_audit.lift import CutRun, CutSettings, build_settings, cut_sources
 
 
 @click.group("lift")
@@ -84,26 +81,11 @@ def cut_command(
     **settings: object,
 ) -> None:
     """Cut .tex files, folders of them or arXiv tarballs (SOURCES) into prediction tasks."""
-    outs = [out] if training_out is None else [out, training_out]
-    if training_out is not None and training_out.absolute() == out.absolute():
-        raise click.BadParameter("must differ from --out", param_hint="--training-out")
-    for given, option in zip(outs, ("out", "training-out"), strict=False):
-        for path in (given, stage_manifest_path(given)):
-            check_output_path(path, option=option, inputs=sources, force=force)
-    try:
-        cut_settings = CutSettings.model_validate(settings)
-    except ValidationError as error:
-        raise click.BadParameter(error.errors()[0]["msg"], param_hint="--min-target") from None
-    papers = read_papers(sources, limit)
-    cuts, manifest = cut_papers(papers, cut_settings)
-    write_cuts(out, cuts, manifest)
-    click.echo(cut_table(manifest))
-    click.echo(terminal_safe(f"wrote {len(cuts)} {cut_settings.kind} cuts to {out}"))
-    if training_out is not None:
-        every = cut_settings.model_copy(update={"every": True})
-        training, training_manifest = cut_papers(papers, every)
-        write_cuts(training_out, training, training_manifest)
-        click.echo(terminal_safe(f"wrote {len(training)} training cuts to {training_out}"))
+    run = CutRun(
+        sources=sources, out=out, training_out=training_out, limit=limit, force=force,
+        settings=build_settings(CutSettings, **settings),
+    )  # fmt: skip
+    click.echo(cut_sources(run).summary())
 
 
 lift_group.add_command(predict_command)

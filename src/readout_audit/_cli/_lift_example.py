@@ -9,10 +9,9 @@ import click
 
 from readout_audit._cli._common import user_errors
 from readout_audit._exceptions import InputError
-from readout_audit._util._text import terminal_safe
-from readout_audit.lift._example import ExampleDetail, example_detail
-from readout_audit.lift._record import LiftRecord
-from readout_audit.log._run import read_run
+from readout_audit._util import terminal_safe
+from readout_audit.lift import ExampleDetail, LiftRecord, example_detail
+from readout_audit.log import read_run
 
 SHOWN = 1500
 """Characters of a long prompt shown on each side of the omitted middle (without --full)."""

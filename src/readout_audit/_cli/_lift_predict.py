@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,50 +12,7 @@ from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._model import ModelChoice
 from readout_audit._cli._types import SEED
 from readout_audit._cli._warn import warn
-from readout_audit._util._text import terminal_safe
-from readout_audit.lift._cut import Cut
-from readout_audit.lift._cutfile import read_cuts
-from readout_audit.lift._predict import write_forecasts
-from readout_audit.log import check_output_path, check_unlocked, stage_manifest_path
-
-
-def run_predict(
-    cuts: Sequence[Cut],
-    out: Path,
-    options: dict[str, Any],
-    *,
-    setting: str | None,
-    seed: int,
-    max_new_tokens: int | None,
-    plain_prompt: bool,
-) -> None:
-    """Load the model, write a forecast of every cut to ``out`` (resuming it), say where."""
-    check_unlocked(out)  # a second writer stops here, before the model loads
-    settings = run_options(options)
-    model = ModelChoice.from_options(options).open()
-    forecasts = write_forecasts(
-        model,
-        cuts,
-        out,
-        setting=setting,
-        seed=seed,
-        chat=False if plain_prompt else None,
-        template_kwargs=settings.template_kwargs,
-        max_new_tokens=max_new_tokens,
-        progress=settings.progress,
-    )
-    empty = sum(not f.z for f in forecasts)
-    if empty:
-        warn(
-            f"{empty} of {len(forecasts)} forecasts are empty (a reasoning model may spend "
-            "--max-new-tokens before it answers); they score as the bare scaffold"
-        )
-    click.echo(
-        terminal_safe(
-            f"{len(forecasts)} forecasts ({forecasts[0].setting if forecasts else 'none'}) in "
-            f"{out}; manifest {stage_manifest_path(out)}"
-        )
-    )
+from readout_audit.lift import PredictRun, predict_cut_file, predict_summary
 
 
 @click.command("predict")
@@ -113,13 +69,13 @@ def predict_command(
     """Sample a forecast Z of every cut's hidden target at temperature 1."""
     # an existing forecast file is resumed (its manifest checked first), never truncated
     refuse_unused(("overwrite",), "by lift predict, which resumes its forecast file")
-    check_output_path(out, option="out", inputs=[cuts_path], force=True)
-    run_predict(
-        read_cuts(cuts_path)[:limit],
-        out,
-        options,
-        setting=setting,
-        seed=seed,
-        max_new_tokens=max_new_tokens,
-        plain_prompt=plain_prompt,
-    )
+    settings = run_options(options)
+    run = PredictRun(
+        cuts=cuts_path, out=out, limit=limit, setting=setting, seed=seed,
+        max_new_tokens=max_new_tokens, plain_prompt=plain_prompt,
+        template_kwargs=settings.template_kwargs, progress=settings.progress,
+    )  # fmt: skip
+    warning, where = predict_summary(predict_cut_file(run, ModelChoice.from_options(options)), out)
+    if warning is not None:
+        warn(warning)
+    click.echo(where)

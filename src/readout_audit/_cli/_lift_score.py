@@ -2,70 +2,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 import click
 
-from readout_audit._cli._common import check_out, model_options, refuse_unused, user_errors
+from readout_audit._cli._common import (
+    check_out,
+    model_options,
+    refuse_unused,
+    run_options,
+    user_errors,
+)
 from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._model import ModelChoice
 from readout_audit._cli._score import finish
 from readout_audit._cli._types import SEED
 from readout_audit._exceptions import InputError
-from readout_audit.lift._conditions import LiftSetup
-from readout_audit.lift._cut import Cut
-from readout_audit.lift._cutfile import read_cuts
-from readout_audit.lift._effort import TokenCounts
-from readout_audit.lift._forecasts import Forecast, read_forecasts
-from readout_audit.lift._score import (
-    Forecasts,
-    check_hardest_by,
-    cut_jobs,
-    forecast_settings,
-    score_lift,
-    setting_contrasts,
+from readout_audit.lift import (
+    LIFT,
+    LiftScoreRun,
+    build_settings,
+    score_cut_file,
+    toy_check,
+    toy_rows,
 )
-from readout_audit.lift._sft_scorer import check_sft_setup, rung_cuts
-from readout_audit.lift._toy import toy_check, toy_rows
-from readout_audit.lift.sft import open_sft_scorer, read_sft
-from readout_audit.model._served_spec import is_served
-from readout_audit.progress import progress_mode
-
-
-def forecasts_by_cut(forecasts: Iterable[Forecast]) -> Forecasts:
-    """Cut id → setting → Z, refusing a (cut, setting) that two files both give."""
-    found: dict[str, dict[str, str]] = {}
-    for f in forecasts:
-        per_cut = found.setdefault(f.cut_id, {})
-        if f.setting in per_cut:
-            raise InputError(
-                f"setting {f.setting!r} has two forecasts for this cut (two --forecasts files?)",
-                item_id=f.cut_id,
-                field="setting",
-            )
-        per_cut[f.setting] = f.z
-    return found
-
-
-def token_counts(forecasts: Iterable[Forecast]) -> TokenCounts:
-    """Cut id → setting → the predictor's output and reasoning tokens, where reported."""
-    found: dict[str, dict[str, dict[str, int | None]]] = {}
-    for f in forecasts:
-        if f.n_tokens is not None or f.reasoning_tokens is not None:
-            counts = {"output": f.n_tokens, "reasoning": f.reasoning_tokens}
-            found.setdefault(f.cut_id, {})[f.setting] = counts
-    return found
-
-
-def _pair(text: str) -> tuple[str, str]:
-    """``A,B`` as the pair (A, B)."""
-    parts = [p.strip() for p in text.split(",")]
-    if len(parts) != 2 or not all(parts):
-        raise InputError(f"{text!r} is not two settings A,B", field="contrast")
-    return parts[0], parts[1]
+from readout_audit.model import is_served
 
 
 @click.command("score")
@@ -147,66 +110,15 @@ def lift_score_command(
     The conditions: the empty scaffold, recent context (B and 3B characters), the SFT rung
     (with --sft), each forecast and the oracle (the true suffix in the scaffold).
     """
-    try:
-        factors = tuple(int(m) for m in multipliers.split(","))
-    except ValueError:
-        raise InputError(
-            f"{multipliers!r} is not a comma-separated list of integers", field="multipliers"
-        ) from None
-    if not factors or any(m < 1 for m in factors):
-        raise InputError("multipliers must be integers of at least 1", field="multipliers")
-    setup = LiftSetup(multipliers=factors, oracle=not no_oracle, bos=bos)
-    cuts: list[Cut] = read_cuts(cuts_path)
-    found = [f for p in forecast_paths for f in read_forecasts(p, setting=setting, cuts=cuts)]
-    cuts = cuts[:limit]
-    kept = {cut.id for cut in cuts}
-    forecasts = forecasts_by_cut(f for f in found if f.cut_id in kept)
-    counts = token_counts(f for f in found if f.cut_id in kept)
-    pairs = [_pair(text) for text in contrasts] if contrasts else None
-    settings = forecast_settings(forecasts)
-    setting_contrasts(settings, pairs)  # checked before the model loads
-    check_hardest_by(settings, hardest_by)
-    if sft_dir is not None:
-        trained = read_sft(sft_dir)
-        rung_cuts(
-            cuts,
-            trained.split.held_out,
-            trained.examples,
-            trained.held_out_targets or {},
-            trained.held_out_overlap,
-        )
-        check_sft_setup(trained.setup, setup)
-    check_out(out, "lift")
-
-    def preflight(codec: Any) -> None:
-        for cut in cuts:
-            cut_jobs(cut, forecasts.get(cut.id, {}), setup, codec)
-
-    model = ModelChoice.from_options(options).open(preflight)
-    tuned = None
-    if sft_dir is not None:
-        tuned = open_sft_scorer(
-            sft_dir,
-            device=options["device"],
-            dtype=options["dtype"],
-            allow_download=options["allow_download"],
-        )
-    score_lift(
-        model,
-        cuts,
-        out,
-        forecasts=forecasts,
-        setup=setup,
-        batch_size=options["batch_size"],
-        progress=progress_mode(options["progress"]),
-        toy=not no_toy,
-        seed=seed,
-        contrasts=pairs,
-        sft=tuned,
-        token_counts=counts,
-        hardest_by=hardest_by,
-        overwrite=options["overwrite"],
-    )
+    settings = run_options(options)
+    run = build_settings(
+        LiftScoreRun, cuts=cuts_path, forecasts=forecast_paths, setting=setting, limit=limit,
+        multipliers=multipliers, oracle=not no_oracle, bos=bos, toy=not no_toy, seed=seed,
+        contrasts=contrasts, sft=sft_dir, hardest_by=hardest_by,
+        batch_size=settings.batch_size, progress=settings.progress, overwrite=settings.overwrite,
+    )  # fmt: skip
+    check_out(out, LIFT.name)
+    score_cut_file(run, out, ModelChoice.from_options(options))
     finish(out, options["plain"], options["verbose"])
 
 

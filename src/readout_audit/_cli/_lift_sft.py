@@ -6,29 +6,14 @@ from pathlib import Path
 from typing import Any, get_args
 
 import click
-from pydantic import ValidationError
 
 from readout_audit._cli._common import user_errors
+from readout_audit._cli._model import ModelChoice
 from readout_audit._cli._types import SEED
-from readout_audit._exceptions import InputError
-from readout_audit._util._models import validation_problem
-from readout_audit.lift import Cut
-from readout_audit.lift._conditions import LiftSetup
-from readout_audit.lift._cutfile import read_cuts
-from readout_audit.lift.sft import (
-    PROJECTIONS,
-    Schedule,
-    SftConfig,
-    StepLoss,
-    TrainDtype,
-    check_sft_out,
-    plan_sft,
-    sft_examples,
-    split_papers,
-    train_sft,
-)
-from readout_audit.model import EMBEDDED_SPEC, load_model
-from readout_audit.model._served_spec import is_served
+from readout_audit.lift import build_settings
+from readout_audit.lift.sft import PROJECTIONS, Schedule, SftConfig, SftRun, TrainDtype, fine_tune
+from readout_audit.model import EMBEDDED_SPEC
+from readout_audit.progress import progress_mode
 
 
 @click.command("sft")
@@ -51,8 +36,8 @@ from readout_audit.model._served_spec import is_served
     "--out",
     required=True,
     type=click.Path(path_type=Path, file_okay=False),
-    help="A new or empty directory for the adapter, its checkpoint, losses.jsonl and sft.json; "
-    "a rerun resumes from the checkpoint.",
+    help="A new or empty directory for the adapter, its checkpoint, losses.jsonl and the "
+    "manifest; a rerun resumes from the checkpoint.",
 )
 @click.option(
     "--model",
@@ -165,7 +150,11 @@ from readout_audit.model._served_spec import is_served
     "an example is never cut).",
 )
 @click.option("--checkpoint-every", default=10, show_default=True, type=click.IntRange(1))
-@click.option("--progress/--no-progress", default=True, help="A line per step on stderr.")
+@click.option(
+    "--progress/--no-progress",
+    default=True,
+    help="The plan and a line per step on stderr (--no-progress: nothing).",
+)
 @user_errors
 def sft_command(
     cuts_path: Path,
@@ -173,7 +162,6 @@ def sft_command(
     out: Path,
     model_spec: str,
     device: str,
-    dtype: TrainDtype,
     allow_download: bool,
     bos: bool,
     held_out: float,
@@ -183,68 +171,17 @@ def sft_command(
     **settings: Any,
 ) -> None:
     """Train the context-only SFT control: LoRA on the training papers' cuts (seed 001)."""
-    if is_served(model_spec):
-        raise InputError(
-            "fine-tuning needs the scorer's weights: give a local model", field="model"
-        )
-    modules = tuple(name.strip() for name in target_modules.split(","))
-    try:
-        config = SftConfig(
-            **settings,
-            dtype=dtype,
-            target_modules=modules,
-            max_grad_norm=max_grad_norm or None,
-        )
-    except ValidationError as error:
-        field, message = validation_problem(error)
-        raise InputError(message, field=(field or "").replace("_", "-") or None) from None
-    cuts = read_cuts(cuts_path)
-    split = split_papers([c.paper for c in cuts], held_out=held_out, seed=config.seed)
-    training = cuts if training_path is None else _training_cuts(training_path, cuts)
-    setup = LiftSetup(bos=bos)
-    examples = sft_examples(training, split, setup)
-    held = [c for c in cuts if c.paper in set(split.held_out)]
-    planned = plan_sft(examples, split, config, setup, held_out=held)
-    check_sft_out(out, planned)  # before the model loads
-    click.echo(
-        f"{len(split.train)} training papers ({len(examples)} cuts), "
-        f"{len(split.held_out)} held out ({len(held)} cuts, "
-        f"{len(planned.held_out_overlap)} held by a training example: not read)",
-        err=True,
+    training = build_settings(
+        SftConfig,
+        **settings,
+        target_modules=tuple(name.strip() for name in target_modules.split(",")),
+        max_grad_norm=max_grad_norm or None,
     )
-
-    def line(step: StepLoss, total: int) -> None:
-        click.echo(
-            f"step {step.step}/{total}: loss {step.loss:.4f}, clipLL_2 {step.clip_ll:.4f}, "
-            f"raw {step.raw_ll:.4f}, lr {step.learning_rate:.3g}, grad norm {step.grad_norm:.3g}",
-            err=True,
-        )
-
-    done = train_sft(
-        load_model(model_spec, device=device, dtype=dtype, allow_download=allow_download),
-        examples,
-        split,
-        out,
-        held_out=held,
-        config=config,
-        setup=setup,
-        on_step=line if progress else None,
+    run = SftRun(
+        cuts=cuts_path, training_cuts=training_path, out=out, bos=bos, held_out=held_out,
+        training=training, progress=progress_mode(progress),
+    )  # fmt: skip
+    scorer = ModelChoice(
+        spec=model_spec, device=device, dtype=training.dtype, allow_download=allow_download
     )
-    last = done.losses[-1]
-    click.echo(
-        f"trained {done.steps_done} steps (last loss {last.loss:.4f}); adapter in {out / 'adapter'}"
-    )
-
-
-def _training_cuts(path: Path, benchmark: list[Cut]) -> list[Cut]:
-    """The training cut file's cuts, refusing one that differs from the benchmark's same id."""
-    mine = {c.id: c for c in benchmark}
-    training = read_cuts(path)
-    for cut in training:
-        if cut.id in mine and cut != mine[cut.id]:
-            raise InputError(
-                "is not the benchmark's cut of that id: the two cut files were cut otherwise",
-                source=str(path),
-                item_id=cut.id,
-            )
-    return training
+    click.echo(fine_tune(run, scorer).summary())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,6 @@ import click
 
 from readout_audit._cli._audit_group import audit_group
 from readout_audit._cli._common import (
-    RunSettings,
     force_option,
     greedy_tokens,
     model_options,
@@ -19,24 +19,26 @@ from readout_audit._cli._common import (
 )
 from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._registry import register_commands
-from readout_audit._cli._score import run_with_model
-from readout_audit._cli._types import SEED
+from readout_audit._cli._score import run_command
+from readout_audit._cli._types import SEED, Listed
 from readout_audit._exceptions import InputError
-from readout_audit._util._text import terminal_safe
+from readout_audit._util import terminal_safe
+from readout_audit.kind import RunSettings, ScoreResult, StageRun
 from readout_audit.lmeval import (
+    DEFAULT_FEWSHOT_SEED,
     LMEvalDoc,
     TaskSettings,
     audit_lm_eval,
+    doc_variants,
+    prepare_doc,
     read_samples,
+    samples_files,
+    stem_in_context,
     task_documents,
+    write_results_view,
 )
-from readout_audit.lmeval._audit import doc_variants, prepare_doc
-from readout_audit.lmeval._doc import stem_in_context
-from readout_audit.lmeval._samples import samples_files
-from readout_audit.lmeval._summary import write_results_view
-from readout_audit.lmeval._tasks import DEFAULT_FEWSHOT_SEED
-from readout_audit.log._outputs import check_output_path
-from readout_audit.model._codec import TextCodec
+from readout_audit.log import check_output_path
+from readout_audit.model import ScoringModel, TextCodec
 
 PROMPT_OPTIONS = (
     "include_path",
@@ -48,10 +50,6 @@ PROMPT_OPTIONS = (
     "template_kwarg",
 )
 """lm-eval's prompt options: a logged run's prompts are already built."""
-
-
-def _names(text: str | None) -> tuple[str, ...]:
-    return tuple(n.strip() for n in (text or "").split(",") if n.strip())
 
 
 def _check_view(path: Path, out: Path, inputs: list[Path], force: bool) -> None:
@@ -83,7 +81,7 @@ def _note_doubled_stems(docs: list[LMEvalDoc], stem: str) -> None:
 
 
 @click.command("lm-eval")
-@click.option("--tasks", help="lm-eval task, group or tag names, comma-separated.")
+@click.option("--tasks", type=Listed(), help="lm-eval task, group or tag names, comma-separated.")
 @click.option(
     "--include-path",
     "--include_path",
@@ -154,7 +152,7 @@ def _note_doubled_stems(docs: list[LMEvalDoc], stem: str) -> None:
 @model_options
 @user_errors
 def lm_eval_command(
-    tasks: str | None,
+    tasks: tuple[str, ...] | None,
     include_path: Path | None,
     samples_source: Path | None,
     num_fewshot: int | None,
@@ -177,11 +175,10 @@ def lm_eval_command(
     the position lm-eval scores, with lm-eval's acc and acc_norm beside the options audit's
     option mass, argmax, continuation, first tokens and ending, per task and group.
     """
-    names = _names(tasks)
-    if samples_source is None and not names:
+    if samples_source is None and not tasks:
         raise InputError("give --tasks, or --samples with a logged run", field="tasks")
     settings = TaskSettings(
-        tasks=names,
+        tasks=tasks or (),
         include_path=None if include_path is None else str(include_path),
         num_fewshot=num_fewshot,
         apply_chat_template=apply_chat_template,
@@ -191,7 +188,6 @@ def lm_eval_command(
         fewshot_seed=fewshot_seed,
         allow_download=options["allow_download"],
     )
-    tokens = greedy_tokens(options)
     if samples_source is not None:
         refuse_unused(PROMPT_OPTIONS, "--samples reads the prompts as the logged run built them")
         inputs = [file for _, file in samples_files(samples_source)]
@@ -199,46 +195,70 @@ def lm_eval_command(
         inputs = settings.check()
     if json_out is not None:
         _check_view(json_out, out, inputs, force)
-    docs: list[LMEvalDoc] = []
-    source: dict[str, Any] = {"tasks": settings.config()}
-    if samples_source is not None:
-        docs = read_samples(samples_source, tasks=names or None, limit=limit)
-        source = {"samples": str(samples_source)}
+    reading = _Reading(stem, keep_whitespace, tolerance, greedy_tokens(options))
+    run_command(_lm_eval_stage(settings, samples_source, reading), out, options)
+    if json_out is not None:
+        write_results_view(out, json_out)
 
-    def preflight(codec: TextCodec, run: RunSettings) -> None:
-        if samples_source is None:
-            shown = terminal_safe(", ".join(names))
-            click.echo(f"lm-eval: building the requests of {shown}", err=True)
-            docs.extend(task_documents(settings, codec, run.template_kwargs))
+
+@dataclass(frozen=True)
+class _Reading:
+    """How each document is read: with a stem, before its trailing whitespace, how closely."""
+
+    stem: str | None
+    keep_whitespace: bool
+    tolerance: float | None
+    greedy_tokens: int
+
+
+def _lm_eval_stage(
+    tasks: TaskSettings, samples: Path | None, reading: _Reading
+) -> StageRun[ScoreResult]:
+    """:func:`audit_lm_eval` as a stage: the documents built (or read) and rendered first.
+
+    A logged run's documents are read now; tasks' documents are built by lm-eval once the
+    tokenizer is loaded (a chat template renders them), before the weights.
+    """
+    docs = (
+        []
+        if samples is None
+        else read_samples(samples, tasks=tasks.tasks or None, limit=tasks.limit)
+    )
+    source: dict[str, Any] = (
+        {"tasks": tasks.config()} if samples is None else {"samples": str(samples)}
+    )
+
+    def preflight(codec: TextCodec, settings: RunSettings) -> None:
+        if samples is None:
+            click.echo(
+                f"lm-eval: building the requests of {terminal_safe(', '.join(tasks.tasks))}",
+                err=True,
+            )
+            docs.extend(task_documents(tasks, codec, settings.template_kwargs))
             click.echo(f"lm-eval: {len(docs)} documents", err=True)
         for doc in docs:
-            for variant in doc_variants(doc, stem, keep_whitespace):
-                prepare_doc(doc, codec, tokens, variant, stem or "")
-        if stem is not None:
-            _note_doubled_stems(docs, stem)
+            for variant in doc_variants(doc, reading.stem, reading.keep_whitespace):
+                prepare_doc(doc, codec, reading.greedy_tokens, variant, reading.stem or "")
+        if reading.stem is not None:
+            _note_doubled_stems(docs, reading.stem)
 
-    run_with_model(
-        "lm-eval",
-        out,
-        options,
-        lambda model, run: audit_lm_eval(
+    def run(model: ScoringModel, out: Path, settings: RunSettings) -> ScoreResult:
+        return audit_lm_eval(
             model,
             docs,
             out,
             source=source,
-            stem=stem,
-            keep_whitespace=keep_whitespace,
-            tolerance=tolerance,
-            greedy_tokens=tokens,
-            top_k=run.top_k,
-            batch_size=run.batch_size,
-            progress=run.progress,
-            overwrite=run.overwrite,
-        ),
-        preflight,
-    )
-    if json_out is not None:
-        write_results_view(out, json_out)
+            stem=reading.stem,
+            keep_whitespace=reading.keep_whitespace,
+            tolerance=reading.tolerance,
+            greedy_tokens=reading.greedy_tokens,
+            top_k=settings.top_k,
+            batch_size=settings.batch_size,
+            progress=settings.progress,
+            overwrite=settings.overwrite,
+        )
+
+    return StageRun("lm-eval", run, preflight)
 
 
 @register_commands

@@ -2,48 +2,54 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
 import click
 
 from readout_audit._cli._audit_group import audit_group
-from readout_audit._cli._common import RunSettings, greedy_tokens, model_options, user_errors
+from readout_audit._cli._common import greedy_tokens, model_options, user_errors
 from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._registry import register_commands
-from readout_audit._cli._score import run_with_model
-from readout_audit._cli._types import SEED, FiniteFloat, replicates_option
-from readout_audit._exceptions import InputError
-from readout_audit.model._codec import TextCodec
-from readout_audit.recover._audit import audit_recover, plan_items
-from readout_audit.recover._offsets import OffsetGrid
-from readout_audit.recover._setup import RecoverSetup, configurations_named
-from readout_audit.recover._sources import (
+from readout_audit._cli._score import run_command
+from readout_audit._cli._types import SEED, FiniteFloat, Listed, replicates_option
+from readout_audit.kind import RunSettings, ScoreResult, StageRun
+from readout_audit.model import ScoringModel, TextCodec
+from readout_audit.recover import (
     GENERATED_N,
     GENERATED_TRAIN_N,
     GENERATORS,
+    OffsetGrid,
+    RecoverSetup,
+    RecoverSplits,
+    audit_recover,
+    configurations_named,
+    plan_items,
     recover_splits,
 )
 
 
-def _numbers(text: str | None, field: str, kind: type[float] | type[int] = float) -> Any:
-    """Comma-separated finite numbers of one kind, or None for an option not given.
+def recover_stage(splits: RecoverSplits, setup: RecoverSetup, greedy: int) -> StageRun[ScoreResult]:
+    """:func:`audit_recover` as a stage: every split's items planned before the weights load."""
 
-    NaN and infinities are refused: the manifest would store them as null, so the same
-    command could never resume the run.
-    """
-    if text is None:
-        return None
-    try:
-        numbers = tuple(kind(part) for part in text.split(","))
-    except ValueError:
-        raise InputError(
-            f"expected comma-separated {kind.__name__}s, got {text!r}", field=field
-        ) from None
-    if not all(math.isfinite(number) for number in numbers):
-        raise InputError(f"must be finite numbers, got {text!r}", field=field)
-    return numbers
+    def run(model: ScoringModel, out: Path, settings: RunSettings) -> ScoreResult:
+        return audit_recover(
+            model,
+            splits,
+            out,
+            setup=setup,
+            top_k=settings.top_k,
+            greedy_tokens=greedy,
+            template_kwargs=settings.template_kwargs,
+            batch_size=settings.batch_size,
+            progress=settings.progress,
+            overwrite=settings.overwrite,
+        )
+
+    def preflight(codec: TextCodec, settings: RunSettings) -> None:
+        plan_items(splits, setup, codec, settings.template_kwargs, greedy)
+
+    return StageRun("recover", run, preflight)
 
 
 @click.command("recover")
@@ -115,6 +121,7 @@ def _numbers(text: str | None, field: str, kind: type[float] | type[int] = float
 )
 @click.option(
     "--layers",
+    type=Listed(int),
     help="Comma-separated hidden-state layers to store and probe "
     "(0 = embeddings, -1 = last) [the middle and the last].",
 )
@@ -123,10 +130,20 @@ def _numbers(text: str | None, field: str, kind: type[float] | type[int] = float
     default=None,
     help="Render through the chat template [when the tokenizer has one].",
 )
-@click.option("--prior", help="Target label prior of the offset fit, e.g. 0.4,0.3,0.3 [uniform].")
-@click.option("--grid", default="-10,10,0.05", show_default=True, help="Offset grid LOW,HIGH,STEP.")
+@click.option(
+    "--prior",
+    type=Listed(float),
+    help="Target label prior of the offset fit, e.g. 0.4,0.3,0.3 [uniform].",
+)
+@click.option(
+    "--grid",
+    type=Listed(float, "LOW,HIGH,STEP"),
+    default="-10,10,0.05",
+    show_default=True,
+    help="Offset grid LOW,HIGH,STEP.",
+)
 @click.option("--probe-rows", default=2000, show_default=True, type=click.IntRange(10))
-@click.option("--probe-seeds", default="42,123,456", show_default=True)
+@click.option("--probe-seeds", type=Listed(int), default="42,123,456", show_default=True)
 @click.option(
     "--collapse-threshold",
     default=0.8,
@@ -166,12 +183,12 @@ def recover_command(
     out: Path,
     configurations: str,
     variant_items: int,
-    layers: str | None,
+    layers: tuple[int, ...] | None,
     chat: bool | None,
-    prior: str | None,
-    grid: str,
+    prior: tuple[float, ...] | None,
+    grid: tuple[float, float, float],
     probe_rows: int,
-    probe_seeds: str,
+    probe_seeds: tuple[int, ...],
     collapse_threshold: float,
     seed: int,
     n_perm: int,
@@ -181,21 +198,18 @@ def recover_command(
     **options: Any,
 ) -> None:
     """Collapsed sequence scores: probes, label logits, string scores, label-free offsets."""
-    low_high_step = _numbers(grid, "grid")
-    if len(low_high_step) != 3:
-        raise InputError("expected LOW,HIGH,STEP", field="grid")
     setup = RecoverSetup(
         configurations=configurations_named(configurations),
         variant_items=variant_items,
-        layers=_numbers(layers, "layers", int),
+        layers=layers,
         chat=chat,
-        probe_seeds=_numbers(probe_seeds, "probe-seeds", int),
+        probe_seeds=probe_seeds,
         probe_rows=probe_rows,
         seed=seed,
         n_perm=n_perm,
         n_boot=n_boot,
-        grid=OffsetGrid(*low_high_step),
-        prior=_numbers(prior, "prior"),
+        grid=OffsetGrid(*grid),
+        prior=prior,
         collapse_threshold=collapse_threshold,
         max_tokens=max_tokens,
     )
@@ -211,20 +225,7 @@ def recover_command(
         allow_download=options["allow_download"],
         limit=limit,
     )
-    greedy = greedy_tokens(options, 0)
-
-    def preflight(codec: TextCodec, settings: RunSettings) -> None:
-        plan_items(splits, setup, codec, settings.template_kwargs, greedy)
-
-    run_with_model(
-        "recover",
-        out,
-        options,
-        lambda model, settings: audit_recover(
-            model, splits, out, setup=setup, greedy_tokens=greedy, **settings.kwargs()
-        ),
-        preflight,
-    )
+    run_command(recover_stage(splits, setup, greedy_tokens(options, 0)), out, options)
 
 
 @register_commands

@@ -9,21 +9,26 @@ import click
 from readout_audit._cli._common import force_option, user_errors
 from readout_audit._cli._limit_plain import plain_option
 from readout_audit._cli._types import SEED, replicates_option
-from readout_audit._util._jsonl import write_text_atomic
-from readout_audit._util._text import terminal_safe
-from readout_audit.log import check_output_path
-from readout_audit.log._run import read_run
-from readout_audit.report._compare import compare_runs, comparison_sections
-from readout_audit.report._html import write_html
-from readout_audit.report._report import one_line, print_report
-from readout_audit.report._screenshot import screenshot as take_screenshot
-from readout_audit.report._terminal import plain_tables, print_sections, report_console
+from readout_audit._util import terminal_safe, write_text_atomic
+from readout_audit.log import check_output_path, holds_run, read_run, read_stage
+from readout_audit.report import (
+    compare_runs,
+    comparison_sections,
+    one_line,
+    plain_tables,
+    print_report,
+    print_sections,
+    print_stage_report,
+    report_console,
+    write_html,
+)
+from readout_audit.report import screenshot as take_screenshot
 
 RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
 
 
 @click.command("report")
-@click.argument("run_dir", type=RUN_DIR)
+@click.argument("run_dir", type=click.Path(exists=True, path_type=Path))
 @click.option(
     "--html",
     "html_out",
@@ -55,7 +60,12 @@ def report_command(
     plain: bool,
     verbose: bool,
 ) -> None:
-    """Report a run directory (any audit kind) from its files alone."""
+    """Report a run directory (any audit kind) or any other stage from its files alone."""
+    if not holds_run(run_dir):
+        if html_out is not None:
+            raise click.UsageError("--html reports a run of records; this is another stage")
+        print_stage_report(read_stage(run_dir), plain=plain, verbose=verbose)
+        return
     if screenshot is not None and html_out is None:
         raise click.UsageError("--screenshot needs --html")
     if html_out is not None:

@@ -2,32 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
 
-from readout_audit._cli._common import (
-    RunSettings,
-    check_out,
-    greedy_tokens,
-    model_options,
-    run_options,
-    user_errors,
-)
+from readout_audit._cli._common import greedy_tokens, model_options, run_options, user_errors
 from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._model import ModelChoice
 from readout_audit._cli._registry import register_commands
-from readout_audit._util._text import terminal_safe
-from readout_audit.data._demo import demo_items
-from readout_audit.data._item import Item
-from readout_audit.data._jsonl import load_items
-from readout_audit.log._run import read_run
-from readout_audit.model._backend import ScoringModel
-from readout_audit.model._codec import TextCodec
-from readout_audit.report._report import print_report
-from readout_audit.scoring._audit import prepare, score
+from readout_audit._util import terminal_safe
+from readout_audit.data import Item, demo_items, load_items
+from readout_audit.kind import StageRun, run_stage
+from readout_audit.log import read_run
+from readout_audit.report import print_report
+from readout_audit.scoring import score_stage
 
 
 def finish(out: Path, plain: bool = False, verbose: bool = False) -> None:
@@ -39,48 +29,14 @@ def finish(out: Path, plain: bool = False, verbose: bool = False) -> None:
     click.echo(terminal_safe(f"run written to {out}"))
 
 
-Preflight = Callable[[TextCodec, RunSettings], None]
-"""Checks with the tokenizer alone (codec, run settings), before the weights load."""
-
-
-def run_with_model(
-    kind: str,
-    out: Path,
-    options: dict[str, Any],
-    audit: Callable[[ScoringModel, RunSettings], object],
-    preflight: Preflight | None = None,
-) -> None:
-    """Check ``--out`` and the settings, load the model, run ``audit(model, settings)``, report.
-
-    Everything that needs no model is checked first, and ``preflight`` (items rendered and
-    checked against the context window) once the tokenizer is loaded, before the weights.
-    """
-    check_out(out, kind)
-    settings = run_options(options)
-    check = None if preflight is None else (lambda codec: preflight(codec, settings))
-    audit(ModelChoice.from_options(options).open(check), settings)
+def run_command(stage: StageRun[Any], out: Path, options: Mapping[str, Any]) -> None:
+    """:func:`~readout_audit.kind.run_stage` on the shared options' settings and model; report."""
+    run_stage(stage, run_options(options), out, ModelChoice.from_options(options))
     finish(out, options["plain"], options["verbose"])
 
 
-def prepare_all(items: Sequence[Item], greedy_tokens: int) -> Preflight:
-    """A preflight that renders every item and checks it against the context window."""
-
-    def check(codec: TextCodec, settings: RunSettings) -> None:
-        for item in items:
-            prepare(item, codec, settings.template_kwargs, greedy_tokens)
-
-    return check
-
-
-def _run(items: Sequence[Item], out: Path, options: dict[str, Any]) -> None:
-    greedy = greedy_tokens(options)
-    run_with_model(
-        "score",
-        out,
-        options,
-        lambda m, s: score(m, items, out, greedy_tokens=greedy, **s.kwargs()),
-        prepare_all(items, greedy),
-    )
+def _run(items: Sequence[Item], out: Path, options: Mapping[str, Any]) -> None:
+    run_command(score_stage(items, greedy_tokens(options)), out, options)
 
 
 @click.command("score")

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from readout_audit._cli._types import FiniteFloat
-from readout_audit.model._served import ServedSettings
+from readout_audit.model import ServedSettings
 from readout_audit.serve import CostCap
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-from readout_audit.stats._validate import MAX_REPLICATES
+from readout_audit._exceptions import ReadoutError
+from readout_audit._util import decode_json, terminal_safe
+from readout_audit.prompt import BUILTIN_SPECS, SPEC_SUFFIXES, SpecFile, read_spec_file
+from readout_audit.stats import MAX_REPLICATES
 
 SEED = click.IntRange(0, (1 << 63) - 1)
 """A seed option: a non-negative integer every generator takes (numpy, torch, random)."""
@@ -42,3 +47,119 @@ class FiniteFloat(click.FloatRange):
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number", param, ctx)
         return number
+
+
+class KeyValue(click.ParamType[tuple[str, Any], Any]):
+    """``KEY=VALUE``: VALUE read as JSON when it parses (false, 3, "x"), else as text.
+
+    NaN, Infinity, out-of-range numbers and keys repeated inside a value are refused: the
+    manifest would store null for the number, so the same command could never resume its run.
+    """
+
+    name = "KEY=VALUE"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The (key, value) pair, or a usage error naming what is wrong."""
+        if isinstance(value, tuple):
+            return value
+        key, sep, text = str(value).partition("=")
+        if not sep or not key:
+            self.fail(f"expected KEY=VALUE, got {value!r}", param, ctx)
+        try:
+            return key, decode_json(text)
+        except json.JSONDecodeError:
+            return key, text
+        except ValueError as error:  # NaN, Infinity, 1e999, a key repeated in an object
+            self.fail(f"{key}: {error}", param, ctx)
+
+
+def _key_values(
+    ctx: click.Context, param: click.Parameter, pairs: tuple[tuple[str, Any], ...]
+) -> dict[str, Any]:
+    """The pairs as a mapping; a key given twice is refused (the last would win silently)."""
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise click.BadParameter(f"{key} is given twice", ctx, param)
+        found[key] = value
+    return found
+
+
+template_kwargs_option = click.option(
+    "--template-kwarg",
+    "template_kwargs",
+    type=KeyValue(),
+    multiple=True,
+    callback=_key_values,
+    help="Chat-template argument, e.g. enable_thinking=false (repeatable).",
+)
+"""``--template-kwarg KEY=VALUE``, repeatable, read as one mapping."""
+
+
+class Listed(click.ParamType[tuple[Any, ...], Any]):
+    """Comma-separated values of one type (``42,123``), optionally exactly ``shape``'s count.
+
+    Numbers must be finite: the manifest would store NaN or an infinity as null, so the same
+    command could never resume its run. Empty parts are dropped; none at all is refused.
+    """
+
+    def __init__(self, kind: type[Any] = str, shape: str | None = None) -> None:
+        self.kind, self.shape = kind, shape
+        self.name = shape or f"{kind.__name__}[,{kind.__name__}...]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The values as a tuple, or a usage error naming what is wrong."""
+        if isinstance(value, tuple):
+            return value
+        parts = [part.strip() for part in str(value).split(",") if part.strip()]
+        try:
+            listed = tuple(self.kind(part) for part in parts)
+        except ValueError:
+            self.fail(f"expected comma-separated {self.kind.__name__}s, got {value!r}", param, ctx)
+        if not listed:
+            self.fail(f"nothing given in {value!r}", param, ctx)
+        if self.kind is not str and not all(math.isfinite(n) for n in listed):
+            self.fail(f"must be finite numbers, got {value!r}", param, ctx)
+        if self.shape is not None and len(listed) != self.shape.count(",") + 1:
+            self.fail(f"expected {self.shape}, got {value!r}", param, ctx)
+        return listed
+
+
+class IdSets(click.ParamType[tuple[tuple[int, ...], tuple[int, ...]], Any]):
+    """``YES_IDS:NO_IDS``, each comma-separated token ids, e.g. ``3582,8241:1217,3782``."""
+
+    name = "YES_IDS:NO_IDS"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The two id tuples, or a usage error naming what is wrong."""
+        if isinstance(value, tuple):
+            return value
+        yes, sep, no = str(value).partition(":")
+        if not sep:
+            self.fail("expected YES_IDS:NO_IDS, e.g. 3582,8241:1217,3782", param, ctx)
+        ids = Listed(int)
+        return ids.convert(yes, param, ctx), ids.convert(no, param, ctx)
+
+
+class SpecType(click.ParamType[SpecFile, Any]):
+    """A prompt spec: a built-in one's name (forecast, answer) or a TOML/YAML spec file."""
+
+    name = "SPEC"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The spec with its own rungs and warnings, or a usage error naming the spec."""
+        if isinstance(value, SpecFile):
+            return value
+        if value in BUILTIN_SPECS:
+            return SpecFile(BUILTIN_SPECS[value], {})
+        if Path(value).suffix not in SPEC_SUFFIXES:
+            known = ", ".join(BUILTIN_SPECS)
+            self.fail(
+                f"unknown spec {value!r}; expected {known} or a {'/'.join(SPEC_SUFFIXES)} file",
+                param,
+                ctx,
+            )
+        try:
+            return read_spec_file(value)
+        except ReadoutError as error:
+            self.fail(terminal_safe(str(error)), param, ctx)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from readout_audit._util._text import terminal_safe
+from readout_audit._util import terminal_safe
 
 
 def warn(*messages: str | None) -> None:

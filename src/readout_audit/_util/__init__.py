@@ -1,1 +1,64 @@
 """Machinery shared across packages: JSON lines, atomic files, terminal-safe text."""
+
+from readout_audit._util._hub_access import hub_hint
+from readout_audit._util._input import (
+    MAX_NODES,
+    BoundsError,
+    check_regular,
+    parse_bounded,
+    read_input_bytes,
+    read_input_text,
+)
+from readout_audit._util._jsonl import (
+    JsonlAppender,
+    JsonLines,
+    decode_json,
+    dumps_line,
+    iter_values,
+    loads_line,
+    loads_strict,
+    read_lines,
+    split_lines,
+    umask_mode,
+    write_bytes_atomic,
+    write_json_atomic,
+    write_lines_atomic,
+    write_text_atomic,
+)
+from readout_audit._util._lock import LOCK, RunLock, hold, lock_holder, release_held
+from readout_audit._util._models import field_path, read_models, validate_line, validation_problem
+from readout_audit._util._text import terminal_safe
+
+__all__ = [
+    "BoundsError",
+    "JsonLines",
+    "JsonlAppender",
+    "LOCK",
+    "MAX_NODES",
+    "RunLock",
+    "check_regular",
+    "decode_json",
+    "dumps_line",
+    "field_path",
+    "hold",
+    "hub_hint",
+    "iter_values",
+    "loads_line",
+    "loads_strict",
+    "lock_holder",
+    "parse_bounded",
+    "read_input_bytes",
+    "read_input_text",
+    "read_lines",
+    "read_models",
+    "release_held",
+    "split_lines",
+    "terminal_safe",
+    "umask_mode",
+    "validate_line",
+    "validation_problem",
+    "write_bytes_atomic",
+    "write_json_atomic",
+    "write_lines_atomic",
+    "write_text_atomic",
+]

@@ -126,13 +126,14 @@ def locked_directory(directory: Path) -> Iterator[None]:
         lock.release()
 
 
-def lock_holder(directory: Path) -> str | None:
-    """The process id holding ``DIR/.lock`` now (a run being written), or None.
+def lock_holder(target: Path, *, beside: bool = False) -> str | None:
+    """The process id holding ``DIR/.lock`` (``beside``: ``FILE.lock``) now, or None.
 
     Probes with a shared lock taken and dropped at once; a missing lock file means no writer.
     """
+    path = target.with_name(target.name + LOCK) if beside else target / LOCK
     try:
-        handle = (directory / LOCK).open("r", encoding="utf-8")
+        handle = path.open("r", encoding="utf-8")
     except OSError:
         return None
     with handle:

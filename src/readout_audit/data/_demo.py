@@ -5,7 +5,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from readout_audit._util._jsonl import split_lines
+from readout_audit._util import split_lines
 from readout_audit.data._item import Item
 from readout_audit.data._jsonl import parse_items
 

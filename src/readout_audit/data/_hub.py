@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._hub_access import hub_hint
+from readout_audit._util import hub_hint
 
 
 def hub_rows(

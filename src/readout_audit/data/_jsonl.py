@@ -7,9 +7,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._input import read_input_text
-from readout_audit._util._jsonl import loads_line, loads_strict, split_lines
-from readout_audit._util._models import read_models, validate_line
+from readout_audit._util import (
+    loads_line,
+    loads_strict,
+    read_input_text,
+    read_models,
+    split_lines,
+    validate_line,
+)
 from readout_audit.data._item import IdentifiedItem, Item
 
 RecordT = TypeVar("RecordT", bound=IdentifiedItem)

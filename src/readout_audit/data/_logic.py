@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._jsonl import loads_line
+from readout_audit._util import loads_line
 from readout_audit.data._item import IdentifiedItem
 from readout_audit.data._jsonl import read_json, read_lines
 

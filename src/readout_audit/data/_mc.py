@@ -13,8 +13,7 @@ from typing import Any
 from pydantic import field_validator, model_validator
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._input import read_input_text
-from readout_audit._util._models import validate_line
+from readout_audit._util import read_input_text, validate_line
 from readout_audit.data._hub import hub_rows
 from readout_audit.data._item import IdentifiedItem
 from readout_audit.data._jsonl import load_as

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._input import read_input_text
-from readout_audit._util._jsonl import decode_json, split_lines
+from readout_audit._util import decode_json, read_input_text, split_lines
 from readout_audit.data._anli import load_anli_hf, load_anli_jsonl
 from readout_audit.data._jsonl import load_as, read_lines
 from readout_audit.data._logic import (

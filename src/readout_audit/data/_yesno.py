@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import ValidationInfo, field_validator
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._jsonl import loads_line
+from readout_audit._util import loads_line
 from readout_audit.data._item import IdentifiedItem
 from readout_audit.data._jsonl import load_as, parse_as, read_lines
 

@@ -1,23 +1,22 @@
 """LLM-judge robustness (seed 004): presentation and cue experiments run as frozen protocols.
 
-The entry points: build an inventory (``build_study_inventory`` for any registered study), run
-it (local, served or chat judge), analyse and report it, search for bridges. The subpackages
+The entry points, one per command and the typed settings each takes: build a study's inventory
+(``build_study``), run it on its judge (``run_judge``), combine runs (``combine_runs``),
+propose and search for bridges (``write_proposals``, ``search_cues``), analyse and report
+(``analyse_judge``, ``summarise_judge``); and the studies' registry. The subpackages
 ``protocol``, ``inventory``, ``analysis``, ``studies``, ``run`` and ``search`` export the rest.
 """
 
+from readout_audit.judge._cue_search import SearchSettings, search_cues
 from readout_audit.judge.analysis import (
-    JudgeAnalysisSettings,
     JudgeSummary,
-    StudyResult,
     analyse_switch,
 )
 from readout_audit.judge.inventory import (
-    INVENTORY_FILE,
     MANIFEST_FILE,
     PAPER_SEED,
     Configuration,
     Inventory,
-    SourceBank,
     build_inventory,
     build_switch_inventory,
     load_bank,
@@ -31,48 +30,51 @@ from readout_audit.judge.inventory import (
 from readout_audit.judge.protocol import JudgeRecord
 from readout_audit.judge.run import (
     JUDGE,
+    JudgeExecution,
     combine_runs,
     run_chat_judge,
+    run_judge,
     run_local_judge,
     run_served_judge,
 )
-from readout_audit.judge.search import BeamSettings, propose, run_search, write_proposals
+from readout_audit.judge.search import (
+    BeamSettings,
+    propose,
+    run_search,
+    write_proposals,
+)
 from readout_audit.judge.studies import (
-    STUDIES,
+    BuildSettings,
     Study,
     StudyInputs,
     analyse_judge,
+    build_study,
     build_study_inventory,
-    get_study,
-    judge_sections,
     register_study,
     summarise_judge,
 )
 
 __all__ = [
-    "INVENTORY_FILE",
     "JUDGE",
     "MANIFEST_FILE",
     "PAPER_SEED",
-    "STUDIES",
     "BeamSettings",
+    "BuildSettings",
     "Configuration",
     "Inventory",
-    "JudgeAnalysisSettings",
+    "JudgeExecution",
     "JudgeRecord",
     "JudgeSummary",
-    "SourceBank",
+    "SearchSettings",
     "Study",
     "StudyInputs",
-    "StudyResult",
     "analyse_judge",
     "analyse_switch",
     "build_inventory",
+    "build_study",
     "build_study_inventory",
     "build_switch_inventory",
     "combine_runs",
-    "get_study",
-    "judge_sections",
     "load_bank",
     "load_drop_json",
     "load_gsm8k_jsonl",
@@ -82,9 +84,11 @@ __all__ = [
     "read_inventory",
     "register_study",
     "run_chat_judge",
+    "run_judge",
     "run_local_judge",
     "run_search",
     "run_served_judge",
+    "search_cues",
     "summarise_judge",
     "write_inventory",
     "write_proposals",

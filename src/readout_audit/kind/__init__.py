@@ -1,5 +1,13 @@
-"""Audit kinds as plug-ins: the kind object, its registry, the run loop, releasing calls."""
+"""Audit kinds as plug-ins: the kind, its registry, the run loop, the path into it, releases."""
 
+from readout_audit.kind._choice import ModelChoice, quiet_loading
+from readout_audit.kind._conformance import (
+    CONFORMANCE_KIND,
+    ENDPOINTS_FILE,
+    check_served,
+    write_conformance,
+)
+from readout_audit.kind._headline import ACCURACY, VariantMass, mass_headline
 from readout_audit.kind._kind import AuditKind, item_and_variant
 from readout_audit.kind._registry import (
     ENTRY_POINTS,
@@ -12,24 +20,40 @@ from readout_audit.kind._registry import (
     register_kind,
 )
 from readout_audit.kind._release import AMENDMENTS, amended_tags, release_unknown
-from readout_audit.kind._runner import Job, Planner, ScoreResult, run_kind
+from readout_audit.kind._runner import Job, Planner, ScoreResult, run_kind, timed_summary
+from readout_audit.kind._stage import Preflight, RunSettings, StageRun, check_out, run_stage
 
 __all__ = [
+    "ACCURACY",
     "AMENDMENTS",
-    "ENTRY_POINTS",
-    "PLUGINS_ENV",
     "AuditKind",
+    "CONFORMANCE_KIND",
+    "ENDPOINTS_FILE",
+    "ENTRY_POINTS",
     "Job",
+    "ModelChoice",
+    "PLUGINS_ENV",
     "Planner",
+    "Preflight",
+    "RunSettings",
     "ScoreResult",
+    "StageRun",
     "UnknownKindError",
+    "VariantMass",
     "amended_tags",
     "audit_kinds",
     "broken_plugins",
+    "check_out",
+    "check_served",
     "get_kind",
     "item_and_variant",
     "load_plugins",
+    "mass_headline",
+    "quiet_loading",
     "register_kind",
     "release_unknown",
     "run_kind",
+    "run_stage",
+    "timed_summary",
+    "write_conformance",
 ]

@@ -6,17 +6,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from readout_audit.log._record import RunRecord
-from readout_audit.log._run import Run
-from readout_audit.log._summary import Check, Summary
+from readout_audit.log import Check, Run, RunRecord, Summary
 
 if TYPE_CHECKING:
     import click
 
     from readout_audit.kind._runner import Job
-    from readout_audit.model._backend import PositionScores, ScoringModel
-    from readout_audit.report._blocks import Section
-    from readout_audit.report._compare import PairedDifference
+    from readout_audit.model import PositionScores, ScoringModel
+    from readout_audit.report import PairedDifference, Section
 
 RecordT = TypeVar("RecordT", bound=RunRecord)
 SummaryT = TypeVar("SummaryT", bound=Summary)

@@ -8,7 +8,7 @@ from typing import Any
 
 from readout_audit._exceptions import InputError
 from readout_audit.kind._registry import get_kind
-from readout_audit.log._run import MANIFEST, RunDirectory, read_manifest
+from readout_audit.log import MANIFEST, RunDirectory, read_manifest
 from readout_audit.serve import Ledger, ledger_of
 
 AMENDMENTS = "amendments"

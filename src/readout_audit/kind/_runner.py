@@ -9,18 +9,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from readout_audit._exceptions import InputError, ReadoutError
-from readout_audit.log._manifest import Manifest
-from readout_audit.log._run import RunDirectory, read_run
-from readout_audit.log._summary import Summary, Timing
-from readout_audit.model._backend import (
+from readout_audit.log import Manifest, RunDirectory, Summary, Timing, read_run
+from readout_audit.model import (
     DEFAULT_BATCH_SIZE,
+    Executor,
+    LocalExecutor,
     PositionRequest,
     PositionScores,
     ScoringModel,
-)
-from readout_audit.model._executor import (
-    Executor,
-    LocalExecutor,
     leading_context,
     ordered_jobs,
 )

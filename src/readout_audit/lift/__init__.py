@@ -9,11 +9,16 @@ from readout_audit.lift._cut import (
     CutKind,
 )
 from readout_audit.lift._cutfile import (
-    CutManifest,
+    CUT_KIND,
     cut_papers,
     cut_table,
     read_cuts,
     write_cuts,
+)
+from readout_audit.lift._cutting import (
+    CutOutcome,
+    CutRun,
+    cut_sources,
 )
 from readout_audit.lift._displays import (
     Display,
@@ -22,6 +27,10 @@ from readout_audit.lift._displays import (
 from readout_audit.lift._equation_cuts import (
     cut_equations,
     equation_body,
+)
+from readout_audit.lift._example import (
+    ExampleDetail,
+    example_detail,
 )
 from readout_audit.lift._forecasts import (
     Forecast,
@@ -51,9 +60,12 @@ from readout_audit.lift._lift_stats import (
 from readout_audit.lift._predict import (
     EQUATION_PROMPT,
     PROSE_PROMPT,
+    PredictRun,
     clean_forecast,
     forecast_cut,
     forecast_seed,
+    predict_cut_file,
+    predict_summary,
     predictor_prompt,
     write_forecasts,
 )
@@ -76,10 +88,21 @@ from readout_audit.lift._rules import (
 from readout_audit.lift._score import (
     score_lift,
 )
+from readout_audit.lift._score_run import (
+    LiftScoreRun,
+    ScoreInputs,
+    forecasts_by_cut,
+    read_score_inputs,
+    score_cut_file,
+    token_counts,
+)
 from readout_audit.lift._select import (
     CutSettings,
     PaperStats,
     seed_for,
+)
+from readout_audit.lift._settings import (
+    build_settings,
 )
 from readout_audit.lift._sft_scorer import (
     SftScorer,
@@ -103,10 +126,23 @@ from readout_audit.lift._toy import (
 )
 
 __all__ = [
+    "predict_summary",
+    "predict_cut_file",
+    "PredictRun",
+    "token_counts",
+    "score_cut_file",
+    "read_score_inputs",
+    "forecasts_by_cut",
+    "example_detail",
+    "ScoreInputs",
+    "LiftScoreRun",
+    "ExampleDetail",
     "Contrast",
     "Cut",
     "CutKind",
-    "CutManifest",
+    "CUT_KIND",
+    "CutOutcome",
+    "CutRun",
     "CutScores",
     "CutSettings",
     "Display",
@@ -137,6 +173,7 @@ __all__ = [
     "ToyRow",
     "WINDOWS",
     "WindowRow",
+    "build_settings",
     "check_logprobs",
     "clean_forecast",
     "clean_tex",
@@ -144,6 +181,7 @@ __all__ = [
     "cut_equations",
     "cut_papers",
     "cut_prose",
+    "cut_sources",
     "cut_table",
     "equation_body",
     "find_displays",

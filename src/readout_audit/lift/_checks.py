@@ -6,7 +6,7 @@ from readout_audit.lift._conditions import CONTEXT, EMPTY, ORACLE, SFT
 from readout_audit.lift._lift_stats import Contrast
 from readout_audit.lift._summary import LiftSummary
 from readout_audit.lift._toy import toy_check
-from readout_audit.log._summary import Check
+from readout_audit.log import Check
 
 
 def _interval(c: Contrast) -> str:

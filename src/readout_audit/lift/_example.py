@@ -16,7 +16,7 @@ from readout_audit.lift._predict import predictor_prompt
 from readout_audit.lift._record import LiftRecord
 from readout_audit.lift._rules import HEADLINE, score_tokens
 from readout_audit.lift._summary import condition_rank, versus
-from readout_audit.log._run import Run
+from readout_audit.log import Run
 
 
 class ConditionDetail(FrozenRow):

@@ -16,8 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._jsonl import iter_values
-from readout_audit._util._models import read_models
+from readout_audit._util import iter_values, read_models
 from readout_audit.lift._cut import Cut
 
 FORECAST_SCHEMA_VERSION = 1

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from readout_audit.kind._kind import AuditKind
-from readout_audit.kind._registry import register_kind
+from readout_audit.kind import AuditKind, register_kind
 from readout_audit.lift._checks import lift_checks
 from readout_audit.lift._record import LiftRecord, scored_tokens
 from readout_audit.lift._report import lift_sections
 from readout_audit.lift._rules import HEADLINE, score_tokens
 from readout_audit.lift._summary import LiftSummary, summarise_lift_run
-from readout_audit.log._run import Run
-from readout_audit.report._compare import PairedDifference, mean_difference
+from readout_audit.log import Run
+from readout_audit.report import PairedDifference, mean_difference
 
 
 def lift_paired_metrics(

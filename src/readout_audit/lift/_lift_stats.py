@@ -18,8 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from readout_audit._exceptions import InputError
 from readout_audit.lift._rules import HEADLINE, RULES, RuleName, check_window, score_tokens
-from readout_audit.stats import cluster_se
-from readout_audit.stats._validate import as_float_array, same_length
+from readout_audit.stats import as_float_array, cluster_se, same_length
 
 TokenRecords = Mapping[str, Mapping[str, Any]]
 """condition → cut id → the target's per-token log-probabilities under that condition."""

@@ -13,17 +13,25 @@ import hashlib
 import math
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from readout_audit._exceptions import InputError
+from readout_audit._util import terminal_safe
 from readout_audit.lift._cut import Cut, sha256_text
+from readout_audit.lift._cutfile import read_cuts
 from readout_audit.lift._forecasts import Forecast, forecast_key
-from readout_audit.log import Manifest, StageFile
-from readout_audit.model._backend import ScoringModel
-from readout_audit.model._codec import TextCodec
-from readout_audit.model._generation import GenerationSettings
+from readout_audit.log import (
+    Manifest,
+    StageFile,
+    check_output_path,
+    check_unlocked,
+    stage_manifest_path,
+)
+from readout_audit.model import GenerationSettings, ScoringModel, TextCodec
 from readout_audit.progress import ProgressMode, reporter
 
 EQUATION_PROMPT = (
@@ -278,3 +286,59 @@ def write_forecasts(
                 bar.advance()
         file.finish()
         return [done[cut.id] for cut in cuts]
+
+
+class PredictRun(BaseModel):
+    """What one prediction stage reads and writes, and how it samples (the model chosen apart)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    cuts: Path
+    out: Path
+    """The forecast file (a stage: resumed when its manifest matches)."""
+    limit: int | None = Field(default=None, ge=1)
+    setting: str | None = None
+    seed: int = Field(default=0, ge=0)
+    max_new_tokens: int | None = Field(default=None, ge=1)
+    plain_prompt: bool = False
+    """Plain text even when the model has a chat template."""
+    template_kwargs: dict[str, JsonValue] = Field(default_factory=dict)
+    progress: ProgressMode = "off"
+
+
+class ModelOpening(Protocol):
+    """How to open the model a stage reads (the CLI's model choice)."""
+
+    def open(self, preflight: Callable[[TextCodec], None] | None = None) -> ScoringModel: ...
+
+
+def predict_cut_file(run: PredictRun, model: ModelOpening) -> list[Forecast]:
+    """Check the forecast file (unlocked, not an input), open the model, write every forecast."""
+    check_output_path(run.out, option="out", inputs=[run.cuts], force=True)
+    cuts = read_cuts(run.cuts)[: run.limit]
+    check_unlocked(run.out)  # a second writer stops here, before the model loads
+    return write_forecasts(
+        model.open(),
+        cuts,
+        run.out,
+        setting=run.setting,
+        seed=run.seed,
+        chat=False if run.plain_prompt else None,
+        template_kwargs=run.template_kwargs,
+        max_new_tokens=run.max_new_tokens,
+        progress=run.progress,
+    )
+
+
+def predict_summary(forecasts: Sequence[Forecast], out: Path) -> tuple[str | None, str]:
+    """A warning when forecasts are empty (or None), and where the forecasts are, terminal-safe."""
+    empty = sum(not f.z for f in forecasts)
+    warning = None
+    if empty:
+        warning = (
+            f"{empty} of {len(forecasts)} forecasts are empty (a reasoning model may spend "
+            "--max-new-tokens before it answers); they score as the bare scaffold"
+        )
+    setting = forecasts[0].setting if forecasts else "none"
+    where = f"{len(forecasts)} forecasts ({setting}) in {out}; manifest {stage_manifest_path(out)}"
+    return warning, terminal_safe(where)

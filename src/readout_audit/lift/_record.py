@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from readout_audit.lift._cut import CutKind
-from readout_audit.log._record import RECORD_SCHEMA_VERSION
+from readout_audit.log import RECORD_SCHEMA_VERSION
 
 
 class LiftRecord(BaseModel):

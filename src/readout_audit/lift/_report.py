@@ -18,8 +18,8 @@ from readout_audit.lift._report_analyses import (
     recovery_table,
 )
 from readout_audit.lift._summary import LiftSummary, condition_rank, versus
-from readout_audit.log._run import Run
-from readout_audit.report._blocks import MISSING, Block, FigureBlock, Section, TableBlock, plot
+from readout_audit.log import Run
+from readout_audit.report import MISSING, Block, FigureBlock, Section, TableBlock, plot
 
 CUT_MARK = " ⟦cut⟧ "
 

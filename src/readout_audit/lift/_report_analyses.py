@@ -10,7 +10,7 @@ from readout_audit.lift._conditions import FORECAST
 from readout_audit.lift._lift_stats import Contrast
 from readout_audit.lift._summary import LiftSummary
 from readout_audit.lift._toy import ORDER
-from readout_audit.report._blocks import MISSING, Block, FigureBlock, Section, TableBlock, plot
+from readout_audit.report import MISSING, Block, FigureBlock, Section, TableBlock, plot
 
 
 def plus_minus(c: Contrast) -> str:

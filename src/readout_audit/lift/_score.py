@@ -11,14 +11,14 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
-from readout_audit.kind._runner import Job, ScoreResult, run_kind
+from readout_audit.kind import Job, ScoreResult, run_kind
 from readout_audit.lift._conditions import (
     CONTEXT,
     SFT,
@@ -31,15 +31,15 @@ from readout_audit.lift._cut import Cut, sha256_text
 from readout_audit.lift._effort import TokenCounts
 from readout_audit.lift._record import LiftRecord
 from readout_audit.lift._sft_scorer import SftScorer
-from readout_audit.log._run import RunDirectory
-from readout_audit.model._backend import (
+from readout_audit.log import RunDirectory
+from readout_audit.model import (
     DEFAULT_BATCH_SIZE,
     PositionRequest,
     PositionScores,
+    RoutedExecutor,
     ScoringModel,
+    TextCodec,
 )
-from readout_audit.model._codec import TextCodec
-from readout_audit.model._executor import RoutedExecutor
 from readout_audit.progress import ProgressMode
 
 Forecasts = Mapping[str, Mapping[str, str]]
@@ -264,27 +264,15 @@ def score_lift(
     the next, or the ``contrasts`` pairs (a, b) given, e.g. within each model family.
     ``sft``: the context-only fine-tuned scorer, read as the ``sft`` rung on the cuts of its
     held-out papers (Table 8); the other conditions are read by ``model``. ``token_counts``:
-    per cut and setting, the predictor's output and reasoning tokens (Table 7), kept with the
-    forecasts. ``hardest_by``: the setting whose lowest-lift fifth of cuts section 9's
-    heuristic keeps (default: the last setting).
+    per cut and setting, the predictor's output and reasoning tokens (Table 7). ``hardest_by``:
+    the setting whose lowest-lift fifth section 9's heuristic keeps (default: the last).
     """
     from readout_audit.lift._kind import LIFT
-    from readout_audit.lift._toy import toy_rows
 
     setup = setup or LiftSetup()
     forecasts = forecasts or {}
-    known = {c.id for c in cuts}
-    if len({c.kind for c in cuts}) > 1:
-        raise InputError("a run scores equation cuts or prose cuts, not both", field="kind")
-    if len(known) != len(cuts):
-        raise InputError("cut ids repeat", field="id")
-    for cut_id in forecasts:
-        if cut_id not in known:
-            raise InputError("a forecast names no cut of this run", item_id=cut_id, field="cut_id")
-    rung = set() if sft is None else sft.scored(cuts)
-    if sft is not None:
-        sft.check_setup(setup)
-        same_tokens(model.codec, sft.model.codec, [c for c in cuts if c.id in rung], setup)
+    check_cuts(cuts, forecasts)
+    rung = set() if sft is None else sft_rung(model, sft, cuts, setup)
     jobs = [
         j
         for c in cuts
@@ -293,13 +281,53 @@ def score_lift(
     settings = forecast_settings(forecasts)
     pairs = setting_contrasts(settings, contrasts)
     check_hardest_by(settings, hardest_by)
-    counts = checked_counts(token_counts or {}, known)
-    config: dict[str, Any] = {
+    counts = checked_counts(token_counts or {}, {c.id for c in cuts})
+    config = _run_config(
+        setup, cuts, forecasts, counts, pairs, hardest_by=hardest_by, toy=toy, seed=seed
+    )
+    if sft is not None:
+        config["sft"] = {**sft.identity, "held_out": sorted(sft.held_out), "n_cuts": len(rung)}
+    return run_kind(
+        LIFT,
+        model,
+        out,
+        config,
+        _planner(model, cuts, forecasts, counts, jobs, toy=toy, bos=setup.bos),
+        batch_size=batch_size,
+        executor=None if sft is None else _routed(model, sft.model, batch_size),
+        progress=progress,
+        overwrite=overwrite,
+    )
+
+
+def sft_rung(
+    model: ScoringModel, sft: SftScorer, cuts: Sequence[Cut], setup: LiftSetup
+) -> set[str]:
+    """The cuts the SFT rung reads, its prompts' budgets and tokens checked against the run's."""
+    rung = sft.scored(cuts)
+    sft.check_setup(setup)
+    same_tokens(model.codec, sft.model.codec, [c for c in cuts if c.id in rung], setup)
+    return rung
+
+
+def _run_config(
+    setup: LiftSetup,
+    cuts: Sequence[Cut],
+    forecasts: Forecasts,
+    counts: dict[str, Any],
+    pairs: Sequence[tuple[str, str]],
+    *,
+    hardest_by: str | None,
+    toy: bool,
+    seed: int,
+) -> dict[str, Any]:
+    """The run's configuration: the budgets, and hashes of the cuts, forecasts and counts."""
+    return {
         **setup.as_config(),
         "n_cuts": len(cuts),
         "cut_kinds": sorted({c.kind for c in cuts}),
         "cuts_sha256": _digest([c.model_dump() for c in cuts]),
-        "forecast_settings": settings,
+        "forecast_settings": forecast_settings(forecasts),
         "contrasts": [list(pair) for pair in pairs],
         "forecasts_sha256": _digest({k: dict(v) for k, v in forecasts.items()}),
         "forecast_tokens_sha256": _digest(counts),
@@ -307,8 +335,32 @@ def score_lift(
         "toy": toy,
         "seed": seed,
     }
-    if sft is not None:
-        config["sft"] = {**sft.identity, "held_out": sorted(sft.held_out), "n_cuts": len(rung)}
+
+
+def check_cuts(cuts: Sequence[Cut], forecasts: Forecasts) -> None:
+    """Refuse a run of both cut kinds, repeated cut ids, and forecasts of no cut of the run."""
+    known = {c.id for c in cuts}
+    if len({c.kind for c in cuts}) > 1:
+        raise InputError("a run scores equation cuts or prose cuts, not both", field="kind")
+    if len(known) != len(cuts):
+        raise InputError("cut ids repeat", field="id")
+    for cut_id in forecasts:
+        if cut_id not in known:
+            raise InputError("a forecast names no cut of this run", item_id=cut_id, field="cut_id")
+
+
+def _planner(
+    model: ScoringModel,
+    cuts: Sequence[Cut],
+    forecasts: Forecasts,
+    counts: dict[str, Any],
+    jobs: list[Job[Any]],
+    *,
+    toy: bool,
+    bos: bool,
+) -> Callable[[RunDirectory], list[Job[Any]]]:
+    """The run's plan: its inputs and the toy check kept as artifacts once, then the jobs."""
+    from readout_audit.lift._toy import toy_rows
 
     def plan(run_dir: RunDirectory) -> list[Job[Any]]:
         if run_dir.artifact("cuts") is None:
@@ -316,22 +368,10 @@ def score_lift(
             run_dir.write_artifact("forecasts", {k: dict(v) for k, v in forecasts.items()})
             run_dir.write_artifact("forecast_tokens", counts)
         if toy and run_dir.artifact("toy") is None:
-            run_dir.write_artifact(
-                "toy", [row.model_dump() for row in toy_rows(model, bos=setup.bos)]
-            )
+            run_dir.write_artifact("toy", [row.model_dump() for row in toy_rows(model, bos=bos)])
         return jobs
 
-    return run_kind(
-        LIFT,
-        model,
-        out,
-        config,
-        plan,
-        batch_size=batch_size,
-        executor=None if sft is None else _routed(model, sft.model, batch_size),
-        progress=progress,
-        overwrite=overwrite,
-    )
+    return plan
 
 
 def _routed(model: ScoringModel, tuned: ScoringModel, batch_size: int) -> RoutedExecutor:

@@ -15,7 +15,7 @@ from typing import Any
 from readout_audit._exceptions import InputError
 from readout_audit.lift._conditions import LiftSetup
 from readout_audit.lift._cut import Cut, sha256_text
-from readout_audit.model._backend import ScoringModel
+from readout_audit.model import ScoringModel
 
 PROMPT_FIELDS = ("slack", "prose_context", "closing", "bos")
 """The setup fields that shape a cut's ``context`` prompt and its scored target."""

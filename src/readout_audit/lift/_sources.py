@@ -21,7 +21,7 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._input import read_input_bytes
+from readout_audit._util import read_input_bytes
 from readout_audit.lift._cut import sha256_text
 from readout_audit.lift._tex import clean_tex, strip_comments
 

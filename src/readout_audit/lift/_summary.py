@@ -45,8 +45,7 @@ from readout_audit.lift._lift_stats import (
 from readout_audit.lift._record import LiftRecord
 from readout_audit.lift._rules import HEADLINE
 from readout_audit.lift._toy import ToyRow
-from readout_audit.log._run import Run
-from readout_audit.log._summary import Summary
+from readout_audit.log import Run, Summary
 
 EXAMPLES = 5
 """Cuts shown side by side in the report (a seeded sample, not chosen by score)."""

@@ -20,9 +20,8 @@ from readout_audit.lift._cut import Cut, sha256_text
 from readout_audit.lift._record import LiftRecord
 from readout_audit.lift._rules import score_tokens
 from readout_audit.lift._score import cut_jobs
-from readout_audit.log._summary import Check
-from readout_audit.model._backend import ScoringModel
-from readout_audit.model._codec import TextCodec
+from readout_audit.log import Check
+from readout_audit.model import ScoringModel, TextCodec
 
 TOY_CONTEXT = "Here are some equations involving some sums."
 TOY_SETUP = LiftSetup(multipliers=(1,), oracle=False, closing=False)

@@ -8,10 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
-from readout_audit.data._item import Item
-from readout_audit.kind._kind import AuditKind
-from readout_audit.kind._registry import register_kind
-from readout_audit.kind._runner import Job, ScoreResult, run_kind
+from readout_audit.data import Item
+from readout_audit.kind import AuditKind, Job, ScoreResult, register_kind, run_kind
 from readout_audit.lmeval._checks import lm_eval_checks
 from readout_audit.lmeval._doc import (
     LMEvalDoc,
@@ -28,13 +26,12 @@ from readout_audit.lmeval._record import LMEvalRecord
 from readout_audit.lmeval._reproduce import default_tolerance
 from readout_audit.lmeval._sections import lm_eval_sections
 from readout_audit.lmeval._summary import LMEvalSummary, summarise_lm_eval
-from readout_audit.model._backend import DEFAULT_BATCH_SIZE, PositionScores, ScoringModel
-from readout_audit.model._codec import TextCodec
-from readout_audit.options._audit import options_record, options_request
+from readout_audit.model import DEFAULT_BATCH_SIZE, PositionScores, ScoringModel, TextCodec
+from readout_audit.options import options_record, options_request
 from readout_audit.progress import ProgressMode
-from readout_audit.prompt._render import Rendering
-from readout_audit.readout._position import DEFAULT_GREEDY_TOKENS, DEFAULT_TOP_K
-from readout_audit.scoring._audit import PreparedItem, prepare_rendered, scoring_config
+from readout_audit.prompt import Rendering
+from readout_audit.readout import DEFAULT_GREEDY_TOKENS, DEFAULT_TOP_K
+from readout_audit.scoring import PreparedItem, prepare_rendered, scoring_config
 
 ORIGINAL = "production"
 """The variant holding lm-eval's own context, unchanged (the options audit's name for it)."""

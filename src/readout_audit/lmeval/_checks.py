@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 from readout_audit.lmeval._record import LMEvalRecord
 from readout_audit.lmeval._reproduce import reproduction_check
-from readout_audit.log._summary import Check
-from readout_audit.options._checks import options_checks
+from readout_audit.log import Check
+from readout_audit.options import options_checks
 
 CUE = (
     "Change the end of doc_to_text (an answer cue; --stem 'Answer:' measures one) or "

@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._input import (
+from readout_audit._util import (
     MAX_NODES,
     BoundsError,
     check_regular,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from readout_audit.kind._headline import ACCURACY
-from readout_audit.options._headline import ladder_headline
+from readout_audit.kind import ACCURACY
+from readout_audit.options import ladder_headline
 
 if TYPE_CHECKING:
     from readout_audit.lmeval._summary import LMEvalSummary

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from readout_audit.lmeval._record import LMEvalRecord
-from readout_audit.options._paired import options_paired_metrics
-from readout_audit.report._compare import PairedDifference, mean_difference
+from readout_audit.options import options_paired_metrics
+from readout_audit.report import PairedDifference, mean_difference
 
 Metric = Callable[[LMEvalRecord], float | None]
 PER_TASK: dict[str, Metric] = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from readout_audit.options._record import OptionsRecord
+from readout_audit.options import OptionsRecord
 
 
 class LMEvalRecord(OptionsRecord):

@@ -8,9 +8,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from readout_audit.lmeval._record import LMEvalRecord
-from readout_audit.log._summary import Check
-from readout_audit.model._backend import ModelInfo
-from readout_audit.model._conformance import float32_budget, tolerance_for
+from readout_audit.log import Check
+from readout_audit.model import ModelInfo, float32_budget, tolerance_for
 
 HALF_PRECISION_TOLERANCE = 0.05
 """For a logged run or a model in bfloat16 or float16 (conformance's bound for those types)."""

@@ -9,11 +9,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._input import BoundsError
-from readout_audit._util._jsonl import decode_json, loads_line
-from readout_audit.data._jsonl import read_lines
+from readout_audit._util import BoundsError, decode_json, loads_line
+from readout_audit.data import read_lines
 from readout_audit.lmeval._doc import LMEvalDoc, Logged, choices_problem
-from readout_audit.model._conformance import FLOAT32_BUDGET
+from readout_audit.model import FLOAT32_BUDGET
 
 SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
 """lm-eval's file name: ``samples_<task>_<date>.jsonl`` (``EvaluationTracker``)."""

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from readout_audit import report as cell
 from readout_audit.lmeval._record import LMEvalRecord
-from readout_audit.log._run import Run
-from readout_audit.report import _blocks as cell
-from readout_audit.report._blocks import Block, Section, TableBlock
-from readout_audit.report._common import browser, class_figure, mass_figure
+from readout_audit.log import Run
+from readout_audit.report import Block, Section, TableBlock, browser, class_figure, mass_figure
 
 if TYPE_CHECKING:
     from readout_audit.lmeval._summary import LMEvalSummary, TaskAudit
@@ -110,34 +109,59 @@ def _reproduction_rows(summary: LMEvalSummary) -> list[list[str]]:
 
 def lm_eval_sections(run: Run[LMEvalRecord], summary: LMEvalSummary) -> list[Section]:
     """Reproduction of a logged run (first), lm-eval's metrics per task and group, the browser."""
-    sections = []
+    blocks: list[Block] = [
+        _audit_table(summary),
+        *_advice_table(summary.tasks),
+        *_repair_table([*summary.tasks, *summary.groups]),
+    ]
+    return [
+        *_reproduction_section(summary),
+        Section(
+            "lm-eval tasks",
+            [
+                *blocks,
+                mass_figure(run.records, lambda r: r.task, "task"),
+                class_figure({k: v.argmax_classes for k, v in summary.variants.items()}, "variant"),
+            ],
+        ),
+        browser(run.records),
+    ]
+
+
+def _reproduction_section(summary: LMEvalSummary) -> list[Section]:
+    """Whether each logged task was reproduced from its log-likelihoods; none without a log."""
     reproduced = _reproduction_rows(summary)
-    if reproduced:
-        sections.append(
-            Section(
-                "Logged run reproduced?",
-                [
-                    TableBlock(
-                        "Re-scored against the logged log-likelihoods",
-                        [
-                            "task",
-                            "docs",
-                            "reproduced",
-                            "largest |Δ|",
-                            "tolerance",
-                            "beyond",
-                            "decision changes",
-                            "logged acc",
-                        ],
-                        reproduced,
-                        "A task that is not reproduced was scored by another model, revision, "
-                        "dtype or lm-eval version than this one: the audit below describes this "
-                        "model, not the logged run.",
-                        wrap=("decision changes",),
-                    )
-                ],
-            )
+    if not reproduced:
+        return []
+    return [
+        Section(
+            "Logged run reproduced?",
+            [
+                TableBlock(
+                    "Re-scored against the logged log-likelihoods",
+                    [
+                        "task",
+                        "docs",
+                        "reproduced",
+                        "largest |Δ|",
+                        "tolerance",
+                        "beyond",
+                        "decision changes",
+                        "logged acc",
+                    ],
+                    reproduced,
+                    "A task that is not reproduced was scored by another model, revision, "
+                    "dtype or lm-eval version than this one: the audit below describes this "
+                    "model, not the logged run.",
+                    wrap=("decision changes",),
+                )
+            ],
         )
+    ]
+
+
+def _audit_table(summary: LMEvalSummary) -> TableBlock:
+    """lm-eval's accuracy beside the readout audit, per task and then per group."""
     rows = [_row(t) for t in summary.tasks] + [_row(g) for g in summary.groups]
     note = (
         "acc and acc_norm: lm-eval's formulas on the full-option log-likelihoods (bootstrap over "
@@ -149,59 +173,55 @@ def lm_eval_sections(run: Run[LMEvalRecord], summary: LMEvalSummary) -> list[Sec
         "whitespace: documents whose context ended in whitespace that lm-eval scores as part of "
         "every continuation."
     )
-    blocks: list[Block] = [
+    return TableBlock(
+        "lm-eval's accuracy and the readout audit",
+        COLUMNS,
+        rows,
+        note + _doubled_stems(summary.tasks),
+    )
+
+
+def _advice_table(tasks: list[TaskAudit]) -> list[TableBlock]:
+    """The settings to change per task; none where no task needs one."""
+    advice = _advice_rows(tasks)
+    if not advice:
+        return []
+    return [
         TableBlock(
-            "lm-eval's accuracy and the readout audit",
-            COLUMNS,
-            rows,
-            note + _doubled_stems(summary.tasks),
+            "What to change",
+            ["task", "knob", "change", "acc affected", "median mass", "acc", "measure"],
+            advice,
+            "Per task, the lm-eval settings to change where documents fall below the 0.5 "
+            "floor or their choices share a first token: first those this run measured (by "
+            "the median mass they reach), then those it could not; acc affected: documents "
+            "whose acc decision changes.",
+            wrap=("change", "measure"),
         )
     ]
-    advice = _advice_rows(summary.tasks)
-    if advice:
-        blocks.append(
-            TableBlock(
-                "What to change",
-                ["task", "knob", "change", "acc affected", "median mass", "acc", "measure"],
-                advice,
-                "Per task, the lm-eval settings to change where documents fall below the 0.5 "
-                "floor or their choices share a first token: first those this run measured (by "
-                "the median mass they reach), then those it could not; acc affected: documents "
-                "whose acc decision changes.",
-                wrap=("change", "measure"),
-            )
-        )
-    repairs = _repair_rows([*summary.tasks, *summary.groups])
-    if repairs:
-        blocks.append(
-            TableBlock(
-                "What a repair changes",
-                [
-                    "task",
-                    "repair",
-                    "docs",
-                    "acc",
-                    "acc repaired",
-                    "95% interval",
-                    "mass",
-                    "mass repaired",
-                    "<0.5 repaired",
-                ],
-                repairs,
-                "answer stem: the stem after lm-eval's context, a space before each continuation; "
-                "after the whitespace: read after the context's trailing whitespace, which "
-                "lm-eval scores as part of the continuations (documents that end in it only).",
-            )
-        )
-    sections.append(
-        Section(
-            "lm-eval tasks",
+
+
+def _repair_table(rows: list[TaskAudit]) -> list[TableBlock]:
+    """What each measured repair changes per task or group; none where none was measured."""
+    repairs = _repair_rows(rows)
+    if not repairs:
+        return []
+    return [
+        TableBlock(
+            "What a repair changes",
             [
-                *blocks,
-                mass_figure(run.records, lambda r: r.task, "task"),
-                class_figure({k: v.argmax_classes for k, v in summary.variants.items()}, "variant"),
+                "task",
+                "repair",
+                "docs",
+                "acc",
+                "acc repaired",
+                "95% interval",
+                "mass",
+                "mass repaired",
+                "<0.5 repaired",
             ],
+            repairs,
+            "answer stem: the stem after lm-eval's context, a space before each continuation; "
+            "after the whitespace: read after the context's trailing whitespace, which "
+            "lm-eval scores as part of the continuations (documents that end in it only).",
         )
-    )
-    sections.append(browser(run.records))
-    return sections
+    ]

@@ -10,19 +10,16 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from readout_audit._exceptions import RunDirectoryError
-from readout_audit._util._jsonl import write_json_atomic
+from readout_audit._util import write_json_atomic
 from readout_audit.lmeval._advice import Advice, changed_decisions, task_advice
 from readout_audit.lmeval._checks import by_task, lm_eval_checks
 from readout_audit.lmeval._doc import stem_in_context
 from readout_audit.lmeval._record import LMEvalRecord
 from readout_audit.lmeval._reproduce import Reproduction, reproduction
-from readout_audit.log._run import Run, read_run
-from readout_audit.log._summary import Interval, Summary
-from readout_audit.options._audit import LadderRung, by_rung
-from readout_audit.options._checks import variant_summary
+from readout_audit.log import Interval, Run, Summary, read_run
+from readout_audit.options import LadderRung, by_rung, variant_summary
 from readout_audit.readout import MASS_FLOOR
-from readout_audit.stats._bootstrap import bootstrap_ci
-from readout_audit.stats._resample import resampling_clusters
+from readout_audit.stats import bootstrap_ci, resampling_clusters
 
 N_BOOT = 20_000
 
@@ -123,54 +120,14 @@ def task_audit(
     config = config or {}
     stem = config.get("stem")
     original = [r for r in records if r.variant == "production"]
-
-    def cluster(record: LMEvalRecord) -> str:
-        return record.item_id if clusters_by == "doc" else record.task
-
-    def metric(rows: Sequence[LMEvalRecord], key: str) -> Interval | None:
-        kept = [r for r in rows if key in r.lm_eval_metrics]
-        return _interval([r.lm_eval_metrics[key] for r in kept], [cluster(r) for r in kept])
-
-    def masses(rows: Sequence[LMEvalRecord]) -> list[float]:
-        # a first token the options share (lm-eval's "\nA" after a chat template) holds mass
-        # that separates nothing: such documents have no option mass here
-        return [
-            r.option_mass for r in rows if r.option_mass is not None and r.distinct_first_tokens
-        ]
-
-    def repair(variant: str) -> RepairRow | None:
-        rows = [r for r in records if r.variant == variant]
-        if not rows:
-            return None
-        found = masses(rows)
-        return RepairRow(
-            n_docs=len(rows),
-            acc=metric(rows, "acc"),
-            median_mass=float(np.median(found)) if found else None,
-            share_below_floor=float(np.mean([m < MASS_FLOOR for m in found])) if found else None,
-            n_changed=changed_decisions(original, rows),
-        )
-
-    by_mass = [
-        (r, c)
-        for r in original
-        if r.distinct_first_tokens and (c := _pick_correct(r, "first_token")) is not None
-    ]
-    mass = masses(original)
-    measured = [r for r in original if r.distinct_first_tokens and r.option_mass is not None]
-    above = [
-        r.lm_eval_metrics["acc"]
-        for r in measured
-        if "acc" in r.lm_eval_metrics and (r.option_mass or 0.0) >= MASS_FLOOR
-    ]
-    below = [
-        r.lm_eval_metrics["acc"]
-        for r in measured
-        if "acc" in r.lm_eval_metrics and (r.option_mass or 0.0) < MASS_FLOOR
-    ]
-    median_mass = float(np.median(mass)) if mass else None
-    share_below = float(np.mean([m < MASS_FLOOR for m in mass])) if mass else None
-    repairs = {v: row for v in ("stem", "whitespace_kept") if (row := repair(v)) is not None}
+    mass = _distinct_masses(original)
+    median_mass, share_below = _mass_reading(mass)
+    above, below = _acc_by_floor(original)
+    repairs = {
+        v: row
+        for v in ("stem", "whitespace_kept")
+        if (row := _repair(records, original, v, clusters_by)) is not None
+    }
     n_stem_in_context = (
         0 if stem is None else sum(stem_in_context(r.rendered_tail, stem) for r in original)
     )
@@ -179,14 +136,14 @@ def task_audit(
         name=name,
         group=group,
         n_docs=len(original),
-        acc=metric(original, "acc"),
-        acc_norm=metric(original, "acc_norm"),
-        acc_by_option_mass=_interval([c for _, c in by_mass], [cluster(r) for r, _ in by_mass]),
+        acc=_metric(original, "acc", clusters_by),
+        acc_norm=_metric(original, "acc_norm", clusters_by),
+        acc_by_option_mass=_acc_by_option_mass(original, clusters_by),
         median_mass=median_mass,
         share_below_floor=share_below,
         n_mass_measured=len(mass),
-        acc_above_floor=_mean(above),
-        acc_below_floor=_mean(below),
+        acc_above_floor=above,
+        acc_below_floor=below,
         n_moved_whitespace=sum(bool(r.moved_whitespace) for r in original),
         n_unscored=sum(None in r.option_logprobs for r in original),
         n_shared_first_tokens=sum(r.distinct_first_tokens is False for r in original),
@@ -202,6 +159,79 @@ def task_audit(
             settings=source.get("tasks"),
         ),
         reproduction=reproduction(original),
+    )
+
+
+def _cluster(record: LMEvalRecord, clusters_by: str) -> str:
+    """The bootstrap cluster of a record: its document, or its task (a group's rows)."""
+    return record.item_id if clusters_by == "doc" else record.task
+
+
+def _metric(rows: Sequence[LMEvalRecord], key: str, clusters_by: str) -> Interval | None:
+    """lm-eval's metric ``key`` over the rows that have it, with its bootstrap interval."""
+    kept = [r for r in rows if key in r.lm_eval_metrics]
+    return _interval(
+        [r.lm_eval_metrics[key] for r in kept], [_cluster(r, clusters_by) for r in kept]
+    )
+
+
+def _distinct_masses(rows: Sequence[LMEvalRecord]) -> list[float]:
+    """The option masses of the rows whose options' first tokens differ."""
+    # a first token the options share (lm-eval's "\nA" after a chat template) holds mass
+    # that separates nothing: such documents have no option mass here
+    return [r.option_mass for r in rows if r.option_mass is not None and r.distinct_first_tokens]
+
+
+def _mass_reading(masses: Sequence[float]) -> tuple[float | None, float | None]:
+    """The median option mass and the share below the floor; neither without a mass."""
+    if not masses:
+        return None, None
+    return float(np.median(masses)), float(np.mean([m < MASS_FLOOR for m in masses]))
+
+
+def _acc_by_floor(original: Sequence[LMEvalRecord]) -> tuple[float | None, float | None]:
+    """lm-eval's acc on the measured documents at or above the mass floor, and below it."""
+    measured = [r for r in original if r.distinct_first_tokens and r.option_mass is not None]
+    above = [
+        r.lm_eval_metrics["acc"]
+        for r in measured
+        if "acc" in r.lm_eval_metrics and (r.option_mass or 0.0) >= MASS_FLOOR
+    ]
+    below = [
+        r.lm_eval_metrics["acc"]
+        for r in measured
+        if "acc" in r.lm_eval_metrics and (r.option_mass or 0.0) < MASS_FLOOR
+    ]
+    return _mean(above), _mean(below)
+
+
+def _acc_by_option_mass(original: Sequence[LMEvalRecord], clusters_by: str) -> Interval | None:
+    """Accuracy of the option whose first token is most probable, where first tokens differ."""
+    by_mass = [
+        (r, c)
+        for r in original
+        if r.distinct_first_tokens and (c := _pick_correct(r, "first_token")) is not None
+    ]
+    return _interval([c for _, c in by_mass], [_cluster(r, clusters_by) for r, _ in by_mass])
+
+
+def _repair(
+    records: Sequence[LMEvalRecord],
+    original: Sequence[LMEvalRecord],
+    variant: str,
+    clusters_by: str,
+) -> RepairRow | None:
+    """The repair ``variant``'s reading of the task, if the run read it."""
+    rows = [r for r in records if r.variant == variant]
+    if not rows:
+        return None
+    median_mass, share_below = _mass_reading(_distinct_masses(rows))
+    return RepairRow(
+        n_docs=len(rows),
+        acc=_metric(rows, "acc", clusters_by),
+        median_mass=median_mass,
+        share_below_floor=share_below,
+        n_changed=changed_decisions(original, rows),
     )
 
 

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError, ReadoutError
-from readout_audit._util._hub_access import hub_hint
+from readout_audit._util import hub_hint
 from readout_audit.lmeval._doc import LMEvalDoc, choices_problem
 from readout_audit.lmeval._folder import task_folder_files
 from readout_audit.lmeval._hub import from_hub, hub_access
-from readout_audit.model._codec import TextCodec
+from readout_audit.model import TextCodec
 
 INSTALL = "pip install 'readout-audit[lm-eval]'"
 DEFAULT_FEWSHOT_SEED = 1234

@@ -1,6 +1,6 @@
 """Run directories and stage files: manifest, append-only records, artifacts, typed summary."""
 
-from readout_audit._util._lock import RunLock
+from readout_audit._util import RunLock
 from readout_audit.log._kinds import (
     ENTRY_POINTS,
     PLUGINS_ENV,
@@ -12,20 +12,35 @@ from readout_audit.log._kinds import (
     register_run_kind,
     run_kinds,
 )
-from readout_audit.log._manifest import Invocation, Manifest, package_versions
-from readout_audit.log._outputs import check_output_path
+from readout_audit.log._manifest import Invocation, Manifest, now, package_versions
+from readout_audit.log._outputs import check_output_path, read_only_files, unwritable
 from readout_audit.log._record import (
     RECORD_SCHEMA_VERSION,
     RunRecord,
     ScoreRecord,
 )
-from readout_audit.log._run import Run, RunDirectory, RunState, read_manifest, read_run
+from readout_audit.log._run import (
+    MANIFEST,
+    Run,
+    RunDirectory,
+    RunState,
+    existing_manifest,
+    read_manifest,
+    read_run,
+)
 from readout_audit.log._stage import (
+    Stage,
     StageFile,
     check_unlocked,
+    differences,
+    load_manifest,
+    read_json_file,
+    resumed_manifest,
+    stage_lock,
     stage_manifest_path,
     write_once,
 )
+from readout_audit.log._stage_view import StageFileInfo, StageView, holds_run, read_stage
 from readout_audit.log._summary import (
     SUMMARY_SCHEMA_VERSION,
     Check,
@@ -35,44 +50,74 @@ from readout_audit.log._summary import (
     Timing,
     Verdict,
 )
-from readout_audit.log._table import flatten_record, record_columns, records_frame, write_frame
+from readout_audit.log._table import (
+    CSV_LINE_END,
+    FORMATS,
+    TableFormat,
+    csv_text,
+    export_path,
+    flatten_record,
+    record_columns,
+    records_frame,
+    write_frame,
+)
 
 __all__ = [
-    "ENTRY_POINTS",
-    "PLUGINS_ENV",
-    "RECORD_SCHEMA_VERSION",
-    "RunRecord",
-    "SUMMARY_SCHEMA_VERSION",
+    "CSV_LINE_END",
     "Check",
+    "ENTRY_POINTS",
+    "FORMATS",
     "Interval",
     "Invocation",
+    "MANIFEST",
     "Manifest",
+    "PLUGINS_ENV",
     "PairedScores",
+    "RECORD_SCHEMA_VERSION",
     "Run",
     "RunDirectory",
     "RunKind",
     "RunLock",
+    "RunRecord",
     "RunState",
+    "SUMMARY_SCHEMA_VERSION",
     "ScoreRecord",
+    "Stage",
     "StageFile",
+    "StageFileInfo",
+    "StageView",
     "Summary",
+    "TableFormat",
     "Timing",
-    "Verdict",
     "UnknownKindError",
+    "Verdict",
     "broken_plugins",
     "check_output_path",
     "check_unlocked",
+    "csv_text",
+    "differences",
+    "existing_manifest",
+    "export_path",
     "flatten_record",
     "get_run_kind",
+    "holds_run",
+    "load_manifest",
     "load_plugins",
+    "now",
     "package_versions",
+    "read_json_file",
     "read_manifest",
+    "read_only_files",
     "read_run",
+    "read_stage",
     "record_columns",
     "records_frame",
     "register_run_kind",
+    "resumed_manifest",
     "run_kinds",
+    "stage_lock",
     "stage_manifest_path",
+    "unwritable",
     "write_frame",
     "write_once",
 ]

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from readout_audit._exceptions import InputError
-from readout_audit.model._backend import ModelInfo
+from readout_audit.model import ModelInfo
 
 MANIFEST_SCHEMA_VERSION = 1
 _VERSIONED = (
@@ -92,11 +92,14 @@ class Manifest(BaseModel):
     def create(
         cls,
         kind: str,
-        info: ModelInfo,
+        info: ModelInfo | None,
         config: dict[str, Any],
         seeds: dict[str, int] | None = None,
     ) -> Manifest:
-        """A manifest for a run starting now, with the current command line.
+        """A manifest for a run or stage starting now, with the current command line.
+
+        ``info`` is None for a stage that reads no model (cuts, inventories): its ``model`` is
+        empty.
 
         A NaN or infinite number in ``config`` is refused: stored as null, it would make the
         same configuration a different one, so the run could never be resumed.
@@ -107,19 +110,7 @@ class Manifest(BaseModel):
             )
         return cls(
             kind=kind,
-            model={
-                "spec": info.spec,
-                "name": info.name,
-                "files": [vars(f) for f in info.files],
-                "dtype": info.dtype,
-                "context_window": info.context_window,
-                "tokenizer": info.tokenizer,
-                "chat_template_sha256": info.chat_template_sha256,
-                "device": info.device,
-                "placement": info.placement,
-                "trust_remote_code": info.trust_remote_code,
-                **({"served": info.served} if info.served is not None else {}),
-            },
+            model={} if info is None else _model_fields(info),
             config=config,
             seeds=seeds or {},
             invocations=[Invocation(command=list(sys.argv), started=now())],
@@ -129,6 +120,23 @@ class Manifest(BaseModel):
         """The parts that must match for a run directory to be resumed."""
         model = served_identity(self.model)
         return {"kind": self.kind, "model": model, "config": self.config, "seeds": self.seeds}
+
+
+def _model_fields(info: ModelInfo) -> dict[str, Any]:
+    """What a manifest keeps of a model: spec, weight files with hashes, tokenizer, placement."""
+    return {
+        "spec": info.spec,
+        "name": info.name,
+        "files": [vars(f) for f in info.files],
+        "dtype": info.dtype,
+        "context_window": info.context_window,
+        "tokenizer": info.tokenizer,
+        "chat_template_sha256": info.chat_template_sha256,
+        "device": info.device,
+        "placement": info.placement,
+        "trust_remote_code": info.trust_remote_code,
+        **({"served": info.served} if info.served is not None else {}),
+    }
 
 
 def served_identity(model: dict[str, Any]) -> dict[str, Any]:

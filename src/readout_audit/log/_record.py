@@ -6,8 +6,8 @@ from typing import Any, Protocol
 
 from pydantic import ConfigDict, Field
 
-from readout_audit.prompt._render import RenderedContext
-from readout_audit.readout._position import PositionReadout
+from readout_audit.prompt import RenderedContext
+from readout_audit.readout import PositionReadout
 
 RECORD_SCHEMA_VERSION = 2
 UPGRADABLE_VERSIONS = (1,)

@@ -23,25 +23,24 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
 from readout_audit._exceptions import InputError, RunDirectoryError
-from readout_audit._util._jsonl import (
-    JsonlAppender,
+from readout_audit._util import (
     JsonLines,
+    RunLock,
     loads_line,
+    lock_holder,
     read_lines,
     write_json_atomic,
     write_lines_atomic,
 )
-from readout_audit._util._lock import RunLock, lock_holder
 from readout_audit.log._kinds import RunKind, get_run_kind
-from readout_audit.log._manifest import Manifest, now
+from readout_audit.log._manifest import Manifest
 from readout_audit.log._record import RECORD_SCHEMA_VERSION, UPGRADABLE_VERSIONS, RunRecord
-from readout_audit.log._stage import load_manifest, read_json_file, resumed_manifest
+from readout_audit.log._stage import Stage, load_manifest, read_json_file
 from readout_audit.log._summary import SUMMARY_SCHEMA_VERSION, Summary
 from readout_audit.log._table import records_frame
 from readout_audit.serve import LEDGER_FILE
@@ -284,7 +283,7 @@ def read_run(directory: str | Path) -> Run[Any]:
     )
 
 
-class RunDirectory:
+class RunDirectory(Stage):
     """Writes one run directory, holding its lock; reopening one of the same configuration resumes.
 
     Each record is appended and flushed as soon as it is complete, so an interrupted run loses
@@ -300,17 +299,16 @@ class RunDirectory:
             self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise RunDirectoryError(f"cannot create {self.directory}: {error.strerror}") from None
-        self._lock = RunLock(self.directory)
-        self._lock.acquire()
+        super().__init__(
+            RunLock(self.directory), self.directory / MANIFEST, self.directory / RECORDS
+        )
         try:
             if overwrite:
                 self._clear()
         except BaseException:
             self._lock.release()
             raise
-        self._appender: JsonlAppender | None = None
         self.done: set[tuple[str, ...]] = set()
-        self.manifest: Manifest | None = None
 
     def _clear(self) -> None:
         """Delete the run held here: the files a run writes, its manifest last; the rest stays.
@@ -338,17 +336,6 @@ class RunDirectory:
         if artifacts.is_dir() and not artifacts.is_symlink() and not any(artifacts.iterdir()):
             artifacts.rmdir()
 
-    def __enter__(self) -> RunDirectory:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
-
     def start(self, manifest: Manifest, retried: Callable[[Any], bool] | None = None) -> None:
         """Write the manifest, or check it against the one on disk, and load the done keys.
 
@@ -356,34 +343,26 @@ class RunDirectory:
         whose outcome was unknown); they are withdrawn from ``records.jsonl`` (rewritten
         atomically) before any new record is appended, so their keys are not done.
         """
-        holds = f"{self.directory} holds a run"
-        self.manifest = resumed_manifest(self.directory / MANIFEST, manifest, holds)
-        records_path = self.directory / RECORDS
-        existing = parse_records(self.kind, read_lines(records_path, append_only=True))
+        self._resume(manifest, f"{self.directory} holds a run")
+        existing = parse_records(self.kind, read_lines(self.records_path, append_only=True))
         if retried is not None and any(retried(r) for r in existing):
             existing = [r for r in existing if not retried(r)]
-            write_lines_atomic(records_path, [r.model_dump_json() for r in existing])
+            write_lines_atomic(self.records_path, [r.model_dump_json() for r in existing])
         self.done = {self.kind.record_key(r) for r in existing}
-        self._appender = JsonlAppender(records_path)  # drops a cut last line
+        self._open_records()
 
     def record_execution(self, execution: dict[str, Any] | None) -> None:
         """Keep how this invocation sends its requests in the manifest, before it sends any."""
         assert self.manifest is not None
         self.manifest.invocations[-1].execution = execution
-        self._write_manifest()
-
-    def _write_manifest(self) -> None:
-        assert self.manifest is not None
-        write_json_atomic(self.directory / MANIFEST, self.manifest.model_dump(mode="json"))
+        self.write_manifest()
 
     def append(self, record: BaseModel) -> None:
         """Append one record and flush it to disk."""
-        if self._appender is None:
-            raise RunDirectoryError("start the run directory before appending records")
         key = self.kind.record_key(record)
         if key in self.done:
-            raise RunDirectoryError(f"record {key} is already in {self.directory / RECORDS}")
-        self._appender.write_text(record.model_dump_json())
+            raise RunDirectoryError(f"record {key} is already in {self.records_path}")
+        self._write_line(record.model_dump_json())
         self.done.add(key)
 
     def artifact(self, name: str) -> Any | None:
@@ -404,18 +383,7 @@ class RunDirectory:
         ``planned``: the records the run's plan holds; the run reads as finished only while its
         records number that many.
         """
-        records = self.directory / RECORDS
         write_json_atomic(
-            self.directory / SUMMARY, summary_document(summary, records, self.kind.files)
+            self.directory / SUMMARY, summary_document(summary, self.records_path, self.kind.files)
         )
-        assert self.manifest is not None
-        self.manifest.invocations[-1].finished = now()
-        self.manifest.invocations[-1].planned = planned
-        self._write_manifest()
-
-    def close(self) -> None:
-        """Close the records file and release the lock (idempotent)."""
-        if self._appender is not None:
-            self._appender.close()
-            self._appender = None
-        self._lock.release()
+        self.finish_invocation(planned)

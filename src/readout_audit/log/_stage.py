@@ -1,4 +1,7 @@
-"""A stage's output file: what a protocol writes outside a run directory, kept as a run is.
+"""Stages: what every protocol step writes, kept one way (a run directory is one stage).
+
+:class:`Stage` holds the lock, the manifest and the append-only records; a run directory
+(``RUN/.lock``, ``RUN/manifest.json``, ``RUN/records.jsonl``) and a stage file, laid out so:
 
 FILE                 the stage's records, one JSON line each, appended and flushed one at a time
 FILE.manifest.json   how they were made; reopening it with another configuration is refused
@@ -15,15 +18,20 @@ import json
 from collections.abc import Callable, Hashable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Self, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from readout_audit._exceptions import InputError, RunDirectoryError
-from readout_audit._util._input import read_input_bytes
-from readout_audit._util._jsonl import JsonlAppender, decode_json, iter_values, write_json_atomic
-from readout_audit._util._lock import RunLock
-from readout_audit._util._models import read_models
+from readout_audit._util import (
+    JsonlAppender,
+    RunLock,
+    decode_json,
+    iter_values,
+    read_input_bytes,
+    read_models,
+    write_json_atomic,
+)
 from readout_audit.log._manifest import Manifest, now
 
 R = TypeVar("R", bound=BaseModel)
@@ -107,13 +115,79 @@ def check_unlocked(path: Path) -> None:
         lock.release()
 
 
-class StageFile(Generic[R, K]):
-    """One stage's records, opened for appending: locked, its manifest written or checked.
+class Stage:
+    """What every stage is: one writing process (its lock), its manifest, append-only records.
+
+    A run directory (:class:`~readout_audit.log.RunDirectory`) and a stage file
+    (:class:`StageFile`) are stages: the lock is taken when the stage opens, the manifest is
+    written or checked against the one on disk (:func:`resumed_manifest`), each record is one
+    flushed line (a last line cut by an interruption is dropped on reopening), and finishing
+    marks the invocation finished in the manifest. Documents fixed once go through
+    :func:`write_once`.
+    """
+
+    def __init__(self, lock: RunLock, manifest_path: Path, records_path: Path) -> None:
+        self.manifest_path, self.records_path = manifest_path, records_path
+        self.manifest: Manifest | None = None
+        self._appender: JsonlAppender | None = None
+        self._lock = lock
+        lock.acquire()
+
+    def _resume(self, manifest: Manifest, holds: str) -> Manifest:
+        """Write ``manifest``, or check it against the one on disk and add this invocation."""
+        self.manifest = resumed_manifest(self.manifest_path, manifest, holds)
+        return self.manifest
+
+    def _open_records(self) -> None:
+        """Open the records for appending (dropping a last line cut by an interruption)."""
+        self._appender = JsonlAppender(self.records_path)
+
+    def _write_line(self, text: str) -> None:
+        if self._appender is None:
+            raise RunDirectoryError(f"start {self.records_path} before appending records")
+        self._appender.write_text(text)
+
+    def write_manifest(self) -> None:
+        """Write the manifest as it now is (atomically)."""
+        assert self.manifest is not None
+        write_json_atomic(self.manifest_path, self.manifest.model_dump(mode="json"))
+
+    def finish_invocation(self, planned: int | None = None) -> None:
+        """Mark this invocation finished (with the records its plan holds, when counted)."""
+        assert self.manifest is not None
+        self.manifest.invocations[-1].finished = now()
+        if planned is not None:
+            self.manifest.invocations[-1].planned = planned
+        self.write_manifest()
+
+    def close(self) -> None:
+        """Close the records and release the lock (idempotent)."""
+        if self._appender is not None:
+            self._appender.close()
+            self._appender = None
+        self._lock.release()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class StageFile(Stage, Generic[R, K]):
+    """One stage's records in one file, locked, its manifest written or checked beside it.
 
     ``key`` names a record (from its field ``key_field``, for messages); a second record of
     one key is refused, in the file as read back and when appended. ``what`` says what the
     records are.
     """
+
+    manifest: Manifest
 
     def __init__(
         self,
@@ -127,15 +201,14 @@ class StageFile(Generic[R, K]):
     ) -> None:
         self.path, self.record_type, self.key, self.what = path, record_type, key, what
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = stage_lock(path)
-        self._lock.acquire()
+        sidecar = stage_manifest_path(path)
+        super().__init__(stage_lock(path), sidecar, path)
         try:
-            sidecar = stage_manifest_path(path)
             if not sidecar.exists() and path.exists() and path.stat().st_size:
                 raise RunDirectoryError(
                     f"{path} exists without its manifest {sidecar.name}; choose another output"
                 )
-            self.manifest = resumed_manifest(sidecar, manifest, f"{path} holds {what}")
+            self._resume(manifest, f"{path} holds {what}")
             written = read_models(
                 iter_values(path, append_only=True),
                 record_type,
@@ -145,7 +218,7 @@ class StageFile(Generic[R, K]):
             )
             self.done: dict[K, R] = {key(r): r for r in written}
             """The records already in the file, by key."""
-            self._appender = JsonlAppender(path)  # drops a last line cut by an interruption
+            self._open_records()
         except BaseException:
             self._lock.release()
             raise
@@ -155,29 +228,12 @@ class StageFile(Generic[R, K]):
         key = self.key(record)
         if key in self.done:
             raise RunDirectoryError(f"{key!r} is already in {self.path}")
-        self._appender.write_text(record.model_dump_json())
+        self._write_line(record.model_dump_json())
         self.done[key] = record
 
     def finish(self) -> None:
         """Mark this invocation finished in the manifest."""
-        self.manifest.invocations[-1].finished = now()
-        write_json_atomic(stage_manifest_path(self.path), self.manifest.model_dump(mode="json"))
-
-    def close(self) -> None:
-        """Close the file and release the lock (idempotent)."""
-        self._appender.close()
-        self._lock.release()
-
-    def __enter__(self) -> StageFile[R, K]:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
+        self.finish_invocation()
 
 
 def write_once(path: Path, data: dict[str, Any], remedy: str = "use a new output") -> None:

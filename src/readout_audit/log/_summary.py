@@ -8,8 +8,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from readout_audit.stats._bootstrap import Interval as BootstrapInterval
-from readout_audit.stats._resample import resampling_clusters
+from readout_audit.stats import Interval as BootstrapInterval
+from readout_audit.stats import resampling_clusters
 
 SUMMARY_SCHEMA_VERSION = 3
 """Version of ``summary.json``; 1 was the untyped summary of readout-audit 0.1, 2 the summary

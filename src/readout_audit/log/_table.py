@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
 
 from readout_audit._exceptions import ReadoutError
-from readout_audit._util._jsonl import write_bytes_atomic
+from readout_audit._util import write_bytes_atomic
 
 if TYPE_CHECKING:
     import pandas

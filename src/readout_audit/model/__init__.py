@@ -11,7 +11,16 @@ from readout_audit.model._backend import (
     Unembedding,
 )
 from readout_audit.model._codec import TextCodec
-from readout_audit.model._conformance import CONFORMANCE_FILE, Conformance
+from readout_audit.model._conformance import (
+    CONFORMANCE_FILE,
+    FLOAT32_BUDGET,
+    Conformance,
+    EndpointConformance,
+    check_endpoint,
+    float32_budget,
+    tolerance_for,
+)
+from readout_audit.model._device import DTYPES, resolve_device
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._embedded import EMBEDDED_SPEC, embedded_gguf_path
 from readout_audit.model._executor import (
@@ -19,60 +28,79 @@ from readout_audit.model._executor import (
     GenerationRequest,
     LocalExecutor,
     Pending,
+    RoutedExecutor,
     batches,
+    leading_context,
+    ordered_jobs,
 )
 from readout_audit.model._gate import (
-    check_served,
+    conformance_models,
     open_model,
     open_served,
     read_conformance,
-    write_conformance,
 )
 from readout_audit.model._generation import GenerationSettings
 from readout_audit.model._gguf import gguf_quantisation
 from readout_audit.model._load import ModelSpec, load_codec, load_model, parse_model_spec
 from readout_audit.model._prefix import PREFIX_SHARING, shares_prefixes
-from readout_audit.model._served import ServedModel, ServedSettings, load_served
+from readout_audit.model._served import ServedModel, ServedSettings, api_headers, load_served
+from readout_audit.model._served_calls import byte_bound
 from readout_audit.model._served_executor import ServedExecutor, UnsettledError
+from readout_audit.model._served_spec import is_served, parse_served_spec
+from readout_audit.model._vision import VisionCodec
 from readout_audit.model._wrap import wrap_model
 
 __all__ = [
     "CONFORMANCE_FILE",
-    "DEFAULT_BATCH_SIZE",
-    "PREFIX_SHARING",
-    "Executor",
-    "GenerationRequest",
-    "LocalExecutor",
-    "Pending",
-    "ServedExecutor",
-    "UnsettledError",
-    "batches",
     "Capabilities",
     "Conformance",
+    "DEFAULT_BATCH_SIZE",
+    "DTYPES",
     "EMBEDDED_SPEC",
+    "EndpointConformance",
+    "Executor",
+    "FLOAT32_BUDGET",
+    "GenerationRequest",
     "GenerationSettings",
+    "LocalExecutor",
     "ModelFile",
     "ModelInfo",
     "ModelSpec",
+    "PREFIX_SHARING",
+    "Pending",
     "PositionRequest",
     "PositionScores",
-    "Unembedding",
+    "RoutedExecutor",
     "ScoringModel",
-    "TextCodec",
-    "TokenDistribution",
-    "check_served",
-    "embedded_gguf_path",
-    "gguf_quantisation",
-    "load_model",
-    "open_model",
-    "open_served",
-    "parse_model_spec",
-    "shares_prefixes",
-    "read_conformance",
-    "wrap_model",
-    "write_conformance",
+    "ServedExecutor",
     "ServedModel",
     "ServedSettings",
-    "load_served",
+    "TextCodec",
+    "TokenDistribution",
+    "Unembedding",
+    "UnsettledError",
+    "VisionCodec",
+    "api_headers",
+    "batches",
+    "byte_bound",
+    "check_endpoint",
+    "conformance_models",
+    "embedded_gguf_path",
+    "float32_budget",
+    "gguf_quantisation",
+    "is_served",
+    "leading_context",
     "load_codec",
+    "load_model",
+    "load_served",
+    "open_model",
+    "open_served",
+    "ordered_jobs",
+    "parse_model_spec",
+    "parse_served_spec",
+    "read_conformance",
+    "resolve_device",
+    "shares_prefixes",
+    "tolerance_for",
+    "wrap_model",
 ]

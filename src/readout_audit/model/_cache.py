@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from readout_audit._util._jsonl import decode_json
+from readout_audit._util import decode_json
 
 CACHE_ENV = "READOUT_AUDIT_CACHE"
 _COMPLETE = "complete.json"

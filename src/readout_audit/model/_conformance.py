@@ -490,33 +490,3 @@ def _determinism(probe: _Probe, results: Mapping[str, CallResult]) -> Check:
         f"|Δ| {largest:.2g} (tolerance {DETERMINISM_TOLERANCE:g})",
         value=largest,
     )
-
-
-def check_conformance(
-    served: Sequence[ServedModel],
-    local: ScoringModel,
-    *,
-    quantisation: str | None,
-    tolerance: float | None = None,
-    progress: Callable[[str], None] | None = None,
-    limit: int | None = None,
-) -> Conformance:
-    """Check every endpoint (one ``ServedModel`` each) against the local reference.
-
-    ``limit`` reads only the first ``limit`` probe prompts, and the file records it.
-    """
-    bound = tolerance if tolerance is not None else tolerance_for(quantisation)
-    reports = []
-    for model in served:
-        if progress is not None:
-            progress(f"checking {model.spec.base_urls[0]}")
-        reports.append(check_endpoint(model, local, bound, progress, limit))
-    return Conformance(
-        model=served[0].spec.model,
-        reference=local.info.spec,
-        reference_sha256=[f.sha256 for f in local.info.files],
-        quantisation=quantisation,
-        tolerance=bound,
-        endpoints=reports,
-        limit=limit,
-    )

@@ -8,67 +8,22 @@ nonconforming one; the verdicts, or the allowance, go into the model's manifest 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from contextlib import ExitStack
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from readout_audit._exceptions import InputError, ReadoutError
-from readout_audit._util._jsonl import write_json_atomic
-from readout_audit._util._lock import RunLock
 from readout_audit.data import read_json
 from readout_audit.model._backend import ScoringModel
 from readout_audit.model._codec import TextCodec
-from readout_audit.model._conformance import CONFORMANCE_FILE, Conformance, check_conformance
+from readout_audit.model._conformance import Conformance
 from readout_audit.model._embedded import EMBEDDED_SPEC
 from readout_audit.model._gguf import gguf_quantisation
 from readout_audit.model._load import load_model, locate_files, parse_model_spec, set_threads
 from readout_audit.model._served import ServedModel, ServedSettings, load_served
 from readout_audit.model._served_spec import is_served, parse_served_spec
-from readout_audit.serve import LEDGER_FILE
-
-
-def write_conformance(
-    served: Sequence[ServedModel],
-    local: ScoringModel,
-    out: str | Path,
-    *,
-    quantisation: str | None,
-    tolerance: float | None = None,
-    progress: Callable[[str], None] | None = None,
-    limit: int | None = None,
-) -> Conformance:
-    """Check every endpoint against the local reference and write ``OUT/conformance.json``.
-
-    ``OUT`` is locked while the checks run, and each endpoint's requests go through its own
-    ledger (``OUT/endpoint-N/requests.sqlite``): a rerun replays the answers it has and never
-    resends a request of unknown outcome. The file is written whole or not at all. ``limit``
-    checks only the first ``limit`` probe prompts.
-    """
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    lock = RunLock(out)
-    lock.acquire()
-    try:
-        with ExitStack() as stack:
-            for index, model in enumerate(served):
-                ledger = out / f"endpoint-{index + 1}" / LEDGER_FILE
-                ledger.parent.mkdir(exist_ok=True)
-                stack.enter_context(model.ledger(ledger))
-            conformance = check_conformance(
-                served,
-                local,
-                quantisation=quantisation,
-                tolerance=tolerance,
-                progress=progress,
-                limit=limit,
-            )
-        write_json_atomic(out / CONFORMANCE_FILE, conformance.model_dump(mode="json"))
-    finally:
-        lock.release()
-    return conformance
 
 
 def reference_quantisation(reference: str) -> str | None:
@@ -77,27 +32,23 @@ def reference_quantisation(reference: str) -> str | None:
     return gguf_quantisation(weights[0]) if gguf_file is not None else None
 
 
-def check_served(
+def conformance_models(
     model_spec: str,
     reference: str,
-    out: str | Path,
     *,
     settings: ServedSettings,
     local: ScoringModel | None = None,
     tokenizer: str | None = None,
     quantisation: str | None = None,
-    tolerance: float | None = None,
-    progress: Callable[[str], None] | None = None,
-    limit: int | None = None,
     threads: int | None = None,
-) -> Conformance:
-    """``readout conformance`` as one call, written to ``OUT/conformance.json``.
+    before_loading: Callable[[], None] | None = None,
+) -> tuple[list[ServedModel], ScoringModel, str | None]:
+    """What ``readout conformance`` compares: each endpoint, the local reference, its weights type.
 
-    Every endpoint of ``model_spec`` is checked against the local model ``reference`` names
-    (``local`` if already loaded); the spec is checked before the reference loads. The weights
-    type defaults to the reference's GGUF file's, the served model's tokenizer to the reference.
-    ``limit`` checks only the first ``limit`` probe prompts; ``threads`` sets torch's CPU
-    threads for the reference's forward (:func:`load_model`).
+    The spec is checked and each endpoint opened (with the reference's tokenizer unless
+    ``tokenizer`` names another) before the reference loads (``local`` if already loaded),
+    and ``before_loading`` runs just before that slow step. The weights type defaults to the
+    reference's GGUF file's; ``threads`` sets torch's CPU threads (:func:`load_model`).
     """
     if not is_served(model_spec):
         raise InputError("conformance checks a served model: openai:<url>#<name>", field="model")
@@ -110,17 +61,11 @@ def check_served(
     ]
     if quantisation is None:
         quantisation = reference_quantisation(reference)
+    if before_loading is not None:
+        before_loading()
     if local is None:
         local = load_model(reference, threads=threads)
-    return write_conformance(
-        served,
-        local,
-        out,
-        quantisation=quantisation,
-        tolerance=tolerance,
-        progress=progress,
-        limit=limit,
-    )
+    return served, local, quantisation
 
 
 def read_conformance(path: str | Path) -> Conformance:

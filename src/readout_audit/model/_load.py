@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from readout_audit._exceptions import InputError, ModelNotAvailableError
-from readout_audit._util._hub_access import hub_hint
+from readout_audit._util import hub_hint
 from readout_audit.model._backend import ModelFile, ModelInfo, ScoringModel
 from readout_audit.model._cache import converted, sha256_file, store_converted
 from readout_audit.model._device import resolve_device, resolve_dtype
@@ -237,6 +237,32 @@ def load_codec(
     return TextCodec(tokenizer, name=name, context_window=window), files
 
 
+@dataclass(frozen=True)
+class _Checkpoint:
+    """Where a transformers model loads from: its directory, or the conversion of its GGUF file."""
+
+    spec: str
+    directory: Path
+    gguf_file: str | None
+    cached: Path | None
+    """A GGUF file converted at an earlier start: it loads in seconds."""
+    kwargs: dict[str, Any]
+
+    @property
+    def source(self) -> str:
+        """What transformers reads: the conversion where there is one, else the directory."""
+        return str(self.cached or self.directory)
+
+    def unreadable(self, error: Exception) -> ModelNotAvailableError:
+        """The error for files transformers could not read, naming a GGUF file it read."""
+        if self.gguf_file is not None and self.cached is None:
+            return ModelNotAvailableError(
+                f"cannot load {self.spec}: {self.directory / self.gguf_file} is truncated or not "
+                f"a GGUF file this version of transformers reads ({type(error).__name__}: {error})"
+            )
+        return ModelNotAvailableError(f"cannot load {self.spec}: {error}")
+
+
 def _load_transformers(
     spec: str,
     directory: Path,
@@ -245,15 +271,8 @@ def _load_transformers(
     place: Placement,
     preflight: Preflight | None = None,
 ) -> TransformersModel:
-    import torch
-    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
-    from transformers.models.auto.modeling_auto import (
-        MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES as IMAGE_TEXT_TO_TEXT,
-    )
-
-    from readout_audit.model._codec import TextCodec
+    """The tokenizer first, so ``preflight`` runs before the weights load; then the weights."""
     from readout_audit.model._transformers import TransformersModel
-    from readout_audit.model._vision import VisionCodec
 
     kwargs: dict[str, Any] = {
         "local_files_only": True,
@@ -261,39 +280,73 @@ def _load_transformers(
     }
     files = _model_files(weights)
     cached = converted(files[0].sha256) if gguf_file is not None else None
-    source = cached or directory  # a GGUF file converted at an earlier start loads in seconds
     if gguf_file is not None and cached is None:
         kwargs["gguf_file"] = gguf_file
+    checkpoint = _Checkpoint(spec, directory, gguf_file, cached, kwargs)
+    config, tokenizer, codec, vision = _read_codec(checkpoint)
+    if preflight is not None:
+        preflight(codec)
+    model = _read_weights(checkpoint, config, vision, place)
+    if gguf_file is not None and cached is None and place.dtype == "float32":
+        store_converted(files[0].sha256, model, tokenizer, directory / gguf_file)
+    placement = _place(model, place)
+    name = str(getattr(config, "_name_or_path", "") or directory.name)
+    info = ModelInfo(
+        spec=spec,
+        name=gguf_file or name,
+        files=files,
+        dtype=place.dtype,
+        context_window=codec.context_window,
+        tokenizer=f"{type(tokenizer).__name__} ({gguf_file or directory.name})",
+        chat_template_sha256=codec.chat_template_sha256,
+        device=str(next(model.parameters()).device),
+        placement=placement,
+        trust_remote_code=place.trust_remote_code,
+    )
+    return TransformersModel(model, codec, info)
 
-    def unreadable(error: Exception) -> ModelNotAvailableError:
-        if gguf_file is not None and cached is None:
-            return ModelNotAvailableError(
-                f"cannot load {spec}: {directory / gguf_file} is truncated or not a GGUF file "
-                f"this version of transformers reads ({type(error).__name__}: {error})"
-            )
-        return ModelNotAvailableError(f"cannot load {spec}: {error}")
 
-    # the tokenizer and configuration first: the caller's checks run before the weights load
+def _read_codec(checkpoint: _Checkpoint) -> tuple[Any, Any, TextCodec, bool]:
+    """The configuration, the tokenizer, its codec and whether the model reads images.
+
+    An image-text model's codec wraps its processor, loaded only then: the processor module
+    imports every image processor.
+    """
+    from transformers import AutoConfig, AutoTokenizer
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES as IMAGE_TEXT_TO_TEXT,
+    )
+
+    from readout_audit.model._codec import TextCodec
+    from readout_audit.model._vision import VisionCodec
+
+    source, kwargs = checkpoint.source, checkpoint.kwargs
     try:
-        config = AutoConfig.from_pretrained(str(source), **kwargs)
-        vision = gguf_file is None and config.model_type in IMAGE_TEXT_TO_TEXT
+        config = AutoConfig.from_pretrained(source, **kwargs)
+        vision = checkpoint.gguf_file is None and config.model_type in IMAGE_TEXT_TO_TEXT
         window = getattr(config.get_text_config(), "max_position_embeddings", None)
-        if vision:  # the processor module imports every image processor: only when needed
+        if vision:
             from transformers import AutoProcessor
 
-            processor = AutoProcessor.from_pretrained(str(source), **kwargs)  # type: ignore[no-untyped-call]
+            processor = AutoProcessor.from_pretrained(source, **kwargs)  # type: ignore[no-untyped-call]
             tokenizer = processor.tokenizer
         else:
-            tokenizer = AutoTokenizer.from_pretrained(str(source), **kwargs)
+            tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
     except _UNREADABLE as error:
-        raise unreadable(error) from error
+        raise checkpoint.unreadable(error) from error
     codec = (
         VisionCodec(processor, name=type(processor).__name__, context_window=window)
         if vision
         else TextCodec(tokenizer, name=type(tokenizer).__name__, context_window=window)
     )
-    if preflight is not None:
-        preflight(codec)
+    return config, tokenizer, codec, vision
+
+
+def _read_weights(checkpoint: _Checkpoint, config: Any, vision: bool, place: Placement) -> Any:
+    """The model's weights in the placement's dtype, spread by its device map if it has one."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
     auto: Any = AutoModelForCausalLM
     if vision:
         from transformers import AutoModelForImageTextToText
@@ -301,34 +354,25 @@ def _load_transformers(
         auto = AutoModelForImageTextToText
     extra = {"device_map": place.device_map} if place.device_map is not None else {}
     try:
-        model = auto.from_pretrained(
-            str(source),
+        return auto.from_pretrained(
+            checkpoint.source,
             config=config,
             dtype=getattr(torch, place.dtype),
             use_kernels=False,  # torch's own code: no kernel fetched from the hub, offline too
-            **kwargs,
+            **checkpoint.kwargs,
             **extra,
         )
     except _UNREADABLE as error:
-        raise unreadable(error) from error
-    if gguf_file is not None and cached is None and place.dtype == "float32":
-        store_converted(files[0].sha256, model, tokenizer, directory / gguf_file)
+        raise checkpoint.unreadable(error) from error
+
+
+def _place(model: Any, place: Placement) -> dict[str, str] | None:
+    """Move the model to the placement's device; where accelerate spread it, its device map."""
+    import torch
+
     placement = getattr(model, "hf_device_map", None)
     if place.device_map is not None and not placement:  # accelerate kept it on one device
         placement = {"": str(next(model.parameters()).device)}
     if place.device_map is None and place.device != "cpu":
         model.to(torch.device(place.device))
-    name = str(getattr(config, "_name_or_path", "") or directory.name)
-    info = ModelInfo(
-        spec=spec,
-        name=gguf_file or name,
-        files=files,
-        dtype=place.dtype,
-        context_window=window,
-        tokenizer=f"{type(tokenizer).__name__} ({gguf_file or directory.name})",
-        chat_template_sha256=codec.chat_template_sha256,
-        device=str(next(model.parameters()).device),
-        placement={k: str(v) for k, v in placement.items()} if placement else None,
-        trust_remote_code=place.trust_remote_code,
-    )
-    return TransformersModel(model, codec, info)
+    return {k: str(v) for k, v in placement.items()} if placement else None

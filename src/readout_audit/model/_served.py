@@ -22,7 +22,7 @@ from readout_audit._exceptions import (
     ModelNotAvailableError,
     ReadoutError,
 )
-from readout_audit._util._jsonl import decode_json
+from readout_audit._util import decode_json
 from readout_audit.model._backend import (
     DEFAULT_BATCH_SIZE,
     Capabilities,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._input import read_input_text
+from readout_audit._util import read_input_text
 from readout_audit.serve import Endpoint, redact_url
 
 SERVED_PREFIX = "openai:"

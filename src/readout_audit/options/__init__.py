@@ -5,25 +5,43 @@ from readout_audit.options._audit import (
     LadderRung,
     OptionsSummary,
     audit_options,
+    by_rung,
+    ladder_items,
+    options_record,
+    options_request,
+    options_stage,
     summarise_options,
 )
 from readout_audit.options._checks import (
     VERDICT_RUNGS,
+    options_checks,
+    variant_summary,
 )
 from readout_audit.options._downstream import (
     Downstream,
 )
+from readout_audit.options._headline import ladder_headline
+from readout_audit.options._paired import options_paired_metrics
 from readout_audit.options._record import (
     OptionsRecord,
 )
 
 __all__ = [
-    "OPTIONS",
     "Downstream",
     "LadderRung",
+    "OPTIONS",
     "OptionsRecord",
     "OptionsSummary",
     "VERDICT_RUNGS",
     "audit_options",
+    "by_rung",
+    "ladder_headline",
+    "ladder_items",
+    "options_checks",
+    "options_paired_metrics",
+    "options_record",
+    "options_request",
+    "options_stage",
     "summarise_options",
+    "variant_summary",
 ]

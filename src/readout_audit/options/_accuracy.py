@@ -7,10 +7,9 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from readout_audit.log._summary import Interval
+from readout_audit.log import Interval
 from readout_audit.options._record import OptionsRecord
-from readout_audit.stats._bootstrap import bootstrap_ci
-from readout_audit.stats._resample import resampling_clusters
+from readout_audit.stats import bootstrap_ci, resampling_clusters
 
 
 class RungAccuracy(BaseModel):

@@ -11,21 +11,24 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from readout_audit.data._item import Item
-from readout_audit.data._mc import MCItem
-from readout_audit.kind._kind import AuditKind
-from readout_audit.kind._registry import register_kind
-from readout_audit.kind._runner import Job, ScoreResult, run_kind
-from readout_audit.log._record import ScoreRecord
-from readout_audit.log._run import RunDirectory
-from readout_audit.log._summary import Summary
-from readout_audit.model._backend import (
+from readout_audit.data import Item, MCItem
+from readout_audit.kind import (
+    AuditKind,
+    Job,
+    RunSettings,
+    ScoreResult,
+    StageRun,
+    register_kind,
+    run_kind,
+)
+from readout_audit.log import RunDirectory, ScoreRecord, Summary
+from readout_audit.model import (
     DEFAULT_BATCH_SIZE,
     PositionRequest,
     PositionScores,
     ScoringModel,
+    TextCodec,
 )
-from readout_audit.model._codec import TextCodec
 from readout_audit.options._accuracy import RungAccuracy, rung_accuracy
 from readout_audit.options._checks import options_checks, variant_summary
 from readout_audit.options._downstream import WRITTEN_TOKENS, Downstream, forecast_downstream
@@ -35,23 +38,23 @@ from readout_audit.options._paired import options_paired_metrics
 from readout_audit.options._record import OptionsRecord
 from readout_audit.options._sections import options_sections
 from readout_audit.progress import ProgressMode
-from readout_audit.prompt._spec import (
-    FORECAST,
-    LADDER,
-    PromptSpec,
-    Variant,
-    build_item,
-    select_rungs,
-)
-from readout_audit.readout import MASS_FLOOR
-from readout_audit.readout._classes import token_class
-from readout_audit.readout._continuation import letter_pull, read_continuation
-from readout_audit.readout._position import (
+from readout_audit.prompt import FORECAST, LADDER, PromptSpec, Variant, build_item, select_rungs
+from readout_audit.readout import (
     DEFAULT_GREEDY_TOKENS,
     DEFAULT_TOP_K,
+    MASS_FLOOR,
+    letter_pull,
     position_request,
+    read_continuation,
+    token_class,
 )
-from readout_audit.scoring._audit import PreparedItem, prepare, score_item, scoring_config
+from readout_audit.scoring import (
+    PreparedItem,
+    prepare,
+    rendered_preflight,
+    score_item,
+    scoring_config,
+)
 
 
 def _choices(record: ScoreRecord) -> dict[str, int | None]:
@@ -302,6 +305,40 @@ def audit_options(
         progress=progress,
         overwrite=overwrite,
     )
+
+
+def options_stage(
+    items: Sequence[MCItem],
+    spec: PromptSpec,
+    *,
+    variants: Sequence[str] | None = None,
+    extra_variants: Mapping[str, Variant] | None = None,
+    greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
+    reader: bool | None = None,
+    note_budget: int = 32,
+) -> StageRun[ScoreResult]:
+    """:func:`audit_options` as a stage: every rung of every item rendered before loading."""
+
+    def run(model: ScoringModel, out: Path, settings: RunSettings) -> ScoreResult:
+        return audit_options(
+            model,
+            items,
+            spec,
+            out,
+            variants=variants,
+            top_k=settings.top_k,
+            greedy_tokens=greedy_tokens,
+            template_kwargs=settings.template_kwargs,
+            reader=reader,
+            note_budget=note_budget,
+            extra_variants=extra_variants,
+            batch_size=settings.batch_size,
+            progress=settings.progress,
+            overwrite=settings.overwrite,
+        )
+
+    rungs = [item for item, _ in ladder_items(spec, items, variants, extra_variants)]
+    return StageRun("options", run, rendered_preflight(rungs, greedy_tokens))
 
 
 OPTIONS: AuditKind[OptionsRecord, OptionsSummary] = AuditKind(

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from readout_audit.log._summary import Check, Verdict
+from readout_audit.log import Check, Verdict
 from readout_audit.options._record import OptionsRecord
 from readout_audit.readout import MASS_FLOOR
 

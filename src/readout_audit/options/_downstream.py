@@ -9,10 +9,8 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from readout_audit.log._record import ScoreRecord
-from readout_audit.log._summary import Interval, PairedScores
-from readout_audit.stats._bootstrap import paired_bootstrap
-from readout_audit.stats._resample import resampling_clusters
+from readout_audit.log import Interval, PairedScores, ScoreRecord
+from readout_audit.stats import paired_bootstrap, resampling_clusters
 
 READOUTS: Mapping[str, str] = {
     "production": "(a) original position",

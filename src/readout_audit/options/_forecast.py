@@ -11,14 +11,11 @@ from typing import Any
 import numpy as np
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._jsonl import JsonlAppender, iter_values
-from readout_audit.data._item import Item, Message
-from readout_audit.data._mc import MCItem
-from readout_audit.model._backend import ScoringModel
-from readout_audit.model._codec import TextCodec
-from readout_audit.prompt._render import Rendering, render
-from readout_audit.prompt._spec import item_parts, quoted_item
-from readout_audit.readout._options import encode_in_context
+from readout_audit._util import JsonlAppender, iter_values
+from readout_audit.data import Item, MCItem, Message
+from readout_audit.model import ScoringModel, TextCodec
+from readout_audit.prompt import Rendering, item_parts, quoted_item, render
+from readout_audit.readout import encode_in_context
 
 WRITER_PROMPT = (
     "Source text: {passage}\n\nA future reader will answer a question about this text using ONLY "

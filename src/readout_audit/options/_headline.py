@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from readout_audit.kind._headline import VariantMass, mass_headline
+from readout_audit.kind import VariantMass, mass_headline
 
 if TYPE_CHECKING:
     from readout_audit.options._audit import LadderRung, OptionsSummary

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from readout_audit.log._record import ScoreRecord
-from readout_audit.report._compare import PairedDifference, Pairs, mean_difference
+from readout_audit.log import ScoreRecord
+from readout_audit.report import PairedDifference, Pairs, mean_difference
 
 
 def _mass_choice_correct(record: ScoreRecord) -> float | None:

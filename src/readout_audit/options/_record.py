@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from readout_audit.log._record import ScoreRecord
-from readout_audit.readout._classes import TokenClass
-from readout_audit.readout._continuation import ContinuationClass, letter_pull, read_continuation
+from readout_audit.log import ScoreRecord
+from readout_audit.readout import ContinuationClass, TokenClass, letter_pull, read_continuation
 
 
 class OptionsRecord(ScoreRecord):

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from readout_audit.log._run import Run
-from readout_audit.log._summary import Interval
+from readout_audit import report as cell
+from readout_audit.log import Interval, Run
 from readout_audit.options._downstream import READOUTS, Downstream
 from readout_audit.options._record import OptionsRecord
-from readout_audit.report import _blocks as cell
-from readout_audit.report._blocks import Block, FigureBlock, Section, TableBlock, plot
-from readout_audit.report._common import browser, class_figure, forest, mass_figure
+from readout_audit.report import (
+    Block,
+    FigureBlock,
+    Section,
+    TableBlock,
+    browser,
+    class_figure,
+    forest,
+    mass_figure,
+    plot,
+)
 
 if TYPE_CHECKING:
     from readout_audit.options._accuracy import RungAccuracy

@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from readout_audit.data._item import Item
-from readout_audit.model._codec import TextCodec
+from readout_audit.data import Item
+from readout_audit.model import TextCodec
 
 Ending = Literal["newline", "space", "none"]
 ContextSource = Literal["messages", "prompt"]

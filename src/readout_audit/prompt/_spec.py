@@ -9,8 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from readout_audit._exceptions import InputError
-from readout_audit.data._item import Item, Message
-from readout_audit.data._mc import MCItem
+from readout_audit.data import Item, MCItem, Message
 from readout_audit.prompt import _wording as paper
 
 FENCE_OPEN = "BEGIN QUOTED ITEM"

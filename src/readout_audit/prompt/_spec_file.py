@@ -12,7 +12,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._input import MAX_NODES, BoundsError, parse_bounded, read_input_text
+from readout_audit._util import MAX_NODES, BoundsError, parse_bounded, read_input_text
 from readout_audit.prompt._spec import FORECAST, LADDER, RENAMED_RUNGS, Parts, PromptSpec, Variant
 
 TableT = TypeVar("TableT", bound=BaseModel)

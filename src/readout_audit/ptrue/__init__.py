@@ -1,6 +1,9 @@
 """The P(True) audit (seed 001): lm-polygraph's readout against its repairs."""
 
 from readout_audit.ptrue._answers import (
+    LIBRARY_SEED,
+    AnswerMode,
+    PromptMode,
     generate_answers,
 )
 from readout_audit.ptrue._audit import (
@@ -8,6 +11,8 @@ from readout_audit.ptrue._audit import (
     PTrueReadout,
     PTrueSummary,
     audit_ptrue,
+    ptrue_stage,
+    readout_items,
     summarise_ptrue,
 )
 from readout_audit.ptrue._record import (
@@ -15,11 +20,16 @@ from readout_audit.ptrue._record import (
 )
 
 __all__ = [
+    "AnswerMode",
+    "LIBRARY_SEED",
     "PTRUE",
     "PTrueReadout",
     "PTrueRecord",
     "PTrueSummary",
+    "PromptMode",
     "audit_ptrue",
     "generate_answers",
+    "ptrue_stage",
+    "readout_items",
     "summarise_ptrue",
 ]

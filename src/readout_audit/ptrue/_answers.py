@@ -6,12 +6,16 @@ import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal
 
-from readout_audit.data._item import Item, Message
-from readout_audit.data._qa import QAItem
-from readout_audit.model._backend import DEFAULT_BATCH_SIZE, PositionRequest, ScoringModel
-from readout_audit.model._executor import GenerationRequest, Pending
-from readout_audit.model._generation import GenerationSettings
-from readout_audit.prompt._render import render
+from readout_audit.data import Item, Message, QAItem
+from readout_audit.model import (
+    DEFAULT_BATCH_SIZE,
+    GenerationRequest,
+    GenerationSettings,
+    Pending,
+    PositionRequest,
+    ScoringModel,
+)
+from readout_audit.prompt import render
 
 AnswerMode = Literal["library", "sample", "greedy"]
 """``library``: lm-polygraph's answer step at the checkpoint's generation config (the paper's);

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -13,19 +14,18 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from readout_audit._exceptions import InputError
-from readout_audit.data._item import Item
-from readout_audit.data._qa import Correctness, QAItem, is_correct
-from readout_audit.kind._kind import AuditKind
-from readout_audit.kind._registry import register_kind
-from readout_audit.kind._runner import Job, ScoreResult, run_kind
-from readout_audit.log._run import RunDirectory
-from readout_audit.log._summary import Interval, PairedScores, Summary
-from readout_audit.model._backend import (
-    DEFAULT_BATCH_SIZE,
-    PositionRequest,
-    PositionScores,
-    ScoringModel,
+from readout_audit.data import Correctness, Item, QAItem, is_correct
+from readout_audit.kind import (
+    AuditKind,
+    Job,
+    RunSettings,
+    ScoreResult,
+    StageRun,
+    register_kind,
+    run_kind,
 )
+from readout_audit.log import Interval, PairedScores, RunDirectory, Summary
+from readout_audit.model import DEFAULT_BATCH_SIZE, PositionRequest, PositionScores, ScoringModel
 from readout_audit.progress import ProgressMode, as_mode, reporter
 from readout_audit.ptrue._answers import (
     LIBRARY_SEED,
@@ -39,15 +39,21 @@ from readout_audit.ptrue._headline import ptrue_headline
 from readout_audit.ptrue._paired import ptrue_paired_metrics
 from readout_audit.ptrue._record import PTrueRecord
 from readout_audit.ptrue._sections import ptrue_sections
-from readout_audit.readout._classes import ptrue_token_class
-from readout_audit.readout._first_step import first_step_logprob
-from readout_audit.readout._position import DEFAULT_TOP_K, position_request
-from readout_audit.scoring._audit import PreparedItem, prepare, score_item, scoring_config
-from readout_audit.stats import PredictionRejectionRatio
-from readout_audit.stats._bootstrap import Interval as BootstrapInterval
-from readout_audit.stats._bootstrap import paired_bootstrap
-from readout_audit.stats._metrics import auc
-from readout_audit.stats._resample import resampling_clusters
+from readout_audit.readout import (
+    DEFAULT_TOP_K,
+    first_step_logprob,
+    position_request,
+    ptrue_token_class,
+)
+from readout_audit.scoring import (
+    PreparedItem,
+    prepare,
+    rendered_preflight,
+    score_item,
+    scoring_config,
+)
+from readout_audit.stats import Interval as BootstrapInterval
+from readout_audit.stats import PredictionRejectionRatio, auc, paired_bootstrap, resampling_clusters
 
 PTRUE_PROMPT = (
     "Question: {q}\n Possible answer:{a}\n Is the possible answer:\n (A) True\n (B) False\n"
@@ -338,50 +344,26 @@ def audit_ptrue(
     kept in the run directory (``artifacts/answers.json``), so a resumed run judges the same
     ones.
     """
-    kwargs = dict(template_kwargs or {})
-    true_id, suppressed = library_reading(model)
+    protocol = _Protocol(
+        dict(template_kwargs or {}), correctness, answers, prompt_mode, seed, top_k, batch_size
+    )
+    reading = library_reading(model)
     stage_mode = as_mode(progress)
 
     def plan(run_dir: RunDirectory) -> list[Job[Any]]:
-        generated: dict[str, str] = run_dir.artifact("answers") or {}
-        missing = [i for i in items if i.answer is None and i.id not in generated]
-        arriving = iter_answers(
-            model,
-            missing,
-            kwargs,
-            mode=answers,
-            prompt_mode=prompt_mode,
-            seed=seed,
-            batch_size=batch_size,
-        )
-        with reporter(stage_mode, len(missing), label="answers", unit="answers to generate") as r:
-            keep_answers(run_dir, items, generated, arriving, r.advance)
-        jobs = []
-        for source in items:
-            answer = source.answer if source.answer is not None else generated[source.id]
-            correct = is_correct(source, answer, correctness)
-            for name, item in readout_items(source, answer, prompt_mode).items():
-                prepared = prepare(item, model.codec, kwargs, 1, variant=name)
-                record = partial(
-                    ptrue_record,
-                    job=prepared,
-                    answer=answer,
-                    correct=correct,
-                    top_k=top_k,
-                    letters=source.letters,
-                    reading=(true_id, suppressed),
-                )
-                jobs.append(Job(prepared.key, ptrue_request(prepared, true_id, suppressed), record))
-        return jobs
+        generated = _answered(model, items, protocol, run_dir, stage_mode)
+        return [
+            job for source in items for job in _jobs(model, source, generated, protocol, reading)
+        ]
 
-    config = scoring_config(items, top_k, 1, kwargs)
+    config = scoring_config(items, top_k, 1, protocol.template_kwargs)
     config["answers_generated"] = sum(i.answer is None for i in items)
     config["answers"] = answer_config(model, answers, seed)
     config["prompt_mode"] = prompt_mode
     config["correctness"] = correctness
     config["library_token"] = {
-        "id": true_id,
-        "suppressed_ids": suppressed,
+        "id": reading[0],
+        "suppressed_ids": reading[1],
         # lm-polygraph's first step also applies a generation-config repetition penalty, which
         # log-probabilities cannot undo: the library value is exact where this is 1.0
         "repetition_penalty": model.generation_defaults()["repetition_penalty"],
@@ -396,6 +378,108 @@ def audit_ptrue(
         progress=progress,
         overwrite=overwrite,
     )
+
+
+@dataclass(frozen=True)
+class _Protocol:
+    """How a P(True) run reads its items: rendering, correctness, the answer step."""
+
+    template_kwargs: dict[str, Any]
+    correctness: Correctness
+    answers: AnswerMode
+    prompt_mode: PromptMode
+    seed: int
+    top_k: int
+    batch_size: int
+
+
+def _answered(
+    model: ScoringModel,
+    items: Sequence[QAItem],
+    protocol: _Protocol,
+    run_dir: RunDirectory,
+    mode: ProgressMode,
+) -> dict[str, str]:
+    """The generated answers: those saved in the run, and the missing ones generated now."""
+    generated: dict[str, str] = run_dir.artifact("answers") or {}
+    missing = [i for i in items if i.answer is None and i.id not in generated]
+    arriving = iter_answers(
+        model,
+        missing,
+        protocol.template_kwargs,
+        mode=protocol.answers,
+        prompt_mode=protocol.prompt_mode,
+        seed=protocol.seed,
+        batch_size=protocol.batch_size,
+    )
+    with reporter(mode, len(missing), label="answers", unit="answers to generate") as report:
+        keep_answers(run_dir, items, generated, arriving, report.advance)
+    return generated
+
+
+def _jobs(
+    model: ScoringModel,
+    source: QAItem,
+    generated: Mapping[str, str],
+    protocol: _Protocol,
+    reading: tuple[int, list[int]],
+) -> list[Job[Any]]:
+    """One item's six readouts of its answer, each a job with its record's arguments bound."""
+    answer = source.answer if source.answer is not None else generated[source.id]
+    correct = is_correct(source, answer, protocol.correctness)
+    jobs = []
+    for name, item in readout_items(source, answer, protocol.prompt_mode).items():
+        prepared = prepare(item, model.codec, protocol.template_kwargs, 1, variant=name)
+        record = partial(
+            ptrue_record,
+            job=prepared,
+            answer=answer,
+            correct=correct,
+            top_k=protocol.top_k,
+            letters=source.letters,
+            reading=reading,
+        )
+        jobs.append(Job(prepared.key, ptrue_request(prepared, *reading), record))
+    return jobs
+
+
+def ptrue_stage(
+    items: Sequence[QAItem],
+    *,
+    correctness: Correctness = "paper",
+    answers: AnswerMode = "library",
+    prompt_mode: PromptMode = "chat",
+    seed: int = LIBRARY_SEED,
+) -> StageRun[ScoreResult]:
+    """:func:`audit_ptrue` as a stage: the readouts of the items' own answers rendered first.
+
+    Answers still to generate are known only once the model runs; their readouts are checked
+    when planned.
+    """
+
+    def run(model: ScoringModel, out: Path, settings: RunSettings) -> ScoreResult:
+        return audit_ptrue(
+            model,
+            items,
+            out,
+            top_k=settings.top_k,
+            template_kwargs=settings.template_kwargs,
+            correctness=correctness,
+            answers=answers,
+            prompt_mode=prompt_mode,
+            seed=seed,
+            batch_size=settings.batch_size,
+            progress=settings.progress,
+            overwrite=settings.overwrite,
+        )
+
+    readouts = [
+        readout
+        for item in items
+        if item.answer is not None
+        for readout in readout_items(item, item.answer, prompt_mode).values()
+    ]
+    return StageRun("ptrue", run, rendered_preflight(readouts, 1))
 
 
 PTRUE: AuditKind[PTrueRecord, PTrueSummary] = AuditKind(

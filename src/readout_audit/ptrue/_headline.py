@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from readout_audit.kind._headline import ACCURACY
+from readout_audit.kind import ACCURACY
 
 if TYPE_CHECKING:
     from readout_audit.ptrue._audit import PTrueSummary

@@ -7,9 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from readout_audit.ptrue._record import PTrueRecord
-from readout_audit.report._compare import PairedDifference, paired_difference
-from readout_audit.stats._bootstrap import paired_bootstrap
-from readout_audit.stats._resample import resampling_clusters
+from readout_audit.report import PairedDifference, paired_difference
+from readout_audit.stats import paired_bootstrap, resampling_clusters
 
 
 def ptrue_paired_metrics(

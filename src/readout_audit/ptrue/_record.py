@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from readout_audit.log._record import ScoreRecord
-from readout_audit.readout._classes import PTrueClass
+from readout_audit.log import ScoreRecord
+from readout_audit.readout import PTrueClass
 
 
 class PTrueRecord(ScoreRecord):

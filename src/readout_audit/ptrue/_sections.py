@@ -5,20 +5,23 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from readout_audit.log._run import Run
+from readout_audit.log import Run
 from readout_audit.ptrue._record import PTrueRecord
-from readout_audit.report._blocks import (
+from readout_audit.report import (
     Block,
     FigureBlock,
     Section,
     TableBlock,
+    browser,
+    class_figure,
     counts,
     estimate,
     fmt,
+    forest,
     interval,
+    mass_figure,
     plot,
 )
-from readout_audit.report._common import browser, class_figure, forest, mass_figure
 
 if TYPE_CHECKING:
     from readout_audit.ptrue._audit import PTrueSummary

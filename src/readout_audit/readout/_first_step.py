@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from readout_audit.model._distribution import TokenDistribution
+from readout_audit.model import TokenDistribution
 
 
 def first_step_logprob(

@@ -6,9 +6,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from readout_audit.model._codec import TextCodec
-from readout_audit.model._distribution import TokenDistribution
-from readout_audit.prompt._render import Rendering
+from readout_audit.model import TextCodec, TokenDistribution
+from readout_audit.prompt import Rendering
 
 MASS_FLOOR = 0.5
 """The diagnostic floor: a median option mass below it is collapse."""

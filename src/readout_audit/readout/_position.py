@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel
 
-from readout_audit.model._backend import PositionRequest, PositionScores, ScoringModel
-from readout_audit.prompt._render import Rendering
+from readout_audit.model import PositionRequest, PositionScores, ScoringModel
+from readout_audit.prompt import Rendering
 from readout_audit.readout._options import (
     OptionEncoding,
     distinct_first_tokens,

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from readout_audit.model._codec import TextCodec
+from readout_audit.model import TextCodec
 from readout_audit.readout._options import OptionEncoding
 
 Answer = Literal["yes", "no"]

@@ -47,9 +47,16 @@ from readout_audit.recover._setup import (
     Configuration,
     RecoverSetup,
     Verbalizer,
+    configurations_named,
 )
 from readout_audit.recover._slices import tfidf_predictions
-from readout_audit.recover._sources import GENERATED_EVALS, GENERATORS, recover_splits
+from readout_audit.recover._sources import (
+    GENERATED_EVALS,
+    GENERATED_N,
+    GENERATED_TRAIN_N,
+    GENERATORS,
+    recover_splits,
+)
 from readout_audit.recover._store import HiddenLayout, read_hidden
 from readout_audit.recover._strata import depth_strata
 from readout_audit.recover._summary import RecoverSummary
@@ -60,6 +67,8 @@ __all__ = [
     "BudgetRow",
     "Configuration",
     "GENERATED_EVALS",
+    "GENERATED_N",
+    "GENERATED_TRAIN_N",
     "GENERATORS",
     "GapRow",
     "HiddenLayout",
@@ -87,6 +96,7 @@ __all__ = [
     "Verbalizer",
     "audit_recover",
     "budget_curve",
+    "configurations_named",
     "corrected_predictions",
     "depth_strata",
     "evaluate_recovery",

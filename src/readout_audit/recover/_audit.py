@@ -18,24 +18,24 @@ from typing import Any
 import numpy as np
 
 from readout_audit._exceptions import CapabilityError, InputError
-from readout_audit.data._logic import LogicItem
-from readout_audit.kind._runner import Job, ScoreResult, run_kind
-from readout_audit.log._run import RunDirectory
-from readout_audit.model._backend import (
+from readout_audit.data import LogicItem
+from readout_audit.kind import Job, ScoreResult, run_kind
+from readout_audit.log import RunDirectory
+from readout_audit.model import (
     DEFAULT_BATCH_SIZE,
     PositionScores,
     ScoringModel,
+    TextCodec,
     Unembedding,
 )
-from readout_audit.model._codec import TextCodec
 from readout_audit.progress import ProgressMode
-from readout_audit.prompt._render import render
-from readout_audit.readout._position import DEFAULT_TOP_K, position_request
+from readout_audit.prompt import render
+from readout_audit.readout import DEFAULT_TOP_K, position_request
 from readout_audit.recover._record import RecoverRecord, Role
 from readout_audit.recover._setup import Configuration, RecoverSetup
 from readout_audit.recover._store import HiddenLayout, HiddenWriter
 from readout_audit.recover._truncate import Fitted, fit_to_limit
-from readout_audit.scoring._audit import PreparedItem, items_sha256, prepare, score_item
+from readout_audit.scoring import PreparedItem, items_sha256, prepare, score_item
 
 RESERVED = ("train", "fit")
 

@@ -17,9 +17,7 @@ import numpy as np
 
 from readout_audit._exceptions import InputError
 from readout_audit.recover._offsets import OffsetGrid, corrected_predictions, fit_offsets
-from readout_audit.stats._bootstrap import paired_bootstrap
-from readout_audit.stats._exact import mcnemar_exact
-from readout_audit.stats._resample import resampling_clusters
+from readout_audit.stats import mcnemar_exact, paired_bootstrap, resampling_clusters
 
 BUDGETS = (25, 50, 100, 250, 500, 1000)
 """Unlabelled fit sizes of the sample-efficiency curve (the paper's)."""

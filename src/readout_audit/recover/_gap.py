@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 
 from readout_audit._exceptions import InputError
-from readout_audit.stats._bootstrap import centered_bootstrap_pvalue, paired_bootstrap
-from readout_audit.stats._resample import resampling_clusters
+from readout_audit.stats import centered_bootstrap_pvalue, paired_bootstrap, resampling_clusters
 
 
 @dataclass(frozen=True)

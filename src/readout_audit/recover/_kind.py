@@ -6,8 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from readout_audit.kind._kind import AuditKind
-from readout_audit.kind._registry import register_kind
+from readout_audit.kind import AuditKind, register_kind
 from readout_audit.recover._analysis import summarise_recover_run
 from readout_audit.recover._offsets import corrected_predictions, fit_offsets
 from readout_audit.recover._record import RecoverRecord, split_key
@@ -15,7 +14,7 @@ from readout_audit.recover._report import recover_sections
 from readout_audit.recover._store import HIDDEN_FILE
 from readout_audit.recover._summary import RecoverSummary
 from readout_audit.recover._tables import Table
-from readout_audit.report._compare import PairedDifference, mean_difference
+from readout_audit.report import PairedDifference, mean_difference
 
 
 def recover_paired_metrics(

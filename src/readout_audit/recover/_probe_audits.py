@@ -27,7 +27,7 @@ from typing import TypeVar
 import numpy as np
 
 from readout_audit._exceptions import InputError
-from readout_audit.data._logic import LABELS
+from readout_audit.data import LABELS
 from readout_audit.recover._probes import Probe, fit_probe
 from readout_audit.recover._record import RecoverRecord
 from readout_audit.recover._slices import tfidf_predictions

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from readout_audit.data._logic import LogicLabel
-from readout_audit.log._record import ScoreRecord
+from readout_audit.data import LogicLabel
+from readout_audit.log import ScoreRecord
 
 Role = Literal["train", "fit", "eval"]
 """What a split is for: labelled probe and bag-of-words training, the unlabelled offset fit, or

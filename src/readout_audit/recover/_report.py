@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from readout_audit.data._logic import LABELS
-from readout_audit.log._run import Run
-from readout_audit.recover._analysis import WHOLE_PROBE
+from readout_audit.data import LABELS
+from readout_audit.log import Run
+from readout_audit.recover._held_out import WHOLE_PROBE
 from readout_audit.recover._record import RecoverRecord
 from readout_audit.recover._report_audits import (
     depth_section,
@@ -20,7 +20,7 @@ from readout_audit.recover._summary import (
     RecoverSummary,
     RecoveryResult,
 )
-from readout_audit.report._blocks import (
+from readout_audit.report import (
     MISSING,
     Block,
     FigureBlock,

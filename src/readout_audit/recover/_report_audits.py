@@ -8,7 +8,7 @@ from readout_audit.recover._summary import (
     SeedAggregate,
     SplitResult,
 )
-from readout_audit.report._blocks import MISSING, Block, Section, TableBlock
+from readout_audit.report import MISSING, Block, Section, TableBlock
 
 
 def _mean_sd(pair: tuple[float, float] | None) -> str:

@@ -12,11 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from readout_audit._exceptions import InputError
-from readout_audit.data._item import Item, Message
-from readout_audit.data._logic import LABELS, LogicItem
-from readout_audit.model._codec import TextCodec
+from readout_audit.data import LABELS, Item, LogicItem, Message
+from readout_audit.model import TextCodec
 from readout_audit.recover._offsets import OffsetGrid
-from readout_audit.stats._validate import MAX_REPLICATES
+from readout_audit.stats import MAX_REPLICATES
 
 ANSWER_SLOT = "Answer: <answer>"
 """The literal slot every prompt ends with; the answer-slot readouts sit on its last token."""

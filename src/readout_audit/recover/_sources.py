@@ -11,8 +11,10 @@ from readout_audit.data import (
     LogicItem,
     generate_controlled_logic,
     generate_paper_logic,
+    load_logic_file,
+    load_logic_source,
+    named_source,
 )
-from readout_audit.data._sources import load_logic_file, load_logic_source, named_source
 from readout_audit.recover._audit import RecoverSplits
 from readout_audit.recover._probes import PROBE_ROWS, PROBE_SEEDS
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from readout_audit._exceptions import InputError, RunDirectoryError
-from readout_audit._util._input import check_regular
+from readout_audit._util import check_regular
 
 HIDDEN_FILE = "hidden.f32"
 POSITIONS = ("prompt_end", "answer_slot")

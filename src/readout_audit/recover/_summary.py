@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from readout_audit.log._summary import Summary
+from readout_audit.log import Summary
 
 
 class _Row(BaseModel):

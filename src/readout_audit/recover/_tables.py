@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from readout_audit.data._logic import LABELS
+from readout_audit.data import LABELS
 from readout_audit.recover._offsets import OffsetGrid
 from readout_audit.recover._record import RecoverRecord
 

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from readout_audit._exceptions import InputError
-from readout_audit.data._logic import LogicItem
-from readout_audit.scoring._audit import PreparedItem
+from readout_audit.data import LogicItem
+from readout_audit.scoring import PreparedItem
 
 MAX_TOKENS = 1024
 """The paper's token limit (Appendix B, format-matched reruns)."""

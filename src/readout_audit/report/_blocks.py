@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from readout_audit.log._record import ScoreRecord
-from readout_audit.log._summary import Check, Interval
-from readout_audit.readout._position import TopToken
+from readout_audit.log import Check, Interval, ScoreRecord
+from readout_audit.readout import TopToken
 
 MISSING = "–"
 """The mark of a value that does not exist (not measurable, undefined, not run)."""

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from readout_audit.log._record import ScoreRecord
-from readout_audit.log._run import Run
-from readout_audit.log._summary import Interval, Summary
+from readout_audit.log import Interval, Manifest, Run, ScoreRecord, Summary
 from readout_audit.readout import MASS_FLOOR
 from readout_audit.report._blocks import (
     Block,
@@ -54,9 +52,8 @@ def served_section(run: Run[Any]) -> Section | None:
     )
 
 
-def manifest_section(run: Run[Any]) -> Section:
-    """Model, file hashes, versions, seeds and the commands that wrote the run."""
-    m = run.manifest
+def manifest_section(m: Manifest) -> Section:
+    """Model, file hashes, versions, seeds and the commands that wrote a run or a stage."""
     model_rows = [
         ["spec", str(m.model.get("spec"))],
         ["name", str(m.model.get("name"))],

@@ -9,14 +9,11 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from readout_audit._exceptions import RunDirectoryError
-from readout_audit.kind._registry import get_kind
-from readout_audit.log._record import ScoreRecord
-from readout_audit.log._run import Run
-from readout_audit.log._summary import Interval, Verdict
+from readout_audit.kind import get_kind
+from readout_audit.log import Interval, Run, ScoreRecord, Verdict
 from readout_audit.report._blocks import Section, TableBlock, fmt, interval
 from readout_audit.report._report import run_summary
-from readout_audit.stats._bootstrap import paired_bootstrap
-from readout_audit.stats._resample import resampling_clusters
+from readout_audit.stats import paired_bootstrap, resampling_clusters
 
 Pairs = Sequence[tuple[ScoreRecord, ScoreRecord]]
 PairedMetrics = Callable[[Pairs, int, int], list["PairedDifference"]]

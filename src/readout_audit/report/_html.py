@@ -17,11 +17,10 @@ from typing import Any
 import jinja2
 import markupsafe
 
-from readout_audit._util._jsonl import write_text_atomic
-from readout_audit._util._text import terminal_safe
+from readout_audit._util import terminal_safe, write_text_atomic
 from readout_audit._version import __version__
-from readout_audit.kind._registry import get_kind
-from readout_audit.log._run import Run, read_run
+from readout_audit.kind import get_kind
+from readout_audit.log import Run, read_run
 from readout_audit.report._report import report_sections, state_text
 
 TEMPLATE = "report.html.j2"

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from readout_audit._util._jsonl import write_text_atomic
+from readout_audit._util import write_text_atomic
 from readout_audit._version import __version__
 from readout_audit.report._html import _environment, render_html
 from readout_audit.report._runs import RunRow, runs_block

@@ -124,7 +124,7 @@ def class_bars(counts: Mapping[str, Mapping[str, int]], title: str) -> str:
 
 def roc_curves(scores: Mapping[str, Sequence[float]], labels: Sequence[bool], title: str) -> str:
     """ROC curve of each score against the binary labels, with its AUC in the legend."""
-    from readout_audit.stats._metrics import auc
+    from readout_audit.stats import auc
 
     y = np.asarray(labels, dtype=bool)
     figure, axes = plt.subplots(figsize=(4.6, 4.2))

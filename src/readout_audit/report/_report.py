@@ -6,9 +6,8 @@ from typing import Any
 
 from rich.console import Console
 
-from readout_audit.kind._registry import get_kind
-from readout_audit.log._run import Run
-from readout_audit.log._summary import Summary
+from readout_audit.kind import get_kind
+from readout_audit.log import Run, Summary
 from readout_audit.report._blocks import Section
 from readout_audit.report._common import checks_section, manifest_section, served_section
 from readout_audit.report._terminal import (
@@ -58,7 +57,7 @@ def report_sections(
     checks = checks_section(summary)
     found = [checks] if checks is not None else []
     served = served_section(run)
-    last = [manifest_section(run)] if manifest else [served] if served is not None else []
+    last = [manifest_section(run.manifest)] if manifest else [served] if served is not None else []
     kind_sections = kind.sections(run, summary)
     if checks_last:
         return [*kind_sections, *found, *last]

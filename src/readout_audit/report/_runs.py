@@ -12,10 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from readout_audit.kind._registry import get_kind
-from readout_audit.log._run import Run, RunState
-from readout_audit.log._summary import Verdict
-from readout_audit.log._table import CSV_LINE_END, csv_text
+from readout_audit.kind import get_kind
+from readout_audit.log import CSV_LINE_END, Run, RunState, Verdict, csv_text
 from readout_audit.report._blocks import MISSING, TableBlock, fmt
 from readout_audit.report._report import run_summary
 

@@ -12,8 +12,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from readout_audit._util._text import terminal_safe
-from readout_audit.log._summary import Check
+from readout_audit._util import terminal_safe
+from readout_audit.log import Check
 from readout_audit.report._blocks import (
     ChecksBlock,
     Section,

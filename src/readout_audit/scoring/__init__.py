@@ -5,8 +5,11 @@ from readout_audit.scoring._audit import (
     PreparedItem,
     items_sha256,
     prepare,
+    prepare_rendered,
+    rendered_preflight,
     score,
     score_item,
+    score_stage,
     scoring_config,
     variant_name,
 )
@@ -18,15 +21,18 @@ from readout_audit.scoring._summary import (
 )
 
 __all__ = [
-    "SCORE",
     "MassSummary",
     "PreparedItem",
+    "SCORE",
     "ScoreSummary",
     "VariantScores",
     "items_sha256",
     "prepare",
+    "prepare_rendered",
+    "rendered_preflight",
     "score",
     "score_item",
+    "score_stage",
     "scoring_config",
     "summarise",
     "variant_name",

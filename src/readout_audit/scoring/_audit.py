@@ -12,19 +12,26 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from readout_audit.data._item import Item
-from readout_audit.kind._kind import AuditKind
-from readout_audit.kind._registry import register_kind
-from readout_audit.kind._runner import Job, ScoreResult, run_kind
-from readout_audit.log._record import ScoreRecord
-from readout_audit.model._backend import DEFAULT_BATCH_SIZE, PositionScores, ScoringModel
-from readout_audit.model._codec import TextCodec
+from readout_audit.data import Item
+from readout_audit.kind import (
+    AuditKind,
+    Job,
+    Preflight,
+    RunSettings,
+    ScoreResult,
+    StageRun,
+    register_kind,
+    run_kind,
+)
+from readout_audit.log import ScoreRecord
+from readout_audit.model import DEFAULT_BATCH_SIZE, PositionScores, ScoringModel, TextCodec
 from readout_audit.progress import ProgressMode
-from readout_audit.prompt._render import Rendering, context_field, render
-from readout_audit.readout._options import OptionEncoding, encode_in_context
-from readout_audit.readout._position import (
+from readout_audit.prompt import Rendering, context_field, render
+from readout_audit.readout import (
     DEFAULT_GREEDY_TOKENS,
     DEFAULT_TOP_K,
+    OptionEncoding,
+    encode_in_context,
     position_request,
     read_position,
 )
@@ -190,6 +197,37 @@ def score(
         progress=progress,
         overwrite=overwrite,
     )
+
+
+def rendered_preflight(items: Sequence[Item], greedy_tokens: int) -> Preflight:
+    """A preflight that renders every item and checks it against the context window."""
+
+    def check(codec: TextCodec, settings: RunSettings) -> None:
+        for item in items:
+            prepare(item, codec, settings.template_kwargs, greedy_tokens)
+
+    return check
+
+
+def score_stage(
+    items: Sequence[Item], greedy_tokens: int = DEFAULT_GREEDY_TOKENS
+) -> StageRun[ScoreResult]:
+    """:func:`score` as a stage for :func:`~readout_audit.kind.run_stage`."""
+
+    def run(model: ScoringModel, out: Path, settings: RunSettings) -> ScoreResult:
+        return score(
+            model,
+            items,
+            out,
+            top_k=settings.top_k,
+            greedy_tokens=greedy_tokens,
+            template_kwargs=settings.template_kwargs,
+            batch_size=settings.batch_size,
+            progress=settings.progress,
+            overwrite=settings.overwrite,
+        )
+
+    return StageRun("score", run, rendered_preflight(items, greedy_tokens))
 
 
 SCORE: AuditKind[ScoreRecord, ScoreSummary] = AuditKind(

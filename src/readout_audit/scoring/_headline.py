@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from readout_audit.kind._headline import VariantMass, mass_headline
+from readout_audit.kind import VariantMass, mass_headline
 from readout_audit.scoring._summary import ScoreSummary
 
 

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from readout_audit.log._record import ScoreRecord
-from readout_audit.log._run import Run
-from readout_audit.report._blocks import MISSING, Block, Section, TableBlock, clip, fmt
-from readout_audit.report._common import browser, class_figure, mass_figure
+from readout_audit.log import Run, ScoreRecord
+from readout_audit.report import (
+    MISSING,
+    Block,
+    Section,
+    TableBlock,
+    browser,
+    class_figure,
+    clip,
+    fmt,
+    mass_figure,
+)
 from readout_audit.scoring._summary import ScoreSummary
 
 RECORD_ROWS = 50

@@ -8,11 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from readout_audit.log._record import ScoreRecord
-from readout_audit.log._run import Run
-from readout_audit.log._summary import Summary
-from readout_audit.readout import MASS_FLOOR
-from readout_audit.readout._classes import token_class
+from readout_audit.log import Run, ScoreRecord, Summary
+from readout_audit.readout import MASS_FLOOR, token_class
 
 
 class MassSummary(BaseModel):

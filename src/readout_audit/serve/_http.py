@@ -26,7 +26,7 @@ from typing import Any, Literal, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 from readout_audit._exceptions import ModelNotAvailableError
-from readout_audit._util._input import parse_bounded
+from readout_audit._util import parse_bounded
 from readout_audit.serve._call import REDACTED, Endpoint, redact_url
 
 CONTINUE_WAIT_S = 1.0

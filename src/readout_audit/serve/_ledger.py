@@ -21,7 +21,7 @@ from types import TracebackType
 from typing import Any, Literal
 
 from readout_audit._exceptions import InputError, RunDirectoryError
-from readout_audit._util._input import check_regular
+from readout_audit._util import check_regular
 from readout_audit.serve._call import CostCap, HttpCall
 from readout_audit.serve._cost import Spend, over_cap
 

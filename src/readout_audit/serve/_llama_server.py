@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -45,14 +45,19 @@ def llama_server(
     n_ctx: int = 2048,
     lifetime_s: int = 1800,
     start_timeout_s: float = 120.0,
+    launcher: Sequence[str] = ("-m", "llama_cpp.server"),
 ) -> Iterator[str]:
-    """Serve ``gguf`` on a free local port; yield the base URL (``http://127.0.0.1:N/v1``)."""
+    """Serve ``gguf`` on a free local port; yield the base URL (``http://127.0.0.1:N/v1``).
+
+    ``launcher`` is what Python runs: llama-cpp-python's server module, or a script taking its
+    arguments (the tests run one that sorts the vocabulary faster, answering the same).
+    """
     try:
         import llama_cpp.server  # noqa: F401
     except ImportError:
         raise ModelNotAvailableError("llama-cpp-python[server] is not installed") from None
     port = free_port()
-    command = ["timeout", str(lifetime_s), sys.executable, "-m", "llama_cpp.server"]
+    command = ["timeout", str(lifetime_s), sys.executable, *launcher]
     command += ["--model", str(gguf), "--model_alias", alias, "--host", "127.0.0.1"]
     command += ["--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads)]
     log = Path(log)

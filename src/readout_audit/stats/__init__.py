@@ -5,6 +5,7 @@ implementation (scipy, scikit-learn, statsmodels) or a value printed in a seed p
 """
 
 from readout_audit.stats._bootstrap import (
+    BINARY_METRICS,
     Interval,
     PairedBootstrap,
     binary_scores_bootstrap,
@@ -42,13 +43,16 @@ from readout_audit.stats._paired import (
 from readout_audit.stats._permutation import PermutationNull, permutation_null
 from readout_audit.stats._rejection import PredictionRejectionRatio, prr
 from readout_audit.stats._resample import resampling_clusters
+from readout_audit.stats._validate import MAX_REPLICATES, as_float_array, same_length
 
 __all__ = [
+    "BINARY_METRICS",
     "BinaryScores",
     "BoundedInterval",
     "ClosedFormF1",
     "FisherResult",
     "Interval",
+    "MAX_REPLICATES",
     "PairedBootstrap",
     "PermutationNull",
     "PredictionRejectionRatio",
@@ -56,6 +60,7 @@ __all__ = [
     "ThresholdCrossings",
     "TransitionTable",
     "accuracy",
+    "as_float_array",
     "auc",
     "binary_scores",
     "binary_scores_bootstrap",
@@ -76,6 +81,7 @@ __all__ = [
     "permutation_null",
     "prr",
     "resampling_clusters",
+    "same_length",
     "sign_flip_test",
     "stratified_bootstrap",
     "threshold_crossings",

@@ -1,11 +1,16 @@
 """The yes/no audit (seed 002): fixed-id, dynamic and in-context sets against the parse."""
 
 from readout_audit.yesno._audit import (
+    DIAGNOSTIC_SAMPLE,
+    PARSE_TOKENS,
     YESNO,
     ModelSets,
     YesNoSetup,
     audit_yesno,
     diagnose,
+    ignored_images,
+    yesno_item,
+    yesno_stage,
 )
 from readout_audit.yesno._record import (
     YesNoRecord,
@@ -21,6 +26,8 @@ from readout_audit.yesno._summary import (
 )
 
 __all__ = [
+    "DIAGNOSTIC_SAMPLE",
+    "PARSE_TOKENS",
     "YESNO",
     "ClosedForm",
     "IdDifference",
@@ -33,5 +40,8 @@ __all__ = [
     "YesNoSummary",
     "audit_yesno",
     "diagnose",
+    "ignored_images",
     "summarise_yesno",
+    "yesno_item",
+    "yesno_stage",
 ]

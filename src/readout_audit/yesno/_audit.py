@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -11,22 +12,29 @@ from typing import Any
 import numpy as np
 
 from readout_audit._exceptions import InputError
-from readout_audit.data._item import Item, Message
-from readout_audit.data._yesno import YesNoItem
-from readout_audit.kind._kind import AuditKind
-from readout_audit.kind._registry import register_kind
-from readout_audit.kind._runner import Job, ScoreResult, run_kind
-from readout_audit.log._run import Run, RunDirectory
-from readout_audit.model._backend import (
+from readout_audit._util import terminal_safe
+from readout_audit.data import Item, Message, YesNoItem
+from readout_audit.kind import (
+    AuditKind,
+    Job,
+    RunSettings,
+    ScoreResult,
+    StageRun,
+    register_kind,
+    run_kind,
+)
+from readout_audit.log import Run, RunDirectory
+from readout_audit.model import (
     DEFAULT_BATCH_SIZE,
     PositionRequest,
     PositionScores,
     ScoringModel,
+    TextCodec,
+    VisionCodec,
 )
-from readout_audit.model._codec import TextCodec
 from readout_audit.progress import ProgressMode
-from readout_audit.readout._position import DEFAULT_TOP_K, position_request
-from readout_audit.readout._yesno import (
+from readout_audit.readout import (
+    DEFAULT_TOP_K,
     LLAMA_PAIR,
     LLAMA_SET,
     NO_FORMS,
@@ -40,9 +48,16 @@ from readout_audit.readout._yesno import (
     listing1_sets,
     max_logit_decision,
     parse_yes_no,
+    position_request,
     sets_from_encodings,
 )
-from readout_audit.scoring._audit import PreparedItem, prepare, score_item, scoring_config
+from readout_audit.scoring import (
+    PreparedItem,
+    prepare,
+    rendered_preflight,
+    score_item,
+    scoring_config,
+)
 from readout_audit.yesno._headline import yesno_headline
 from readout_audit.yesno._paired import yesno_paired_metrics
 from readout_audit.yesno._record import YesNoRecord
@@ -347,38 +362,11 @@ def audit_yesno(
     if greedy_tokens < 1:
         raise InputError("the string-parse readout needs at least 1 greedy token", field="greedy")
     kwargs = dict(template_kwargs or {})
-    with_image = model.capabilities.images
-    built = [yesno_item(item, setup, with_image=with_image) for item in items]
+    built = [yesno_item(item, setup, with_image=model.capabilities.images) for item in items]
     prepared = [prepare(item, model.codec, kwargs, greedy_tokens) for item in built]
-    by_id = {item.id: item for item in items}
     sets = ModelSets.derive(model.codec, setup)
-
-    def plan(run_dir: RunDirectory) -> list[Job[Any]]:
-        diagnostic = run_dir.artifact("diagnostic")
-        if diagnostic is None:
-            diagnostic = diagnose(
-                model, prepared, sets, sample=diagnostic_sample, seed=seed, batch_size=batch_size
-            )
-            diagnostic["extended"] = extend_sets and sets.legacy_set is not None
-            run_dir.write_artifact("diagnostic", diagnostic)
-        used = sets.extended(diagnostic) if extend_sets else sets
-        extra = sorted({i for s in used.by_readout().values() for i in s.ids})
-        return [
-            Job(
-                job.key,
-                position_request(job.rendering, job.encodings, greedy_tokens, extra),
-                partial(
-                    yesno_record,
-                    job=job,
-                    source=by_id[job.item.id],
-                    setup=setup,
-                    sets=used,
-                    top_k=top_k,
-                ),
-            )
-            for job in prepared
-        ]
-
+    diagnosis = _Diagnosis(diagnostic_sample, seed, extend_sets, batch_size)
+    reading = _Reading(setup, top_k, greedy_tokens)
     config = scoring_config(built, top_k, greedy_tokens, kwargs)
     config.update(setup.as_config())
     config.update(sets.as_config())
@@ -390,18 +378,126 @@ def audit_yesno(
             "extend_sets": extend_sets,
         }
     )
-    seeds = {"diagnostic": seed, "bootstrap": seed}
     return run_kind(
         YESNO,
         model,
         out,
         config,
-        plan,
-        seeds=seeds,
+        partial(_plan, model, items, prepared, sets, diagnosis, reading),
+        seeds={"diagnostic": seed, "bootstrap": seed},
         batch_size=batch_size,
         progress=progress,
         overwrite=overwrite,
     )
+
+
+@dataclass(frozen=True)
+class _Diagnosis:
+    """How Algorithm 1's diagnostic runs before scoring."""
+
+    sample: int
+    seed: int
+    extend_sets: bool
+    batch_size: int
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What every question's record reads."""
+
+    setup: YesNoSetup
+    top_k: int
+    greedy_tokens: int
+
+
+def _plan(
+    model: ScoringModel,
+    items: Sequence[YesNoItem],
+    prepared: Sequence[PreparedItem],
+    sets: ModelSets,
+    diagnosis: _Diagnosis,
+    reading: _Reading,
+    run_dir: RunDirectory,
+) -> list[Job[Any]]:
+    """The run's jobs, once the diagnostic is read (saved in the run, reused on resume)."""
+    diagnostic = run_dir.artifact("diagnostic")
+    if diagnostic is None:
+        diagnostic = diagnose(
+            model,
+            prepared,
+            sets,
+            sample=diagnosis.sample,
+            seed=diagnosis.seed,
+            batch_size=diagnosis.batch_size,
+        )
+        diagnostic["extended"] = diagnosis.extend_sets and sets.legacy_set is not None
+        run_dir.write_artifact("diagnostic", diagnostic)
+    used = sets.extended(diagnostic) if diagnosis.extend_sets else sets
+    extra = sorted({i for s in used.by_readout().values() for i in s.ids})
+    by_id = {item.id: item for item in items}
+    return [
+        Job(
+            job.key,
+            position_request(job.rendering, job.encodings, reading.greedy_tokens, extra),
+            partial(
+                yesno_record,
+                job=job,
+                source=by_id[job.item.id],
+                setup=reading.setup,
+                sets=used,
+                top_k=reading.top_k,
+            ),
+        )
+        for job in prepared
+    ]
+
+
+def yesno_stage(
+    items: Sequence[YesNoItem],
+    setup: YesNoSetup,
+    *,
+    images: bool = False,
+    extend_sets: bool = True,
+    diagnostic_sample: int = DIAGNOSTIC_SAMPLE,
+    seed: int = 0,
+    greedy_tokens: int = PARSE_TOKENS,
+) -> StageRun[ScoreResult]:
+    """:func:`audit_yesno` as a stage: questions rendered, and images checked, before loading.
+
+    ``images``: an image folder was given; a model that reads text only (its tokenizer is no
+    vision-language processor) refuses it, and the items' image names are warned of.
+    """
+
+    def run(model: ScoringModel, out: Path, settings: RunSettings) -> ScoreResult:
+        return audit_yesno(
+            model,
+            items,
+            out,
+            setup=setup,
+            extend_sets=extend_sets,
+            diagnostic_sample=diagnostic_sample,
+            seed=seed,
+            top_k=settings.top_k,
+            greedy_tokens=greedy_tokens,
+            template_kwargs=settings.template_kwargs,
+            batch_size=settings.batch_size,
+            progress=settings.progress,
+            overwrite=settings.overwrite,
+        )
+
+    rendered = rendered_preflight([yesno_item(i, setup) for i in items], greedy_tokens)
+
+    def preflight(codec: TextCodec, settings: RunSettings) -> None:
+        if not isinstance(codec, VisionCodec):
+            if images:
+                reads = "is not read: the model reads text only (no vision-language processor)"
+                raise InputError(reads, field="images")
+            ignored = ignored_images(items)
+            if ignored is not None:
+                print(f"warning: {terminal_safe(ignored)}", file=sys.stderr)
+        rendered(codec, settings)
+
+    return StageRun("yesno", run, preflight)
 
 
 def summarise_yesno_run(run: Run[YesNoRecord]) -> YesNoSummary:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from readout_audit.kind._headline import ACCURACY
+from readout_audit.kind import ACCURACY
 from readout_audit.yesno._summary import REFERENCE, YesNoSummary
 
 

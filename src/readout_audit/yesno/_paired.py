@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from readout_audit.report._compare import PairedDifference, paired_difference
-from readout_audit.stats._bootstrap import binary_scores_bootstrap
-from readout_audit.stats._resample import resampling_clusters
+from readout_audit.report import PairedDifference, paired_difference
+from readout_audit.stats import binary_scores_bootstrap, resampling_clusters
 from readout_audit.yesno._record import YesNoRecord
 
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from readout_audit.log._record import ScoreRecord
+from readout_audit.log import ScoreRecord
 
 
 class YesNoRecord(ScoreRecord):

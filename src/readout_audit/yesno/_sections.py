@@ -4,19 +4,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from readout_audit.log._run import Run
-from readout_audit.report._blocks import (
+from readout_audit.log import Run
+from readout_audit.report import (
     Block,
     FigureBlock,
     Section,
     TableBlock,
     TextBlock,
+    browser,
     estimate,
     fmt,
     interval,
+    mass_figure,
     plot,
 )
-from readout_audit.report._common import browser, mass_figure
 from readout_audit.yesno._record import YesNoRecord
 
 if TYPE_CHECKING:

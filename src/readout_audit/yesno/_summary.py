@@ -10,12 +10,16 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from readout_audit.log._summary import Check, Interval, PairedScores, Summary
-from readout_audit.readout._yesno import Answer, yes_no_form
-from readout_audit.stats._bootstrap import BINARY_METRICS, binary_scores_bootstrap
-from readout_audit.stats._metrics import binary_scores
-from readout_audit.stats._paired import f1_closed_form, transition_table
-from readout_audit.stats._resample import resampling_clusters
+from readout_audit.log import Check, Interval, PairedScores, Summary
+from readout_audit.readout import Answer, yes_no_form
+from readout_audit.stats import (
+    BINARY_METRICS,
+    binary_scores,
+    binary_scores_bootstrap,
+    f1_closed_form,
+    resampling_clusters,
+    transition_table,
+)
 from readout_audit.yesno._record import YesNoRecord
 
 READOUTS = (

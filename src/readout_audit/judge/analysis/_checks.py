@@ -11,7 +11,7 @@ from readout_audit.judge.analysis._decomposition import DecompositionAnalysis
 from readout_audit.judge.analysis._descriptives import LabelMass
 from readout_audit.judge.analysis._gates import Gate
 from readout_audit.judge.analysis._summary import JudgeSummary
-from readout_audit.log._summary import Check
+from readout_audit.log import Check
 
 
 def gate_check(gate: Gate) -> Check:

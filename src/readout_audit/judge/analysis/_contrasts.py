@@ -23,9 +23,7 @@ from readout_audit.judge.analysis._panel import JudgePanel
 from readout_audit.judge.analysis._primary import interaction_test
 from readout_audit.judge.analysis._scores import positive_score
 from readout_audit.judge.analysis._settings import JudgeAnalysisSettings
-from readout_audit.judge.protocol._cells import Presentation
-from readout_audit.judge.protocol._record import JudgeRecord
-from readout_audit.judge.protocol._studies import Contrast, Reading
+from readout_audit.judge.protocol import Contrast, JudgeRecord, Presentation, Reading
 from readout_audit.stats import holm, mcnemar_exact, missingness_bounds
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from readout_audit.judge.protocol._record import JudgeRecord
+from readout_audit.judge.protocol import JudgeRecord
 
 PLANNED = "planned"
 """The run directory's artifact holding its planned requests."""

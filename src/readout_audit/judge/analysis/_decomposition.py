@@ -25,14 +25,14 @@ from readout_audit.judge.analysis._contrasts import (
 )
 from readout_audit.judge.analysis._scores import positive_score
 from readout_audit.judge.analysis._settings import JudgeAnalysisSettings
-from readout_audit.judge.protocol._record import JudgeRecord
-from readout_audit.judge.protocol._studies import (
+from readout_audit.judge.protocol import (
     DECOMPOSITION_BRIDGES,
     DECOMPOSITION_CONTROLS,
     DECOMPOSITION_PRIMARY,
     DECOMPOSITION_SECONDARY,
     PREFIXES,
     Contrast,
+    JudgeRecord,
     cell,
 )
 

@@ -9,8 +9,13 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from readout_audit.judge.analysis._panel import JudgePanel, Source
-from readout_audit.judge.protocol._cells import PRESENTATIONS, REPEAT_CELLS, Phase, Presentation
-from readout_audit.judge.protocol._record import JudgeRecord
+from readout_audit.judge.protocol import (
+    PRESENTATIONS,
+    REPEAT_CELLS,
+    JudgeRecord,
+    Phase,
+    Presentation,
+)
 from readout_audit.readout import MASS_FLOOR
 
 

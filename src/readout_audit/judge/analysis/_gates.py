@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from readout_audit.judge.analysis._panel import JudgePanel
-from readout_audit.judge.protocol._cells import (
+from readout_audit.judge.protocol import (
     CONTROL_CELLS,
     FIXTURE_CELLS,
     PHASES,

@@ -13,8 +13,7 @@ from typing import Any
 import numpy as np
 
 from readout_audit._exceptions import InputError
-from readout_audit.judge.protocol._cells import Phase, Presentation
-from readout_audit.judge.protocol._record import JudgeRecord
+from readout_audit.judge.protocol import JudgeRecord, Phase, Presentation
 
 Key = tuple[str, str, str, str, str]
 """(phase, configuration, source_id, cell, presentation)."""

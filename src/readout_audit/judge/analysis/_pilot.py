@@ -29,13 +29,13 @@ from readout_audit.judge.analysis._contrasts import (
 )
 from readout_audit.judge.analysis._panel import weighted_mean
 from readout_audit.judge.analysis._settings import JudgeAnalysisSettings
-from readout_audit.judge.protocol._record import JudgeRecord
-from readout_audit.judge.protocol._studies import (
+from readout_audit.judge.protocol import (
     GATED_CONTROLS,
     PILOT_BRIDGES,
     PILOT_DESCRIPTIVE,
     PILOT_PRIMARY,
     PREFIXES,
+    JudgeRecord,
     cell,
 )
 

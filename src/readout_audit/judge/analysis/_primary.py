@@ -26,7 +26,7 @@ from readout_audit.judge.analysis._panel import (
     weighted_mean,
 )
 from readout_audit.judge.analysis._settings import JudgeAnalysisSettings
-from readout_audit.judge.protocol._cells import Presentation
+from readout_audit.judge.protocol import Presentation
 from readout_audit.stats import (
     centered_bootstrap_pvalue,
     hoeffding_interval,

@@ -30,8 +30,7 @@ from readout_audit.judge.analysis._contrasts import (
 )
 from readout_audit.judge.analysis._scores import positive_score
 from readout_audit.judge.analysis._settings import JudgeAnalysisSettings
-from readout_audit.judge.protocol._record import JudgeRecord
-from readout_audit.judge.protocol._studies import (
+from readout_audit.judge.protocol import (
     GATED_CONTROLS,
     PREFIXES,
     REPEAT_BRIDGES,
@@ -39,6 +38,7 @@ from readout_audit.judge.protocol._studies import (
     REPEAT_PRIMARY,
     REPEAT_SECONDARY,
     Contrast,
+    JudgeRecord,
     cell,
     fixture_cell,
 )

@@ -10,10 +10,9 @@ from readout_audit.judge.analysis._gates import CellCount
 from readout_audit.judge.analysis._primary import PrimaryResult
 from readout_audit.judge.analysis._study_report import pp, yes
 from readout_audit.judge.analysis._summary import JudgeSummary
-from readout_audit.judge.protocol._cells import CONTROL_CELLS, FIXTURE_CELLS
-from readout_audit.judge.protocol._record import JudgeRecord
-from readout_audit.log._run import Run
-from readout_audit.report._blocks import MISSING, Block, FigureBlock, Section, TableBlock, fmt, plot
+from readout_audit.judge.protocol import CONTROL_CELLS, FIXTURE_CELLS, JudgeRecord
+from readout_audit.log import Run
+from readout_audit.report import MISSING, Block, FigureBlock, Section, TableBlock, fmt, plot
 
 
 def _share(accepted: int, observed: int, planned: int) -> str:

@@ -18,8 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from readout_audit.judge.analysis._panel import JudgePanel, Reading, weighted_mean
 from readout_audit.judge.analysis._primary import primary_cells
-from readout_audit.judge.protocol._cells import PRESENTATIONS, Presentation
-from readout_audit.judge.protocol._record import JudgeRecord
+from readout_audit.judge.protocol import PRESENTATIONS, JudgeRecord, Presentation
 from readout_audit.stats import threshold_crossings
 
 CROSSING_THRESHOLDS = tuple(round(0.1 * k, 1) for k in range(1, 10))

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from readout_audit.judge.analysis._gates import Qualification
 from readout_audit.judge.analysis._panel import JudgePanel
-from readout_audit.judge.protocol._cells import PRESENTATIONS, Presentation
+from readout_audit.judge.protocol import PRESENTATIONS, Presentation
 from readout_audit.stats import holm, mcnemar_exact
 
 

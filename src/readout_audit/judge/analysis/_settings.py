@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from readout_audit._exceptions import InputError
-from readout_audit.judge.protocol._cells import PRESENTATIONS, Presentation
+from readout_audit.judge.protocol import PRESENTATIONS, Presentation
 
 PAPER_BOOTSTRAP_SEED = 20261007154
 """Seed 004's first configuration's bootstrap seed; the k-th configuration uses this plus k."""

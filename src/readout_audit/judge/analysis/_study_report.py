@@ -9,7 +9,7 @@ from readout_audit.judge.analysis._decomposition import DecompositionAnalysis
 from readout_audit.judge.analysis._pilot import PilotAnalysis
 from readout_audit.judge.analysis._repeat import RepeatAnalysis
 from readout_audit.judge.analysis._switch import SwitchAnalysis
-from readout_audit.report._blocks import MISSING, Section, TableBlock, fmt
+from readout_audit.report import MISSING, Section, TableBlock, fmt
 
 
 def pp(value: float | None) -> str:
@@ -143,9 +143,9 @@ def decomposition_section(found: DecompositionAnalysis) -> Section:
     )
 
 
-def repeat_section(found: RepeatAnalysis) -> Section:
-    """Gates, families, per-pass counts, patterns, agreement and the score shift."""
-    passes = TableBlock(
+def _passes_table(found: RepeatAnalysis) -> TableBlock:
+    """Each configuration and cell's acceptances and answers per pass."""
+    return TableBlock(
         "Acceptances per pass",
         ["configuration", "cell", "accepted per pass", "answered per pass", "planned"],
         [
@@ -159,12 +159,20 @@ def repeat_section(found: RepeatAnalysis) -> Section:
             for p in found.passes
         ],
     )
-    patterns = TableBlock(
+
+
+def _patterns_table(found: RepeatAnalysis) -> TableBlock:
+    """How often each three-pass verdict pattern of R: with X occurs."""
+    return TableBlock(
         "Three-pass patterns of R: with X (T: accepted, F: rejected, ?: no verdict)",
         ["configuration", "patterns"],
         [[c, ", ".join(f"{k} {v}" for k, v in rows.items())] for c, rows in found.patterns.items()],
     )
-    agreement = TableBlock(
+
+
+def _agreement_table(found: RepeatAnalysis) -> TableBlock:
+    """Agreement between calls of identical bodies, fixtures included."""
+    return TableBlock(
         "Within-request agreement (identical bodies, later minus first call)",
         [
             "configuration",
@@ -192,7 +200,11 @@ def repeat_section(found: RepeatAnalysis) -> Section:
         note="Fixture rows: the first source's clean controls at the opening and the closing of "
         "the stream.",
     )
-    shift = TableBlock(
+
+
+def _shift_table(found: RepeatAnalysis) -> TableBlock:
+    """The paired first-pass score shift of R: over R with X."""
+    return TableBlock(
         "Paired score shift of R: over R with X (first pass)",
         [
             "configuration",
@@ -222,6 +234,10 @@ def repeat_section(found: RepeatAnalysis) -> Section:
         note="Planned-share dataset weights; the interval is pointwise and unadjusted "
         "(secondary). Gap g = p_c − max(p_i, p_n).",
     )
+
+
+def repeat_section(found: RepeatAnalysis) -> Section:
+    """Gates, families, per-pass counts, patterns, agreement and the score shift."""
     return Section(
         "Repeat panel",
         [
@@ -235,10 +251,10 @@ def repeat_section(found: RepeatAnalysis) -> Section:
             family_table(
                 "Secondary family (exact McNemar)", found.secondary, "Holm over the family."
             ),
-            passes,
-            patterns,
-            agreement,
-            shift,
+            _passes_table(found),
+            _patterns_table(found),
+            _agreement_table(found),
+            _shift_table(found),
         ],
     )
 
@@ -279,9 +295,9 @@ def pilot_section(found: PilotAnalysis) -> Section:
     )
 
 
-def switch_section(switch: SwitchAnalysis) -> Section:
-    """Clean controls, the directional family with S, the slope check, acceptances."""
-    gates = TableBlock(
+def _switch_gates_table(switch: SwitchAnalysis) -> TableBlock:
+    """The clean controls: a bare final value under each reference."""
+    return TableBlock(
         "Clean controls (a bare final value under each reference)",
         ["configuration", "cell", "right / planned", "required", "passed"],
         [
@@ -290,7 +306,11 @@ def switch_section(switch: SwitchAnalysis) -> Section:
         ],
         note="Cell final_v@w: the final value v (x or y) where the reference assigns w's value.",
     )
-    tests = TableBlock(
+
+
+def _directional_table(switch: SwitchAnalysis) -> TableBlock:
+    """The directional family with S, per configuration and comparison."""
+    return TableBlock(
         "Directional tests: the cue raises q_c under reference X and lowers it under Y",
         [
             "configuration",
@@ -329,7 +349,11 @@ def switch_section(switch: SwitchAnalysis) -> Section:
         "log(p_c / p_i) effects across the two worlds "
         "(sources where every score is finite), 20,000-draw source bootstrap.",
     )
-    slopes = TableBlock(
+
+
+def _slopes_table(switch: SwitchAnalysis) -> TableBlock:
+    """The post-hoc slope check of each comparison that has one."""
+    return TableBlock(
         "Slope check (post-hoc): does one affine map of the control margin explain both worlds?",
         [
             "configuration",
@@ -361,13 +385,29 @@ def switch_section(switch: SwitchAnalysis) -> Section:
         "the passes; OLS slopes of D on m within each world and the slope joining the world "
         "means; 5,000 paired source-bootstrap draws.",
     )
+
+
+def _accepted_table(switch: SwitchAnalysis) -> TableBlock:
+    """Acceptances per cue cell and configuration."""
     names = list(switch.accepted)
     cells = sorted({cell for row in switch.accepted.values() for cell in row})
-    accepted = TableBlock(
+    return TableBlock(
         "Accepted (verdict correct) per cue cell",
         ["cell", *names],
         [[cell, *(str(switch.accepted[n].get(cell, 0)) for n in names)] for cell in cells],
         note="Under reference X every cue candidate is incorrect (an acceptance is a false "
         "positive); under Y every one is correct.",
     )
-    return Section("Reference switch", [gates, tests, slopes, accepted])
+
+
+def switch_section(switch: SwitchAnalysis) -> Section:
+    """Clean controls, the directional family with S, the slope check, acceptances."""
+    return Section(
+        "Reference switch",
+        [
+            _switch_gates_table(switch),
+            _directional_table(switch),
+            _slopes_table(switch),
+            _accepted_table(switch),
+        ],
+    )

@@ -35,8 +35,8 @@ from readout_audit.judge.analysis._scores import (
 from readout_audit.judge.analysis._secondary import SecondaryResult, secondary_family
 from readout_audit.judge.analysis._settings import JudgeAnalysisSettings
 from readout_audit.judge.analysis._switch import SwitchAnalysis
-from readout_audit.judge.protocol._record import JudgeRecord
-from readout_audit.log._summary import Summary
+from readout_audit.judge.protocol import JudgeRecord
+from readout_audit.log import Summary
 
 StudyResult = Annotated[
     SwitchAnalysis | DecompositionAnalysis | RepeatAnalysis | PilotAnalysis,

@@ -20,8 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from readout_audit.judge.analysis._contrasts import StudyGate, gates_passed, study_gate
 from readout_audit.judge.analysis._directional import DirectionalResult, directional_family
 from readout_audit.judge.analysis._slopes import SlopeCheck, slope_check
-from readout_audit.judge.protocol._record import JudgeRecord
-from readout_audit.judge.protocol._switch import COMPARISONS, REPEAT, WORLDS
+from readout_audit.judge.protocol import COMPARISONS, REPEAT, WORLDS, JudgeRecord
 from readout_audit.stats import bootstrap_ci
 
 SWITCH_BOOTSTRAP_DRAWS = 20_000

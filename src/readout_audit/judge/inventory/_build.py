@@ -1,7 +1,8 @@
-"""Building an inventory: the sources chosen, the requests planned, a manifest with every hash.
+"""Building an inventory: the sources chosen, the requests planned, every hash.
 
-The manifest holds nothing that differs between machines (no paths, times or command lines), so
-the same inputs, seed and configurations give byte-identical files anywhere.
+Its settings (the stage's identity) and its outcome (what was drawn) hold nothing that differs
+between machines (no paths, times or command lines), so the same inputs, seed and
+configurations give byte-identical inventory and outcome files anywhere.
 """
 
 from __future__ import annotations
@@ -14,17 +15,18 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
-from readout_audit._util._jsonl import dumps_line
-from readout_audit._version import __version__
+from readout_audit._util import dumps_line
 from readout_audit.judge.inventory._inventory import PHASE_CELLS, Configuration, plan_inventory
 from readout_audit.judge.inventory._select import PriorSources, SelectedSource, select_sources
 from readout_audit.judge.inventory._sources import Source, SourceBank
-from readout_audit.judge.protocol._cells import PHASES, Distance, Phase
-from readout_audit.judge.protocol._contracts import Contract
-from readout_audit.judge.protocol._planned import PlannedRequest
-from readout_audit.judge.protocol._present import compact_json
-
-INVENTORY_SCHEMA_VERSION = 1
+from readout_audit.judge.protocol import (
+    PHASES,
+    Contract,
+    Distance,
+    Phase,
+    PlannedRequest,
+    compact_json,
+)
 
 
 def sha256_json(value: Any) -> str:
@@ -88,11 +90,12 @@ class RequestHashes(_Frozen):
     content_sha256: str
 
 
-class InventoryManifest(_Frozen):
-    """How an inventory was built, with a hash for everything it depends on."""
+class InventorySettings(_Frozen):
+    """What an inventory is built from: its identity, the ``config`` of its stage manifest.
 
-    schema_version: int = INVENTORY_SCHEMA_VERSION
-    version: str = __version__
+    A rebuild into the same directory with other settings is refused, listing the differences.
+    """
+
     seed: int
     per_dataset: int
     preflight_per_dataset: int
@@ -100,6 +103,25 @@ class InventoryManifest(_Frozen):
     contracts: dict[str, Contract]
     banks: list[BankStats]
     priors: list[PriorInventory]
+    search: dict[str, Any] | None = None
+    """A cue search stage's identity (programme, stage, the hashes it was derived from)."""
+    study: dict[str, Any] | None = None
+    """A robustness study's identity (its name, design and families), beside the confirmation
+    study's inventories (which have none)."""
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A protocol inventory has no search or study entry: its settings are unchanged by them."""
+        data: dict[str, Any] = handler(self)
+        for name in ("search", "study"):
+            if data.get(name) is None:
+                data.pop(name, None)
+        return data
+
+
+class InventoryOutcome(_Frozen):
+    """What a build drew and planned from its settings: a document written once beside it."""
+
     exclusions: dict[str, dict[str, int]]
     """Per dataset, sources left out by reason (``judge.inventory._select.EXCLUSION_REASONS``)."""
     counts: dict[str, dict[str, int]]
@@ -109,28 +131,15 @@ class InventoryManifest(_Frozen):
     requests: list[RequestHashes]
     inventory_sha256: str
     """SHA-256 of the inventory file's bytes."""
-    search: dict[str, Any] | None = None
-    """A cue search stage's identity (programme, stage, the hashes it was derived from)."""
-    study: dict[str, Any] | None = None
-    """A robustness study's identity (its name, design and families), beside the confirmation
-    study's inventories (which have none)."""
-
-    @model_serializer(mode="wrap")
-    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """A protocol inventory has no search or study entry: its manifest is unchanged by them."""
-        data: dict[str, Any] = handler(self)
-        for name in ("search", "study"):
-            if data.get(name) is None:
-                data.pop(name, None)
-        return data
 
 
 @dataclass(frozen=True)
 class Inventory:
-    """Planned requests in interleaved order and the manifest that fixes them."""
+    """Planned requests in interleaved order, the settings that fix them and what was drawn."""
 
     requests: list[PlannedRequest]
-    manifest: InventoryManifest
+    settings: InventorySettings
+    outcome: InventoryOutcome
 
 
 def inventory_bytes(requests: Sequence[PlannedRequest]) -> bytes:
@@ -207,7 +216,7 @@ def choose_sources(
 
 
 def source_entry(selected: SelectedSource) -> SourceEntry:
-    """A chosen source as its manifest lists it."""
+    """A chosen source as its outcome lists it."""
     return SourceEntry(
         id=selected.source.id,
         dataset=selected.source.dataset,
@@ -233,8 +242,8 @@ def assemble_inventory(
     search: dict[str, Any] | None = None,
     study: dict[str, Any] | None = None,
 ) -> Inventory:
-    """Ordered requests and the manifest that fixes them, with every hash."""
-    manifest = InventoryManifest(
+    """Ordered requests, the settings that fix them and what was drawn, with every hash."""
+    settings = InventorySettings(
         seed=seed,
         per_dataset=chosen.per_dataset,
         preflight_per_dataset=chosen.preflight_per_dataset,
@@ -242,6 +251,10 @@ def assemble_inventory(
         contracts={c.contract: c.grading for c in configurations},
         banks=chosen.banks,
         priors=chosen.priors,
+        search=search,
+        study=study,
+    )
+    outcome = InventoryOutcome(
         exclusions=chosen.exclusions,
         counts=counts,
         sources=[source_entry(s) for s in sources],
@@ -252,10 +265,8 @@ def assemble_inventory(
             for r in requests
         ],
         inventory_sha256=hashlib.sha256(inventory_bytes(requests)).hexdigest(),
-        search=search,
-        study=study,
     )
-    return Inventory(requests=list(requests), manifest=manifest)
+    return Inventory(requests=list(requests), settings=settings, outcome=outcome)
 
 
 def build_inventory(

@@ -11,10 +11,7 @@ import math
 import string
 from decimal import Decimal
 
-from readout_audit.judge.protocol._cells import REPEAT_CELLS, Distance
-from readout_audit.judge.protocol._contracts import Contract
-from readout_audit.judge.protocol._present import compact_json
-from readout_audit.judge.protocol._studies import MARKER
+from readout_audit.judge.protocol import MARKER, REPEAT_CELLS, Contract, Distance, compact_json
 
 BLANK = ""
 """The blank bridge: the scaffold keeps its empty middle line."""

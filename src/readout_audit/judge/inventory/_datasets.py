@@ -17,10 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._input import check_regular
-from readout_audit._util._jsonl import iter_values
-from readout_audit.data._hub import hub_rows
-from readout_audit.data._jsonl import read_json
+from readout_audit._util import check_regular, iter_values
+from readout_audit.data import hub_rows, read_json
 from readout_audit.judge.inventory._sources import (
     Source,
     SourceBank,

@@ -15,7 +15,7 @@ from pathlib import Path
 from readout_audit._exceptions import InputError
 from readout_audit.judge.inventory._build import Inventory, sha256_json
 from readout_audit.judge.inventory._file import INVENTORY_FILE, read_planned
-from readout_audit.judge.protocol._planned import PlannedRequest
+from readout_audit.judge.protocol import PlannedRequest
 
 SHOWN = 5
 """Overlapping ids and clusters named in a refusal."""
@@ -46,7 +46,7 @@ def shared_sources(
     """The source ids and ``dataset/cluster`` pairs ``inventory`` shares with ``requests``."""
     ids = {r.source_id for r in requests}
     clusters = {(r.dataset, r.cluster) for r in requests}
-    mine = inventory.manifest.sources
+    mine = inventory.outcome.sources
     return (
         sorted(s.id for s in mine if s.id in ids),
         sorted(f"{s.dataset}/{s.cluster}" for s in mine if (s.dataset, s.cluster) in clusters),

@@ -25,17 +25,17 @@ from pydantic import (
 from readout_audit._exceptions import InputError
 from readout_audit.judge.inventory._candidates import canonical_number, cell_candidate, target_label
 from readout_audit.judge.inventory._select import SelectedSource
-from readout_audit.judge.protocol._cells import (
+from readout_audit.judge.protocol import (
     CONFIRMATION_CELLS,
+    CONTRACTS,
+    FIXTURE,
     PREFLIGHT_CELLS,
     PRESENTATIONS,
-    Phase,
-    Presentation,
-)
-from readout_audit.judge.protocol._contracts import CONTRACTS, Contract
-from readout_audit.judge.protocol._planned import PlannedRequest
-from readout_audit.judge.protocol._present import (
     RESPONSE_FORMATS,
+    Contract,
+    Phase,
+    PlannedRequest,
+    Presentation,
     ResponseFormat,
     compact_json,
     content_sha256,
@@ -43,9 +43,7 @@ from readout_audit.judge.protocol._present import (
     wire_body,
     wire_sha256,
 )
-from readout_audit.judge.protocol._studies import FIXTURE
-from readout_audit.model._load import parse_model_spec
-from readout_audit.model._served_spec import is_served, parse_served_spec
+from readout_audit.model import is_served, parse_model_spec, parse_served_spec
 from readout_audit.serve import redact_url
 
 PAPER_SEED = 20261007154

@@ -24,9 +24,7 @@ from readout_audit.judge.inventory._candidates import (
     random_letters,
 )
 from readout_audit.judge.inventory._sources import Source, SourceBank, normalise_question
-from readout_audit.judge.protocol._cells import Distance, Phase
-from readout_audit.judge.protocol._planned import PlannedRequest
-from readout_audit.judge.protocol._present import compact_json
+from readout_audit.judge.protocol import Distance, Phase, PlannedRequest, compact_json
 
 EXCLUSION_REASONS = (
     "prior_id",

@@ -15,7 +15,7 @@ Each source gets a wrong final value Y and a wrong earlier value Z beside its re
   FINAL3 (12 calls per source; 16 fresh sources).
 
 Every request of a study is in one presentation (``STUDY_PRESENTATION`` unless chosen), kept
-in the manifest's study entry; the repeat panel keeps its decomposition's.
+in the settings' study entry; the repeat panel keeps its decomposition's.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from readout_audit._exceptions import InputError
+from readout_audit.judge import protocol as design
 from readout_audit.judge.inventory._build import (
     ChosenSources,
     Inventory,
@@ -43,9 +44,7 @@ from readout_audit.judge.inventory._fresh import study_draw_seed
 from readout_audit.judge.inventory._inventory import Configuration, plan_request, stream_key
 from readout_audit.judge.inventory._select import SelectedSource
 from readout_audit.judge.inventory._sources import Source, SourceBank, normalise_question
-from readout_audit.judge.protocol import _studies as design
-from readout_audit.judge.protocol._cells import PRESENTATIONS, Presentation
-from readout_audit.judge.protocol._planned import PlannedRequest
+from readout_audit.judge.protocol import PRESENTATIONS, PlannedRequest, Presentation
 
 DECOMPOSITION_PER_DATASET = 120
 PILOT_PER_DATASET = 8
@@ -293,9 +292,9 @@ def _reused_sources(decomposition: Inventory, panel: Mapping[str, int]) -> list[
     """The first ``panel[d]`` sources of each dataset of a decomposition, rebuilt and checked.
 
     A source comes back from its HALL_R request (question, evidence and reference list) and
-    must hash to the manifest's entry; its X, Y, Z and letters are the manifest's.
+    must hash to the outcome's entry; its X, Y, Z and letters are the outcome's.
     """
-    study = decomposition.manifest.study or {}
+    study = decomposition.settings.study or {}
     if study.get("name") != design.DECOMPOSITION_STUDY:
         found = study.get("name") or "a confirmation"
         raise InputError(
@@ -307,7 +306,7 @@ def _reused_sources(decomposition: Inventory, panel: Mapping[str, int]) -> list[
     }
     chosen: list[SelectedSource] = []
     for dataset, wanted in panel.items():
-        entries = [e for e in decomposition.manifest.sources if e.dataset == dataset][:wanted]
+        entries = [e for e in decomposition.outcome.sources if e.dataset == dataset][:wanted]
         if len(entries) < wanted:
             raise InputError(
                 f"the decomposition has {len(entries)} {dataset} sources; the panel wants {wanted}",
@@ -343,7 +342,7 @@ def _reused_sources(decomposition: Inventory, panel: Mapping[str, int]) -> list[
 
 def decomposition_presentation(decomposition: Inventory) -> Presentation:
     """The presentation a decomposition's requests were built in (the repeat panel keeps it)."""
-    found = (decomposition.manifest.study or {}).get("presentation", "insertion")
+    found = (decomposition.settings.study or {}).get("presentation", "insertion")
     if found not in PRESENTATIONS:
         raise InputError(
             f"expected one of {', '.join(PRESENTATIONS)}, got {found!r}",
@@ -384,18 +383,18 @@ def build_repeat_inventory(
     ]
     per_source = {s.source.id: cells for s in selected}
     per_source[selected[0].source.id] = [*cells, *fixtures]
-    seed = decomposition.manifest.seed
+    seed = decomposition.settings.seed
     presentation = decomposition_presentation(decomposition)
     requests = _plan(selected, configurations, per_source, seed, presentation)
-    manifest = decomposition.manifest
+    outcome = decomposition.outcome
     chosen = ChosenSources(
         selected=selected,
         banks=[],
         priors=[
             PriorInventory(
                 name="decomposition",
-                sha256=manifest.inventory_sha256,
-                sources=len(manifest.sources),
+                sha256=outcome.inventory_sha256,
+                sources=len(outcome.sources),
             )
         ],
         exclusions={},
@@ -416,7 +415,7 @@ def build_repeat_inventory(
             "fixtures": {"source": selected[0].source.id, "cells": fixtures},
             "reused_from": {
                 "study": design.DECOMPOSITION_STUDY,
-                "inventory_sha256": manifest.inventory_sha256,
+                "inventory_sha256": outcome.inventory_sha256,
             },
             "primary": _family(names, design.REPEAT_PRIMARY),
             "secondary": _family(names, design.REPEAT_SECONDARY),

@@ -15,17 +15,16 @@ import hashlib
 import random
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 from readout_audit._exceptions import InputError
+from readout_audit.judge import protocol as design
 from readout_audit.judge.inventory._build import ChosenSources, Inventory, assemble_inventory
 from readout_audit.judge.inventory._candidates import bridges, cue_candidate, random_letters
 from readout_audit.judge.inventory._inventory import Configuration, interleave_key, plan_request
 from readout_audit.judge.inventory._select import SelectedSource
 from readout_audit.judge.inventory._sources import Source, normalise_question
-from readout_audit.judge.protocol import _switch as design
-from readout_audit.judge.protocol._cells import Distance, Presentation
-from readout_audit.judge.protocol._planned import PlannedRequest
-from readout_audit.judge.protocol._studies import STUDY_PRESENTATION
+from readout_audit.judge.protocol import STUDY_PRESENTATION, Distance, PlannedRequest, Presentation
 
 SWITCH_ITEMS = 24
 MAX_SWITCH_ITEMS = 10_000
@@ -72,6 +71,94 @@ def _candidate(cell: str, x: int, y: int, letters: str) -> tuple[str, str]:
     return candidate, "correct" if world == "y" else "incorrect"
 
 
+def _check_final3(configurations: Sequence[Configuration]) -> None:
+    """The reference switch grades every configuration with FINAL3."""
+    for configuration in configurations:
+        if configuration.contract != "FINAL3":
+            raise InputError(
+                f"{configuration.name}: the reference switch grades with FINAL3, not "
+                f"{configuration.contract}",
+                field="configuration",
+            )
+
+
+def _worlds(seed: int, index: int, x: int, y: int, distance: Distance) -> dict[str, SelectedSource]:
+    """One synthetic item as a source in each world: the reference assigns X, or Y."""
+    source_id = f"refswitch:{seed}:{index}"
+    question = QUESTION.format(code=item_code(seed, index))
+    return {
+        world: SelectedSource(
+            source=Source(
+                id=source_id,
+                dataset="refswitch",
+                cluster=source_id,
+                question=question,
+                references=(float(value),),
+                evidence="",
+                normalised_question=normalise_question(question),
+            ),
+            phase="confirmation",
+            distance=distance,
+            wrong=float(y if world == "x" else x),
+            letters=random_letters(seed, source_id),
+        )
+        for world, value in (("x", x), ("y", y))
+    }
+
+
+def _item_requests(
+    worlds: dict[str, SelectedSource],
+    x: int,
+    y: int,
+    configurations: Sequence[Configuration],
+    presentation: Presentation,
+) -> list[PlannedRequest]:
+    """Every configuration's requests of one item: each cell in its world."""
+    letters = worlds["x"].letters
+    requests = []
+    for configuration in configurations:
+        for cell, world, _ in design.switch_cells():
+            candidate, target = _candidate(cell, x, y, letters)
+            requests.append(
+                plan_request(
+                    "confirmation",
+                    configuration,
+                    worlds[world],
+                    cell,
+                    presentation,
+                    candidate,
+                    target,
+                )
+            )
+    return requests
+
+
+def _switch_counts(items: int, requests: Sequence[PlannedRequest]) -> dict[str, dict[str, int]]:
+    """Sources and requests per phase, calls per source, requests per configuration."""
+    return {
+        "sources": {"preflight": 0, "confirmation": items},
+        "requests": {"preflight": 0, "confirmation": len(requests), "total": len(requests)},
+        "per_source": {"preflight": 0, "confirmation": len(design.switch_cells())},
+        "configurations": dict(sorted(Counter(r.configuration for r in requests).items())),
+    }
+
+
+def _switch_study(
+    items: int, configurations: Sequence[Configuration], presentation: Presentation
+) -> dict[str, Any]:
+    """The study's identity: its design, its family and its one presentation."""
+    return {
+        "name": design.SWITCH_STUDY,
+        "items": items,
+        "bridges": list(design.SWITCH_BRIDGES),
+        "worlds": list(design.WORLDS),
+        "passes": 2,
+        "comparisons": {name: list(pair) for name, pair in design.COMPARISONS.items()},
+        "family": [f"{c.name} {name}" for c in configurations for name in design.COMPARISONS],
+        "presentation": presentation,
+    }
+
+
 def build_switch_inventory(
     configurations: Sequence[Configuration],
     *,
@@ -83,46 +170,13 @@ def build_switch_inventory(
 
     Every request is in the study's one ``presentation``.
     """
-    for configuration in configurations:
-        if configuration.contract != "FINAL3":
-            raise InputError(
-                f"{configuration.name}: the reference switch grades with FINAL3, not "
-                f"{configuration.contract}",
-                field="configuration",
-            )
+    _check_final3(configurations)
     selected: list[SelectedSource] = []
     requests: list[PlannedRequest] = []
     for index, (x, y, distance) in enumerate(switch_pairs(seed, items)):
-        source_id = f"refswitch:{seed}:{index}"
-        question = QUESTION.format(code=item_code(seed, index))
-        worlds = {
-            world: SelectedSource(
-                source=Source(
-                    id=source_id,
-                    dataset="refswitch",
-                    cluster=source_id,
-                    question=question,
-                    references=(float(value),),
-                    evidence="",
-                    normalised_question=normalise_question(question),
-                ),
-                phase="confirmation",
-                distance=distance,
-                wrong=float(y if world == "x" else x),
-                letters=random_letters(seed, source_id),
-            )
-            for world, value in (("x", x), ("y", y))
-        }
+        worlds = _worlds(seed, index, x, y, distance)
         selected.append(worlds["x"])
-        for configuration in configurations:
-            for cell, world, _ in design.switch_cells():
-                candidate, target = _candidate(cell, x, y, worlds["x"].letters)
-                chosen = worlds[world]
-                requests.append(
-                    plan_request(
-                        "confirmation", configuration, chosen, cell, presentation, candidate, target
-                    )
-                )
+        requests += _item_requests(worlds, x, y, configurations, presentation)
     requests.sort(key=lambda r: interleave_key(seed, r.request_id))
     chosen_sources = ChosenSources(
         selected=selected,
@@ -132,29 +186,12 @@ def build_switch_inventory(
         per_dataset=items,
         preflight_per_dataset=0,
     )
-    per_source = len(design.switch_cells())
-    counts = {
-        "sources": {"preflight": 0, "confirmation": items},
-        "requests": {"preflight": 0, "confirmation": len(requests), "total": len(requests)},
-        "per_source": {"preflight": 0, "confirmation": per_source},
-        "configurations": dict(sorted(Counter(r.configuration for r in requests).items())),
-    }
-    study = {
-        "name": design.SWITCH_STUDY,
-        "items": items,
-        "bridges": list(design.SWITCH_BRIDGES),
-        "worlds": list(design.WORLDS),
-        "passes": 2,
-        "comparisons": {name: list(pair) for name, pair in design.COMPARISONS.items()},
-        "family": [f"{c.name} {name}" for c in configurations for name in design.COMPARISONS],
-        "presentation": presentation,
-    }
     return assemble_inventory(
         requests,
         chosen_sources,
         selected,
         configurations,
         seed=seed,
-        counts=counts,
-        study=study,
+        counts=_switch_counts(items, requests),
+        study=_switch_study(items, configurations, presentation),
     )

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from readout_audit.judge.protocol._cells import Distance, Phase, Presentation
 from readout_audit.judge.protocol._contracts import CONTRACTS
 from readout_audit.judge.protocol._planned import PlannedRequest
-from readout_audit.log._record import RECORD_SCHEMA_VERSION
+from readout_audit.log import RECORD_SCHEMA_VERSION
 
 Outcome = Literal["completed", "failed", "unknown", "unparsed"]
 """``completed``: a verdict was read; ``failed``: the endpoint refused terminally; ``unknown``:

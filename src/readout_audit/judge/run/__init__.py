@@ -12,6 +12,7 @@ from readout_audit.judge.run._chat import (
 from readout_audit.judge.run._combine import (
     combine_runs,
 )
+from readout_audit.judge.run._execution import JudgeExecution, inventory_judge, run_judge
 from readout_audit.judge.run._kind import (
     JUDGE,
 )
@@ -35,9 +36,12 @@ __all__ = [
     "JUDGE",
     "VERDICT_STEM",
     "ChatVerdict",
+    "JudgeExecution",
     "JudgePlan",
     "chat_record",
     "combine_runs",
+    "inventory_judge",
+    "run_judge",
     "judge_call",
     "local_jobs",
     "read_chat_verdict",

@@ -13,13 +13,17 @@ import hashlib
 from collections.abc import Callable, Sequence
 
 from readout_audit._exceptions import InputError
-from readout_audit.judge.inventory._inventory import Configuration
-from readout_audit.judge.protocol._contracts import CONTRACTS
-from readout_audit.judge.protocol._planned import PlannedRequest
-from readout_audit.judge.protocol._present import compact_json, wire_body
-from readout_audit.judge.protocol._record import JudgeRecord, planned_record
+from readout_audit.judge.inventory import Configuration
+from readout_audit.judge.protocol import (
+    CONTRACTS,
+    JudgeRecord,
+    PlannedRequest,
+    compact_json,
+    planned_record,
+    wire_body,
+)
 from readout_audit.judge.run._verdict import read_chat_verdict, reply_choice
-from readout_audit.model._served_calls import byte_bound
+from readout_audit.model import byte_bound
 from readout_audit.progress import ProgressMode
 from readout_audit.serve import (
     CallResult,

@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
-from readout_audit.judge.analysis._coverage import PLANNED
-from readout_audit.judge.protocol._record import JudgeRecord
+from readout_audit.judge.analysis import PLANNED
+from readout_audit.judge.protocol import JudgeRecord
 from readout_audit.judge.run._kind import JUDGE
-from readout_audit.log._manifest import Invocation, now
-from readout_audit.log._run import Run, RunDirectory, read_run
+from readout_audit.log import Invocation, Run, RunDirectory, now, read_run
 
 
 def _judge_run(directory: Path) -> Run[JudgeRecord]:

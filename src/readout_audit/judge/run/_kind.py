@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from readout_audit.judge.analysis._summary import JudgeSummary
-from readout_audit.judge.protocol._record import JudgeRecord
+from readout_audit.judge.analysis import JudgeSummary
+from readout_audit.judge.protocol import JudgeRecord
 from readout_audit.judge.studies import judge_sections, summarise_judge
-from readout_audit.kind._kind import AuditKind
-from readout_audit.kind._registry import register_kind
+from readout_audit.kind import AuditKind, register_kind
 
 
 def request_key(record: JudgeRecord) -> tuple[str, ...]:

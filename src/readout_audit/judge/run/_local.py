@@ -12,16 +12,12 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
-from readout_audit.data._item import Item, Message
-from readout_audit.judge.protocol._planned import PlannedRequest
-from readout_audit.judge.protocol._present import wire_body
-from readout_audit.judge.protocol._record import JudgeRecord, planned_record
-from readout_audit.kind._runner import Job
-from readout_audit.model._backend import PositionScores, ScoringModel
-from readout_audit.model._codec import TextCodec
-from readout_audit.prompt._render import Rendering, render
-from readout_audit.readout._options import OptionEncoding, encode_in_context
-from readout_audit.readout._position import position_request, read_position
+from readout_audit.data import Item, Message
+from readout_audit.judge.protocol import JudgeRecord, PlannedRequest, planned_record, wire_body
+from readout_audit.kind import Job
+from readout_audit.model import PositionScores, ScoringModel, TextCodec
+from readout_audit.prompt import Rendering, render
+from readout_audit.readout import OptionEncoding, encode_in_context, position_request, read_position
 
 VERDICT_STEM = '{"verdict": "'
 """The assistant's opening: the scored position is where the verdict's label begins."""

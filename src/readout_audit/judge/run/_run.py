@@ -14,24 +14,24 @@ from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
-from readout_audit.judge.analysis._chronology import CHRONOLOGY, chronology
-from readout_audit.judge.analysis._coverage import AMENDMENT, NO_RECORD, PLANNED, kept_plan
-from readout_audit.judge.analysis._summary import JudgeSummary
-from readout_audit.judge.inventory._build import Inventory
-from readout_audit.judge.inventory._file import read_inventory
-from readout_audit.judge.inventory._inventory import Configuration
-from readout_audit.judge.protocol._cells import Phase
-from readout_audit.judge.protocol._planned import PlannedRequest
-from readout_audit.judge.protocol._record import JudgeRecord, planned_record
+from readout_audit.judge.analysis import (
+    AMENDMENT,
+    CHRONOLOGY,
+    NO_RECORD,
+    PLANNED,
+    JudgeSummary,
+    chronology,
+    kept_plan,
+)
+from readout_audit.judge.inventory import Configuration, Inventory, read_inventory
+from readout_audit.judge.protocol import JudgeRecord, Phase, PlannedRequest, planned_record
 from readout_audit.judge.run._chat import CHAT_PATH, run_chat_judge
 from readout_audit.judge.run._kind import JUDGE
 from readout_audit.judge.run._local import local_jobs
 from readout_audit.judge.studies import analyse_judge
-from readout_audit.kind._release import amended_tags
-from readout_audit.kind._runner import ScoreResult, run_kind, timed_summary
-from readout_audit.log._manifest import Manifest
-from readout_audit.log._run import RunDirectory, read_run
-from readout_audit.model._backend import ModelInfo, ScoringModel
+from readout_audit.kind import ScoreResult, amended_tags, run_kind, timed_summary
+from readout_audit.log import Manifest, RunDirectory, read_run
+from readout_audit.model import ModelInfo, ScoringModel
 from readout_audit.progress import ProgressMode
 from readout_audit.serve import (
     LEDGER_FILE,
@@ -54,7 +54,7 @@ class JudgePlan:
 
 def chosen_configurations(inventory: Inventory, names: Sequence[str]) -> list[Configuration]:
     """The named configurations (all when none are named); they must share one judge."""
-    known = {c.name: c for c in inventory.manifest.configurations}
+    known = {c.name: c for c in inventory.settings.configurations}
     unknown = [n for n in names if n not in known]
     if unknown:
         raise InputError(
@@ -120,7 +120,7 @@ def plan_phase(
     A study's inventory has no preflight: its own controls gate it.
     """
     chosen = chosen_configurations(inventory, names)
-    if phase == "preflight" or unqualified or inventory.manifest.study is not None:
+    if phase == "preflight" or unqualified or inventory.settings.study is not None:
         return JudgePlan(chosen, [])  # a study's gates are its own controls
     summary = preflight_summary(out)
     passed = {q.configuration: q.preflight for q in summary.qualification} if summary else {}
@@ -153,19 +153,19 @@ def run_config(inventory: Inventory, configurations: Sequence[Configuration]) ->
 
     The family is every configuration of the inventory, whichever judge runs it; the inventory
     counts are what the run's kept plan is checked against. A cue search
-    stage's run also names its stage (``InventoryManifest.search``).
+    stage's run also names its stage (``InventorySettings.search``).
     """
     config: dict[str, Any] = {
-        "inventory_sha256": inventory.manifest.inventory_sha256,
-        "inventory_seed": inventory.manifest.seed,
+        "inventory_sha256": inventory.outcome.inventory_sha256,
+        "inventory_seed": inventory.settings.seed,
         "configurations": [c.model_dump(mode="json") for c in configurations],
-        "family": [c.model_dump(mode="json") for c in inventory.manifest.configurations],
+        "family": [c.model_dump(mode="json") for c in inventory.settings.configurations],
         "inventory_counts": inventory_counts(inventory, configurations),
     }
-    if inventory.manifest.search is not None:
-        config["search"] = inventory.manifest.search
-    if inventory.manifest.study is not None:
-        config["study"] = inventory.manifest.study
+    if inventory.settings.search is not None:
+        config["search"] = inventory.settings.search
+    if inventory.settings.study is not None:
+        config["study"] = inventory.settings.study
     return config
 
 
@@ -206,7 +206,7 @@ def run_local_judge(
         out,
         run_config(inventory, chosen),
         plan_jobs,
-        seeds={"inventory": inventory.manifest.seed},
+        seeds={"inventory": inventory.settings.seed},
         batch_size=batch_size,
         progress=progress,
     )
@@ -268,7 +268,7 @@ def run_served_judge(
             JUDGE.name,
             served_info(chosen, endpoints),
             run_config(inventory, chosen),
-            {"inventory": inventory.manifest.seed},
+            {"inventory": inventory.settings.seed},
         )
         run_dir.start(manifest, retried=lambda r: r.outcome not in SETTLED)
         run_dir.record_execution(execution_record(endpoints, RetryPolicy(), cap))
@@ -293,7 +293,7 @@ def run_served_judge(
                 progress=progress,
                 on_record=keep,
             )
-            if phase == "confirmation" and inventory.manifest.study is None:
+            if phase == "confirmation" and inventory.settings.study is None:
                 keep_chronology(run_dir, ledger, inventory.requests)
         summary = timed_summary(JUDGE, out, len(new), time.perf_counter() - started, None)
         run_dir.finish(summary)

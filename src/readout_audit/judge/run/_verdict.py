@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from readout_audit._util._input import parse_bounded
+from readout_audit._util import parse_bounded
 
 _VERDICT_KEY = re.compile(r'"verdict"[ \t\n\r]*:[ \t\n\r]*"')
 """The JSON text just before the verdict's value (JSON's own whitespace only)."""

@@ -27,10 +27,14 @@ from readout_audit.judge.search._plan import (
 from readout_audit.judge.search._proposals import (
     PROPOSAL_CONTEXTS,
     BeamSettings,
+    ContextBeam,
     Proposal,
+    beams_path,
     context_ids,
     first_word,
+    merge_beams,
     propose,
+    propose_to_file,
     retain,
     write_proposals,
 )
@@ -56,6 +60,7 @@ from readout_audit.judge.search._run import (
     records_sha256,
     run_search,
     search_plan,
+    search_stages,
 )
 
 __all__ = [
@@ -73,6 +78,7 @@ __all__ = [
     "ConfirmedBridge",
     "Extension",
     "Programme",
+    "ContextBeam",
     "Proposal",
     "SearchConfirmation",
     "SearchResult",
@@ -91,7 +97,10 @@ __all__ = [
     "frozen_roles",
     "frozen_texts",
     "plan_stage",
+    "beams_path",
+    "merge_beams",
     "propose",
+    "propose_to_file",
     "rank_bridges",
     "read_proposals",
     "records_sha256",
@@ -99,6 +108,7 @@ __all__ = [
     "run_search",
     "score_bridges",
     "search_plan",
+    "search_stages",
     "seed_pool",
     "write_proposals",
 ]

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from readout_audit.judge.protocol._record import JudgeRecord
+from readout_audit.judge.protocol import JudgeRecord
 from readout_audit.judge.search._plan import CLEAN_CONTROLS, Bridge, Programme, bridge_cell
 from readout_audit.judge.search._rank import BridgeScore, score_bridges
 from readout_audit.stats import holm, mcnemar_exact

@@ -13,7 +13,7 @@ from collections.abc import Collection, Sequence
 
 from readout_audit.judge.search._plan import Bridge, Programme
 from readout_audit.judge.search._proposals import PROPOSAL_CONTEXTS, context_ids, inadmissible
-from readout_audit.model._backend import ScoringModel
+from readout_audit.model import ScoringModel
 
 
 def extend_bridges(

@@ -18,14 +18,18 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._input import check_regular
-from readout_audit.data._jsonl import read_json
-from readout_audit.judge.inventory._candidates import SCAFFOLDS, cue_candidate
-from readout_audit.judge.inventory._inventory import Configuration, interleave_key, plan_request
-from readout_audit.judge.inventory._select import SelectedSource
-from readout_audit.judge.protocol._cells import Phase, Presentation
-from readout_audit.judge.protocol._planned import PlannedRequest
-from readout_audit.model._codec import TextCodec
+from readout_audit._util import check_regular
+from readout_audit.data import read_json
+from readout_audit.judge.inventory import (
+    SCAFFOLDS,
+    Configuration,
+    SelectedSource,
+    cue_candidate,
+    interleave_key,
+    plan_request,
+)
+from readout_audit.judge.protocol import Phase, PlannedRequest, Presentation
+from readout_audit.model import TextCodec
 
 SEED_BRIDGES = (
     "Correct answer",

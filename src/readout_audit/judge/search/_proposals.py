@@ -13,14 +13,22 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from readout_audit._util._jsonl import write_json_atomic
-from readout_audit.log import Manifest
-from readout_audit.model._backend import ScoringModel
-from readout_audit.model._codec import TextCodec
+from pydantic import BaseModel, ConfigDict, Field
+
+from readout_audit.log import (
+    Manifest,
+    StageFile,
+    check_output_path,
+    check_unlocked,
+    stage_lock,
+    stage_manifest_path,
+    write_once,
+)
+from readout_audit.model import ScoringModel, TextCodec
 
 TRANSITION = (
     "Give only a short transition phrase between an initial answer and a corrected final "
@@ -62,19 +70,25 @@ BLOCKED_WORDS = frozenset(
 """Whole words (any case) no proposal may hold: the contexts' own values and loaded words."""
 ALLOWED_CHARACTERS = frozenset(string.ascii_letters + " .,:;!?()'\"-\n\t")
 MAX_CHARACTERS = 80
+BEAMS_SUFFIX = ".beams.jsonl"
 _WORD = re.compile(r"[A-Za-z]+")
 
 
-@dataclass(frozen=True)
-class BeamSettings:
+class BeamSettings(BaseModel):
     """The seed's search: widths, depth and the retention quotas."""
 
-    first_width: int = 256
-    width: int = 12
-    depth: int = 7
-    per_word: int = 5
-    per_depth: int = 48
-    cap: int = 256
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    first_width: int = Field(default=256, ge=1)
+    width: int = Field(default=12, ge=1)
+    depth: int = Field(default=7, ge=1)
+    per_word: int = Field(default=5, ge=1)
+    per_depth: int = Field(default=48, ge=1)
+    cap: int = Field(default=256, ge=1)
+
+
+SEED_BEAM = BeamSettings()
+"""The seed's own widths, depth and quotas."""
 
 
 @dataclass(frozen=True)
@@ -126,44 +140,62 @@ def context_ids(codec: TextCodec, context: str) -> list[int]:
     return codec.encode(codec.render_chat([{"role": "user", "content": context}], {}))
 
 
-def propose(
-    model: ScoringModel,
-    contexts: Sequence[str] = PROPOSAL_CONTEXTS,
-    settings: BeamSettings = BeamSettings(),
-) -> list[Proposal]:
-    """The archive of every context's beam: admissible strings, each with its best score."""
+def _beam(
+    model: ScoringModel, index: int, context: str, settings: BeamSettings
+) -> dict[str, Proposal]:
+    """One context's archive: every admissible expansion of its beam, each with its best score."""
     codec = model.codec
     special = set(codec.tokenizer.all_special_ids)
     archive: dict[str, Proposal] = {}
-    for index, context in enumerate(contexts):
-        prompt = context_ids(codec, context)
-        beam: list[tuple[tuple[int, ...], float]] = [((), 0.0)]
-        for depth in range(1, settings.depth + 1):
-            k = settings.first_width if depth == 1 else settings.width
-            dists = model.next_token_logprobs([[*prompt, *ids] for ids, _ in beam])
-            grown: list[tuple[tuple[int, ...], float]] = []
-            for (ids, score), dist in zip(beam, dists, strict=True):
-                for token, logprob in dist.top(k):
-                    if token not in special:
-                        grown.append(((*ids, token), score + logprob))
-            extendable = []
-            for ids, score in grown:
-                text = codec.decode(ids)
-                if inadmissible(text, ids, codec) is None:
-                    known = archive.get(text)
-                    if known is None or score > known.logprob:
-                        archive[text] = Proposal(text, ids, score, index)
-                if writable(text):
-                    extendable.append((ids, score))
-            beam = sorted(extendable, key=lambda e: (-e[1], e[0]))[: settings.width]
-            if not beam:
-                break
+    prompt = context_ids(codec, context)
+    beam: list[tuple[tuple[int, ...], float]] = [((), 0.0)]
+    for depth in range(1, settings.depth + 1):
+        k = settings.first_width if depth == 1 else settings.width
+        dists = model.next_token_logprobs([[*prompt, *ids] for ids, _ in beam])
+        grown: list[tuple[tuple[int, ...], float]] = []
+        for (ids, score), dist in zip(beam, dists, strict=True):
+            for token, logprob in dist.top(k):
+                if token not in special:
+                    grown.append(((*ids, token), score + logprob))
+        extendable = []
+        for ids, score in grown:
+            text = codec.decode(ids)
+            if inadmissible(text, ids, codec) is None:
+                known = archive.get(text)
+                if known is None or score > known.logprob:
+                    archive[text] = Proposal(text, ids, score, index)
+            if writable(text):
+                extendable.append((ids, score))
+        beam = sorted(extendable, key=lambda e: (-e[1], e[0]))[: settings.width]
+        if not beam:
+            break
+    return archive
+
+
+def merge_beams(beams: Sequence[Sequence[Proposal]]) -> list[Proposal]:
+    """The contexts' archives as one, in context order: a text keeps its best score."""
+    archive: dict[str, Proposal] = {}
+    for proposals in beams:
+        for proposal in proposals:
+            known = archive.get(proposal.text)
+            if known is None or proposal.logprob > known.logprob:
+                archive[proposal.text] = proposal
     return list(archive.values())
+
+
+def propose(
+    model: ScoringModel,
+    contexts: Sequence[str] = PROPOSAL_CONTEXTS,
+    settings: BeamSettings = SEED_BEAM,
+) -> list[Proposal]:
+    """The archive of every context's beam: admissible strings, each with its best score."""
+    beams = [_beam(model, index, context, settings) for index, context in enumerate(contexts)]
+    return merge_beams([list(beam.values()) for beam in beams])
 
 
 def retain(
     archive: Sequence[Proposal],
-    settings: BeamSettings = BeamSettings(),
+    settings: BeamSettings = SEED_BEAM,
 ) -> list[Proposal]:
     """The retained pool: archive order (length, score descending, text) under the quotas."""
     ordered = sorted(archive, key=lambda p: (len(p.token_ids), -p.logprob, p.text))
@@ -181,28 +213,92 @@ def retain(
     return kept
 
 
+class ContextBeam(BaseModel):
+    """One proposal context's archive: a record of the proposals stage."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    context: int
+    proposals: list[Proposal]
+
+
+def beams_path(out: Path) -> Path:
+    """Where the proposals stage keeps each context's archive: ``OUT.beams.jsonl``."""
+    return out.with_name(out.name + BEAMS_SUFFIX)
+
+
+def check_proposals_unlocked(out: str | Path) -> None:
+    """Refuse at once, naming the holder, while another process proposes into ``out``."""
+    check_unlocked(beams_path(Path(out)))
+
+
+def _delete_stage(out: Path) -> None:
+    """Delete an earlier proposals stage at ``out``, under its lock."""
+    beams = beams_path(out)
+    if not beams.parent.is_dir():
+        return
+    lock = stage_lock(beams)
+    lock.acquire()
+    try:
+        for path in (out, beams, stage_manifest_path(beams)):
+            path.unlink(missing_ok=True)
+    finally:
+        lock.release()
+
+
 def write_proposals(
     model: ScoringModel,
     out: str | Path,
-    settings: BeamSettings = BeamSettings(),
+    settings: BeamSettings = SEED_BEAM,
     contexts: Sequence[str] = PROPOSAL_CONTEXTS,
+    *,
+    overwrite: bool = False,
 ) -> tuple[list[Proposal], list[Proposal]]:
-    """Propose, retain, and write the proposals file: its manifest, the retained pool, the archive.
+    """Propose, retain, and write the proposals file: the retained pool and the archive.
 
-    The file is written whole or not at all; returns the archive and the retained pool.
+    A stage: each context's archive is appended to ``OUT.beams.jsonl`` as it completes (its
+    manifest beside it, the lock held throughout), so an interrupted run resumes at the next
+    context; ``OUT`` is written once at the end. ``overwrite`` deletes an earlier stage first.
+    Returns the archive and the retained pool.
     """
-    archive = propose(model, contexts, settings)
-    kept = retain(archive, settings)
-    config = {"settings": asdict(settings), "contexts": list(contexts)}
-    manifest = Manifest.create("proposals", model.info, config)
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(
-        out,
-        {
-            "manifest": manifest.model_dump(mode="json"),
+    beams = beams_path(out)
+    config = {"settings": settings.model_dump(mode="json"), "contexts": list(contexts)}
+    manifest = Manifest.create("proposals", model.info, config)
+    if overwrite:
+        _delete_stage(out)
+    with StageFile(
+        beams, manifest, ContextBeam, key=lambda b: b.context, key_field="context", what="beams"
+    ) as stage:
+        for index, context in enumerate(contexts):
+            if index not in stage.done:
+                found = _beam(model, index, context, settings)
+                stage.append(ContextBeam(context=index, proposals=list(found.values())))
+        archive = merge_beams([stage.done[i].proposals for i in range(len(contexts))])
+        kept = retain(archive, settings)
+        ordered = sorted(archive, key=lambda p: (-p.logprob, p.text))
+        document = {
             "retained": [asdict(p) for p in kept],
-            "archive": [asdict(p) for p in sorted(archive, key=lambda p: (-p.logprob, p.text))],
-        },
-    )
+            "archive": [asdict(p) for p in ordered],
+        }
+        write_once(out, document, "propose into a new file (or pass --force)")
+        stage.finish()
     return archive, kept
+
+
+def propose_to_file(
+    out: str | Path,
+    settings: BeamSettings,
+    open_model: Callable[[], ScoringModel],
+    *,
+    force: bool = False,
+) -> tuple[list[Proposal], list[Proposal]]:
+    """``readout judge propose``: every check that needs no model, then the model, then the stage.
+
+    ``out`` is refused when it exists (unless ``force``) or lies in a run directory, and at once
+    while another process proposes into it; ``open_model`` is called only after.
+    """
+    out = Path(out)
+    check_output_path(out, option="out", force=force)
+    check_proposals_unlocked(out)
+    return write_proposals(open_model(), out, settings, overwrite=force)

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from readout_audit.judge.protocol._record import JudgeRecord
+from readout_audit.judge.protocol import JudgeRecord
 from readout_audit.judge.search._plan import Bridge, Programme, bridge_cell
 from readout_audit.judge.search._proposals import first_word
 

@@ -1,6 +1,8 @@
 """Running a cue search into one directory: development stages, a frozen selection, confirmation.
 
-``OUT/search.json`` fixes the plan (programme, configuration, sources, pool). Each development
+``OUT/search.json`` fixes the plan (programme, configuration, sources, pool), and
+``OUT/manifest.json`` holds it as the search's identity, with each command that wrote to it;
+``OUT/.lock`` is held by the one process writing the search. Each development
 stage is an inventory (``development-K/``) run into ``development-K.run/``; an extension round's
 new strings are written to ``extension-K.json`` before its stage is built. ``selection.json``
 (the rankings and the frozen bridges, with the hashes of what they came from) is written before
@@ -11,6 +13,7 @@ recomputed, so an interrupted search resumes where it stopped.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -19,19 +22,17 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._jsonl import write_json_atomic
-from readout_audit.data._jsonl import read_json
-from readout_audit.judge.inventory._build import (
+from readout_audit._util import write_json_atomic
+from readout_audit.data import read_json
+from readout_audit.judge.inventory import (
     ChosenSources,
-    Inventory,
+    Configuration,
+    SelectedSource,
     assemble_inventory,
     sha256_json,
+    write_inventory,
 )
-from readout_audit.judge.inventory._file import INVENTORY_FILE, read_inventory, write_inventory
-from readout_audit.judge.inventory._inventory import Configuration
-from readout_audit.judge.inventory._select import SelectedSource
-from readout_audit.judge.protocol._cells import Phase, Presentation
-from readout_audit.judge.protocol._record import JudgeRecord
+from readout_audit.judge.protocol import JudgeRecord, Phase, Presentation
 from readout_audit.judge.search._confirm import SearchConfirmation, confirm_search
 from readout_audit.judge.search._extend import extend_bridges
 from readout_audit.judge.search._plan import Bridge, Programme, plan_stage
@@ -42,9 +43,8 @@ from readout_audit.judge.search._rank import (
     rank_bridges,
     score_bridges,
 )
-from readout_audit.log import read_run, write_once
-from readout_audit.model._backend import ScoringModel
-from readout_audit.model._codec import TextCodec
+from readout_audit.log import Manifest, RunLock, now, read_run, resumed_manifest, write_once
+from readout_audit.model import ScoringModel, TextCodec
 from readout_audit.stats import hoeffding_epsilon
 
 PLAN_FILE = "search.json"
@@ -174,27 +174,15 @@ class _Search:
             search={"programme": setup.programme.name, "stage": name, **search},
         )
         directory = self.out / name
-        self._write_inventory(directory, inventory)
+        write_inventory(directory, inventory)  # a stage: resumed, or refused if another
         run = self.out / f"{name}.run"
         self.judge(directory, run, phase)
         records = read_run(run).of(JudgeRecord).records
         return records, StageHash(
             stage=name,
-            inventory_sha256=inventory.manifest.inventory_sha256,
+            inventory_sha256=inventory.outcome.inventory_sha256,
             records_sha256=records_sha256(records),
         )
-
-    @staticmethod
-    def _write_inventory(directory: Path, inventory: Inventory) -> None:
-        if (directory / INVENTORY_FILE).exists():
-            held = read_inventory(directory).manifest.inventory_sha256
-            if held != inventory.manifest.inventory_sha256:
-                raise InputError(
-                    "holds another inventory than this search builds: use a new directory",
-                    source=str(directory),
-                )
-            return
-        write_inventory(directory, inventory)
 
     def rankings(
         self, records: Sequence[JudgeRecord], bridges: Sequence[Bridge]
@@ -227,15 +215,13 @@ class _Search:
         known = {b.text: b for b in evaluated}
         union = list(dict.fromkeys(t for texts in chosen.values() for t in texts))
         new = extend_bridges(proposer, [known[t] for t in union], known.keys(), programme, number)
-        write_json_atomic(
-            path,
-            Extension(
-                round=number,
-                parents=chosen,
-                bridges=new,
-                development_sha256=records_sha256(records),
-            ).model_dump(mode="json"),
+        extension = Extension(
+            round=number,
+            parents=chosen,
+            bridges=new,
+            development_sha256=records_sha256(records),
         )
+        write_once(path, extension.model_dump(mode="json"))
         return new
 
     def selection(
@@ -258,7 +244,7 @@ class _Search:
         known = {b.text: b for b in evaluated}
         frozen = [known.get(t) or self._bridge(t, role) for t, role in roles.items()]
         selection = Selection(rankings=rankings, frozen=frozen, roles=roles, development=stages)
-        write_json_atomic(path, selection.model_dump(mode="json"))
+        write_once(path, selection.model_dump(mode="json"))
         return selection
 
     def _bridge(self, text: str, origin: str) -> Bridge:
@@ -287,16 +273,47 @@ def search_plan(setup: SearchSetup) -> dict[str, Any]:
     }
 
 
+SEARCH_KIND = "judge-search"
+"""The ``kind`` of a search directory's manifest (``OUT/manifest.json``)."""
+SEARCH_MANIFEST = "manifest.json"
+
+
 def run_search(
     out: str | Path,
     setup: SearchSetup,
     judge: StageRunner,
     proposer: ScoringModel | None = None,
 ) -> SearchResult:
-    """Every stage of a search, in order; a rerun reads back what is done and goes on."""
+    """Every stage of a search, in order, holding the directory's lock; a rerun goes on.
+
+    A second search into the directory while one runs is refused at once, naming it.
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    write_once(out / PLAN_FILE, search_plan(setup), "use a new directory")
+    lock = RunLock(out)
+    lock.acquire()
+    try:
+        return search_stages(out, setup, judge, proposer)
+    finally:
+        lock.release()
+
+
+def search_stages(
+    out: Path, setup: SearchSetup, judge: StageRunner, proposer: ScoringModel | None
+) -> SearchResult:
+    """The stages of a search whose directory's lock the caller holds.
+
+    The plan is the search's identity: its manifest (``OUT/manifest.json``) refuses another,
+    listing the differences, and ``search.json`` keeps it whole; each stage's files are
+    read back on a rerun.
+    """
+    plan = json.loads(json.dumps(search_plan(setup)))  # as it reads back: lists, not tuples
+    manifest = resumed_manifest(
+        out / SEARCH_MANIFEST,
+        Manifest.create(SEARCH_KIND, None, plan, {"search": setup.seed}),
+        f"{out} holds a search",
+    )
+    write_once(out / PLAN_FILE, plan, "use a new directory")
     search = _Search(out, setup, judge)
     evaluated: list[Bridge] = []
     records: list[JudgeRecord] = []
@@ -322,5 +339,7 @@ def run_search(
         {"selection": sha256_json(selection.model_dump(mode="json"))},
     )
     confirmation = confirm_search(found, selection.frozen, selection.roles, setup.programme)
-    write_json_atomic(out / CONFIRMATION_FILE, confirmation.model_dump(mode="json"))
+    write_once(out / CONFIRMATION_FILE, confirmation.model_dump(mode="json"))
+    manifest.invocations[-1].finished = now()
+    write_json_atomic(out / SEARCH_MANIFEST, manifest.model_dump(mode="json"))
     return SearchResult(selection=selection, confirmation=confirmation)

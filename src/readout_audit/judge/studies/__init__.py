@@ -13,6 +13,7 @@ from readout_audit.judge.studies._paper import (
     SWITCH,
 )
 from readout_audit.judge.studies._report import judge_sections
+from readout_audit.judge.studies._stage import BuildSettings, build_study
 from readout_audit.judge.studies._study import (
     STUDIES,
     Study,
@@ -27,10 +28,12 @@ __all__ = [
     "PILOT",
     "REPEAT",
     "STUDIES",
+    "BuildSettings",
     "SWITCH",
     "Study",
     "StudyInputs",
     "analyse_judge",
+    "build_study",
     "build_study_inventory",
     "get_study",
     "judge_sections",

@@ -9,21 +9,26 @@ from readout_audit.lift.sft._examples import SftExample, sft_examples
 from readout_audit.lift.sft._folder import check_sft_out
 from readout_audit.lift.sft._manifest import (
     ADAPTER,
+    ADAPTER_FILES,
     CHECKPOINT,
+    LEGACY_MANIFEST,
     LOSSES,
     PROJECTIONS,
+    SFT_KIND,
     SFT_MANIFEST,
     Schedule,
     SftConfig,
-    SftManifest,
+    SftPlan,
     StepLoss,
     TrainDtype,
 )
 from readout_audit.lift.sft._objective import CLIP_FLOOR, RAW_WEIGHT, clipped_objective
 from readout_audit.lift.sft._overlap import SPAN, held_out_overlap
+from readout_audit.lift.sft._run import ModelOpener, SftRun, fine_tune, step_line
 from readout_audit.lift.sft._rung import open_sft_scorer, read_sft
 from readout_audit.lift.sft._schedule import learning_rate, warmup_steps
 from readout_audit.lift.sft._split import PaperSplit, split_papers
+from readout_audit.lift.sft._stage import FineTuning, read_fine_tuning
 from readout_audit.lift.sft._train import (
     batch_logprobs,
     batch_of,
@@ -38,18 +43,24 @@ from readout_audit.lift.sft._train import (
 
 __all__ = [
     "ADAPTER",
+    "ADAPTER_FILES",
     "CHECKPOINT",
     "CLIP_FLOOR",
+    "FineTuning",
+    "LEGACY_MANIFEST",
     "LOSSES",
+    "ModelOpener",
     "PROJECTIONS",
     "PaperSplit",
     "RAW_WEIGHT",
+    "SFT_KIND",
     "SFT_MANIFEST",
     "SPAN",
     "Schedule",
     "SftConfig",
     "SftExample",
-    "SftManifest",
+    "SftPlan",
+    "SftRun",
     "StepLoss",
     "TrainDtype",
     "batch_logprobs",
@@ -59,14 +70,17 @@ __all__ = [
     "encode_example",
     "epoch_order",
     "example_sha256",
+    "fine_tune",
     "held_out_overlap",
     "learning_rate",
     "open_sft_scorer",
     "plan_sft",
+    "read_fine_tuning",
     "read_sft",
     "sft_examples",
     "split_papers",
     "step_gradients",
+    "step_line",
     "target_logprobs",
     "train_sft",
     "warmup_steps",

@@ -1,10 +1,11 @@
 """A fine-tuning's folder: only its own entries, read back checked, written whole, one writer.
 
-``--out`` is a new or empty folder or one holding ``sft.json``: a folder of anyone else's files
-is refused before anything in it changes, and inside an SFT folder only the entries named here
-are written, each of the kind the training writes (a user's file called ``checkpoint.old`` is
-refused, never replaced). A write the system refuses (a full disk) is one error naming the
-file, and what was saved before it stays.
+``--out`` is a new or empty folder or one holding a fine-tuning's ``manifest.json``: a folder of
+anyone else's files is refused before anything in it changes, and inside an SFT folder only the
+entries named here are written, each of the kind the training writes (a user's file called
+``checkpoint.old`` is refused, never replaced). A write the system refuses (a full disk) is one
+error naming the file, and what was saved before it stays. A folder of an earlier version
+(``sft.json``) is refused with what to do: train again into a new folder.
 """
 
 from __future__ import annotations
@@ -20,27 +21,34 @@ from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._input import check_regular, read_input_bytes, read_input_text
-from readout_audit._util._jsonl import (
+from readout_audit._util import (
+    LOCK,
+    check_regular,
     dumps_line,
+    hold,
     loads_line,
     loads_strict,
+    read_input_bytes,
+    read_input_text,
     read_lines,
     umask_mode,
+    validate_line,
     write_bytes_atomic,
 )
-from readout_audit._util._lock import LOCK, hold
-from readout_audit._util._models import validate_line
 from readout_audit.lift.sft._manifest import (
     ADAPTER,
+    ADAPTER_FILES,
     CHECKPOINT,
+    LEGACY_MANIFEST,
     LOSSES,
+    SFT_KIND,
     SFT_MANIFEST,
-    SftManifest,
+    SftPlan,
     StepLoss,
-    check_same,
-    read_manifest,
+    plan_differences,
+    validated,
 )
+from readout_audit.log import Manifest, load_manifest
 
 STATE = "state.json"
 ADAPTER_STATE = "adapter.pt"
@@ -50,6 +58,7 @@ OLD = f"{CHECKPOINT}.old"
 ADAPTER_STAGING = f"{ADAPTER}.tmp"
 OWN = {
     SFT_MANIFEST: False,
+    ADAPTER_FILES: False,
     LOSSES: False,
     LOCK: False,
     CHECKPOINT: True,
@@ -63,9 +72,10 @@ OWN = {
 
 @dataclass(frozen=True)
 class Progress:
-    """How far a fine-tuning got: its manifest, its checkpoint's step and the losses up to it."""
+    """How far a fine-tuning got: its manifest and plan, its checkpoint's step, the losses."""
 
-    manifest: SftManifest
+    manifest: Manifest
+    plan: SftPlan
     step: int
     losses: list[StepLoss]
     checkpoint: Path | None
@@ -80,6 +90,13 @@ def check_folder(out: Path) -> None:
         raise InputError("is not a folder", source=str(out), field="out")
     names = sorted(os.listdir(out))
     foreign = [name for name in names if name != LOCK]
+    if LEGACY_MANIFEST in names and SFT_MANIFEST not in names:
+        raise InputError(
+            f"holds {LEGACY_MANIFEST}, a fine-tuning of an earlier readout-audit version, which "
+            "this version neither resumes nor scores: train it again into a new folder",
+            source=str(out),
+            field="out",
+        )
     if SFT_MANIFEST not in names and foreign:
         raise InputError(
             f"holds {foreign[0]!r} and no {SFT_MANIFEST}: not a readout lift sft folder; "
@@ -101,10 +118,19 @@ def read_progress(out: Path) -> Progress | None:
     check_folder(out)
     if not (out / SFT_MANIFEST).exists():
         return None
-    manifest = read_manifest(out / SFT_MANIFEST)
+    manifest, plan = read_plan(out)
     folder = next((out / n for n in (CHECKPOINT, OLD) if (out / n).exists()), None)
-    step = 0 if folder is None else _checkpoint_step(folder, manifest.config.steps)
-    return Progress(manifest, step, _losses_until(out / LOSSES, step), folder)
+    step = 0 if folder is None else _checkpoint_step(folder, plan.training.steps)
+    return Progress(manifest, plan, step, losses_until(out / LOSSES, step), folder)
+
+
+def read_plan(out: Path) -> tuple[Manifest, SftPlan]:
+    """A fine-tuning folder's manifest and the plan its ``config`` holds, checked."""
+    path = out / SFT_MANIFEST
+    manifest = load_manifest(path, "train into a new folder")
+    if manifest.kind != SFT_KIND:
+        raise InputError(f"is a {manifest.kind} manifest, not a fine-tuning's", source=str(path))
+    return manifest, validated(SftPlan, manifest.config, path, "config.")
 
 
 def _checkpoint_step(folder: Path, steps: int) -> int:
@@ -122,7 +148,7 @@ def _checkpoint_step(folder: Path, steps: int) -> int:
     return step
 
 
-def _losses_until(path: Path, step: int) -> list[StepLoss]:
+def losses_until(path: Path, step: int) -> list[StepLoss]:
     """Steps 1 to ``step`` of ``losses.jsonl``; later lines (a cut one too) are redone."""
     lines = read_lines(path, append_only=True).lines
     if len(lines) < step:
@@ -145,17 +171,17 @@ def _losses_until(path: Path, step: int) -> list[StepLoss]:
     return kept
 
 
-def check_sft_out(out: Path, planned: SftManifest) -> None:
+def check_sft_out(out: Path, planned: SftPlan) -> None:
     """Before the scorer loads: ``out`` is new, empty, or this fine-tuning's sound folder.
 
-    Its lock is taken now and kept while the scorer loads (:func:`train_sft` takes it over), so
-    a second writer is refused at once.
+    The folder is made if need be and its lock taken now and kept while the scorer loads
+    (:func:`train_sft` takes it over), so a second writer is refused at once.
     """
     progress = read_progress(out)
     if progress is not None:
-        check_same(progress.manifest, planned, out, scorer=False)
-    if out.is_dir():
-        hold(out)
+        plan_differences(progress.plan, planned, out)
+    out.mkdir(parents=True, exist_ok=True)
+    hold(out)
 
 
 def unwritable(path: Path, error: Exception) -> InputError:
@@ -176,7 +202,7 @@ def write_file(path: Path, data: bytes) -> None:
 
 
 def write_json(path: Path, data: Any) -> None:
-    """Write a JSON document whole or not at all (``sft.json``, a checkpoint's state)."""
+    """Write a JSON document whole or not at all (a checkpoint's state)."""
     write_file(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
 
 
@@ -185,15 +211,6 @@ def write_losses(path: Path, losses: list[StepLoss]) -> None:
     data = "".join(dumps_line(s.model_dump(mode="json")) + "\n" for s in losses).encode()
     if not path.exists() or path.read_bytes() != data:
         write_file(path, data)
-
-
-def append_loss(path: Path, loss: StepLoss) -> None:
-    """Append one step's line to ``losses.jsonl``; a write cut short is redone on resume."""
-    try:
-        with path.open("a", encoding="utf-8") as log:
-            log.write(dumps_line(loss.model_dump(mode="json")) + "\n")
-    except OSError as error:
-        raise unwritable(path, error) from None
 
 
 def save_checkpoint(out: Path, step: int, files: dict[str, bytes]) -> None:
@@ -247,27 +264,22 @@ def adapter_hashes(folder: Path) -> dict[str, str]:
     return {path.name: _sha256(path) for path in sorted(folder.iterdir())}
 
 
-def check_adapter(folder: Path, recorded: dict[str, str], manifest: Path) -> None:
-    """Refuse an adapter folder whose files are not those ``sft.json`` recorded, by name."""
-    if not recorded:
-        raise InputError(
-            f"records no hashes of its {ADAPTER}/ files (an older readout's fine-tuning): "
-            "rerun readout lift sft on it to record them",
-            source=str(manifest),
-            field="adapter_files",
-        )
+def check_adapter(folder: Path, recorded: dict[str, str]) -> None:
+    """Refuse an adapter folder whose files are not those ``adapter.json`` recorded, by name."""
     if not folder.is_dir() or folder.is_symlink():
         raise InputError(f"holds no {ADAPTER}/ folder", source=str(folder.parent))
     for name in sorted(recorded):
         path = folder / name
         if not os.path.lexists(path):
-            raise InputError(f"is missing: {SFT_MANIFEST} records it", source=str(path))
+            raise InputError(f"is missing: {ADAPTER_FILES} records it", source=str(path))
         if _sha256(path) != recorded[name]:
             raise InputError(
                 f"is not the file this fine-tuning saved (its SHA-256 differs from "
-                f"{SFT_MANIFEST}'s)",
+                f"{ADAPTER_FILES}'s)",
                 source=str(path),
             )
     extra = sorted(set(os.listdir(folder)) - set(recorded))
     if extra:
-        raise InputError(f"is a file {SFT_MANIFEST} does not record", source=str(folder / extra[0]))
+        raise InputError(
+            f"is a file {ADAPTER_FILES} does not record", source=str(folder / extra[0])
+        )

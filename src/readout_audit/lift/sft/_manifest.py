@@ -1,14 +1,14 @@
-"""What a fine-tuning folder records: its settings, one step's losses, and ``sft.json``.
+"""What a fine-tuning folder records: its plan (the manifest's config), each step, its adapter.
 
 Every number a user can set is bounded here (a learning rate of 1e300 diverges at the first
-step), and ``sft.json`` read back is checked whole: a damaged one is one error naming the file
-and its field, never a traceback later.
+step), and what is read back is checked whole: a damaged file is one error naming the file and
+its field, never a traceback later.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -16,35 +16,31 @@ from pydantic import (
     Field,
     ValidationError,
     field_validator,
-    model_validator,
 )
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._input import read_input_text
-from readout_audit._util._jsonl import loads_strict
-from readout_audit._util._models import validate_line, validation_problem
+from readout_audit._util import validation_problem
 from readout_audit.lift.sft._objective import CLIP_FLOOR, RAW_WEIGHT
 from readout_audit.lift.sft._split import PaperSplit
+from readout_audit.log import differences
 
-SFT_MANIFEST = "sft.json"
+M = TypeVar("M", bound=BaseModel)
+
+SFT_MANIFEST = "manifest.json"
+LEGACY_MANIFEST = "sft.json"
+"""An earlier version's one manifest of settings and outcome together (refused: train again)."""
 LOSSES = "losses.jsonl"
 CHECKPOINT = "checkpoint"
 ADAPTER = "adapter"
+ADAPTER_FILES = "adapter.json"
+SFT_KIND = "lift-sft"
+"""The ``kind`` of a fine-tuning's manifest."""
 
 
 PROJECTIONS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 """The seven linear projections of a Llama/Qwen block: the reference configuration's targets."""
 Schedule = Literal["constant", "cosine", "linear"]
 TrainDtype = Literal["float32", "float64", "bfloat16", "float16"]
-LEGACY = {
-    "dropout": 0.0,
-    "schedule": "constant",
-    "warmup": 0.0,
-    "max_grad_norm": None,
-    "grad_accumulation": 1,
-    "dtype": "float32",
-}
-"""How an older readout trained, before these settings were recorded."""
 
 
 class SftConfig(BaseModel):
@@ -123,42 +119,39 @@ class ScorerFile(BaseModel):
 
 
 class ScorerIdentity(BaseModel):
-    """The part of ``sft.json``'s ``scorer`` that loading it again needs: spec and weights."""
+    """The part of the manifest's ``model`` that loading the scorer again needs."""
 
     spec: str
     files: list[ScorerFile] = Field(min_length=1)
 
 
-class SftManifest(BaseModel):
-    """What a fine-tuning was: settings, split, data, scorer, and its losses when done."""
+class SftPlan(BaseModel):
+    """What a fine-tuning is (its manifest's ``config``): settings, split, data, held-out checks.
+
+    A rerun continues a fine-tuning only when its plan is this one.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    config: SftConfig
+    training: SftConfig
     split: PaperSplit
     setup: dict[str, Any]
-    scorer: dict[str, Any]
+    """The budgets its prompts were built with (:meth:`LiftSetup.as_config`)."""
     examples: dict[str, str]
     """Example id → :func:`example_sha256`."""
-    steps_done: int = 0
-    losses: list[StepLoss] = Field(default_factory=list)
-    adapter_files: dict[str, str] = Field(default_factory=dict)
-    """The finished adapter's files (names in ``adapter/``) → SHA-256, checked before scoring."""
-    held_out_targets: dict[str, str] | None = None
-    """Every held-out cut checked against the training examples: id → its target's SHA-256
-    (None: an older readout's fine-tuning, never checked)."""
+    held_out_targets: dict[str, str]
+    """Every held-out cut checked against the training examples: id → its target's SHA-256."""
     held_out_overlap: dict[str, str] = Field(default_factory=dict)
     """Held-out cuts whose target a training example holds: id → ``target`` (the whole of it)
     or ``span`` (a 50-character span of it); the SFT rung does not read them."""
 
-    @model_validator(mode="before")
-    @classmethod
-    def _older(cls, data: Any) -> Any:
-        """An older readout's ``sft.json`` records how it trained by leaving these out."""
-        config = data.get("config") if isinstance(data, dict) else None
-        if isinstance(config, dict) and "schedule" not in config:
-            data = {**data, "config": {**LEGACY, **config}}
-        return data
+
+class AdapterFiles(BaseModel):
+    """``adapter.json``, written once the training finishes: each ``adapter/`` file's SHA-256."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    adapter_files: dict[str, str] = Field(min_length=1)
 
     @field_validator("adapter_files")
     @classmethod
@@ -168,28 +161,25 @@ class SftManifest(BaseModel):
                 raise ValueError(f"{name!r} is not a file name inside {ADAPTER}/")
         return files
 
-    def identity(self, *, scorer: bool = True) -> dict[str, Any]:
-        """What must match for a rerun to continue this fine-tuning (the scorer optional)."""
-        done = {"steps_done", "losses", "adapter_files"}
-        return self.model_dump(mode="json", exclude=done if scorer else {*done, "scorer"})
 
-
-def check_same(earlier: SftManifest, planned: SftManifest, out: Path, *, scorer: bool) -> None:
-    """Refuse to continue ``earlier`` with another fine-tuning's examples or settings."""
-    if earlier.identity(scorer=scorer) != planned.identity(scorer=scorer):
+def plan_differences(earlier: SftPlan, planned: SftPlan, out: Path) -> None:
+    """Refuse to continue ``earlier`` with another plan, listing every difference."""
+    changed = differences(
+        earlier.model_dump(mode="json"), planned.model_dump(mode="json"), prefix="config."
+    )
+    if changed:
+        shown = "; ".join(changed[:5]) + ("; …" if len(changed) > 5 else "")
         raise InputError(
-            "holds a fine-tuning with other examples, split or settings; choose another --out",
+            "holds a fine-tuning with other examples, split or settings; choose another --out. "
+            f"Differences: {shown}",
             source=str(out),
         )
 
 
-def read_manifest(path: Path) -> SftManifest:
-    """``sft.json`` read and checked, its scorer's spec and weights included."""
-    raw = loads_strict(read_input_text(path, what="fine-tuning manifest"), source=str(path))
-    manifest = validate_line(SftManifest, raw, source=str(path), line=None)
+def validated(model: type[M], raw: Any, path: Path, prefix: str = "") -> M:
+    """``raw`` as ``model``, or one error naming the file and the field wrong."""
     try:
-        ScorerIdentity.model_validate(manifest.scorer)
+        return model.model_validate(raw)
     except ValidationError as error:
         field, message = validation_problem(error)
-        raise InputError(message, source=str(path), field=f"scorer.{field}") from None
-    return manifest
+        raise InputError(message, source=str(path), field=prefix + (field or "")) from None

@@ -1,60 +1,55 @@
 """A finished fine-tuning opened as the SFT rung's scorer: its scorer with the adapter merged.
 
-The scorer named in ``sft.json`` is loaded again (its weights' hashes must be those it was
-trained from) and the adapter merged into it, once its files' hashes are those ``sft.json``
-recorded when the training finished (an adapter swapped for another training's is refused);
-the run's manifest records the fine-tuning's manifest hash, the adapter's files and the
-held-out papers. A fine-tuning that never checked its held-out cuts against its examples (an
-older readout's) is refused.
+The scorer named in the fine-tuning's manifest is loaded again (its weights' hashes must be
+those it was trained from) and the adapter merged into it, once its files' hashes are those
+``adapter.json`` recorded when the training finished (an adapter swapped for another
+training's is refused); the run's manifest records the fine-tuning's identity hash, the
+adapter's files and the held-out papers.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 from readout_audit._exceptions import InputError, RunDirectoryError
-from readout_audit._util._lock import lock_holder
+from readout_audit._util import lock_holder
 from readout_audit.lift._sft_scorer import SftScorer
 from readout_audit.lift.sft._folder import check_adapter, check_folder
 from readout_audit.lift.sft._manifest import (
     ADAPTER,
+    ADAPTER_FILES,
     SFT_MANIFEST,
     ScorerIdentity,
-    SftManifest,
-    read_manifest,
+    validated,
 )
+from readout_audit.lift.sft._stage import FineTuning, read_fine_tuning
 from readout_audit.model import load_model
 
 
-def read_sft(directory: str | Path) -> SftManifest:
-    """A finished fine-tuning's manifest, its adapter checked against it, or one error."""
+def read_sft(directory: str | Path) -> FineTuning:
+    """A finished fine-tuning, its scorer and adapter checked against its manifest, or one error."""
     directory = Path(directory)
+    check_folder(directory)  # an earlier version's folder (sft.json) is refused here
     path = directory / SFT_MANIFEST
     if not path.is_file():
         raise InputError(
             f"holds no {SFT_MANIFEST}: not a readout lift sft directory", source=str(directory)
         )
-    check_folder(directory)
     writer = lock_holder(directory)
     if writer is not None:
         raise RunDirectoryError(f"{directory} is being trained by process {writer}; wait for it")
-    manifest = read_manifest(path)
-    if manifest.steps_done != manifest.config.steps:
+    tuning = read_fine_tuning(directory)
+    validated(ScorerIdentity, tuning.scorer, path, "model.")
+    if not tuning.finished:
         raise InputError(
-            f"the fine-tuning has not finished its {manifest.config.steps} steps; rerun "
+            f"the fine-tuning has not finished its {tuning.config.steps} steps; rerun "
             "readout lift sft on it to finish",
             source=str(directory),
         )
-    if manifest.held_out_targets is None:
-        raise InputError(
-            "records no check of its held-out cuts against the training examples (an older "
-            "readout's fine-tuning): train it again into a new folder",
-            source=str(path),
-            field="held_out_targets",
-        )
-    check_adapter(directory / ADAPTER, manifest.adapter_files, path)
-    return manifest
+    check_adapter(directory / ADAPTER, tuning.adapter_files)
+    return tuning
 
 
 def open_sft_scorer(
@@ -69,8 +64,8 @@ def open_sft_scorer(
     ``device`` and ``dtype`` as :func:`load_model` takes them: the other rungs' scorer's, so
     the rungs are read alike.
     """
-    manifest = read_sft(directory)
-    scorer = ScorerIdentity.model_validate(manifest.scorer)
+    tuning = read_sft(directory)
+    scorer = ScorerIdentity.model_validate(tuning.scorer)
     spec = scorer.spec
     adapter = Path(directory) / ADAPTER
     model = load_model(
@@ -85,25 +80,26 @@ def open_sft_scorer(
             field="scorer",
         )
     added = model.info.files[len(trained_from) :]
-    if {f.path: f.sha256 for f in added} != manifest.adapter_files:
+    if {f.path: f.sha256 for f in added} != tuning.adapter_files:
         raise InputError(
-            f"changed while it was loaded: not the files {SFT_MANIFEST} records",
+            f"changed while it was loaded: not the files {ADAPTER_FILES} records",
             source=str(adapter),
         )
-    text = (Path(directory) / SFT_MANIFEST).read_bytes()
+    plan = tuning.plan
+    identity = json.dumps(tuning.identity, sort_keys=True, separators=(",", ":"))
     return SftScorer(
         model=model,
-        held_out=frozenset(manifest.split.held_out),
-        trained=frozenset(manifest.examples),
-        checked=dict(manifest.held_out_targets or {}),
-        overlap=frozenset(manifest.held_out_overlap),
-        setup=dict(manifest.setup),
+        held_out=frozenset(plan.split.held_out),
+        trained=frozenset(plan.examples),
+        checked=dict(plan.held_out_targets),
+        overlap=frozenset(plan.held_out_overlap),
+        setup=dict(plan.setup),
         identity={
-            "sft_manifest_sha256": hashlib.sha256(text).hexdigest(),
+            "sft_sha256": hashlib.sha256(identity.encode()).hexdigest(),
             "scorer": spec,
-            "steps": manifest.steps_done,
-            "split_seed": manifest.split.seed,
-            "held_out_overlap": dict(manifest.held_out_overlap),
+            "steps": len(tuning.losses),
+            "split_seed": plan.split.seed,
+            "held_out_overlap": dict(plan.held_out_overlap),
             "adapter_files": [{"path": f.path, "sha256": f.sha256} for f in added],
         },
     )

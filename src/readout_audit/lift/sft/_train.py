@@ -8,14 +8,13 @@ reads it, or refused before anything is written. Every ``checkpoint_every`` step
 adapter's weights, the optimiser's state and the step are written to ``OUT/checkpoint`` (whole
 or not at all) and each step's losses are appended to ``OUT/losses.jsonl``; a rerun with the
 same examples and settings resumes from the last checkpoint, and a different one is refused.
-``OUT/adapter`` holds the final adapter in peft's format and ``OUT/sft.json`` the manifest:
-hyper-parameters, the split, every example's hash, the scorer's identity, the losses and the
-adapter's files' hashes. ``OUT`` is locked while one process trains into it (see ``_folder``).
+``OUT/adapter`` holds the final adapter in peft's format; ``OUT`` is a stage (``_stage``):
+its manifest holds the plan (hyper-parameters, split, every example's hash) and the scorer,
+``losses.jsonl`` a record per step and ``adapter.json`` the adapter's files' hashes.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import io
 import json
@@ -26,8 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
-from readout_audit._util._input import read_input_bytes
-from readout_audit._util._lock import locked_directory
+from readout_audit._util import read_input_bytes
 from readout_audit.lift._conditions import LiftSetup
 from readout_audit.lift._cut import Cut, sha256_text
 from readout_audit.lift._score import encode_scored, leading_ids
@@ -36,26 +34,25 @@ from readout_audit.lift.sft._folder import (
     ADAPTER_STATE,
     OPTIMIZER_STATE,
     STATE,
-    append_loss,
+    Progress,
     check_folder,
     read_progress,
     save_adapter,
     save_checkpoint,
-    write_json,
-    write_losses,
 )
 from readout_audit.lift.sft._manifest import (
-    LOSSES,
-    SFT_MANIFEST,
+    SFT_KIND,
     SftConfig,
-    SftManifest,
+    SftPlan,
     StepLoss,
-    check_same,
+    plan_differences,
 )
 from readout_audit.lift.sft._objective import clipped_objective
 from readout_audit.lift.sft._overlap import held_out_overlap
 from readout_audit.lift.sft._schedule import learning_rate
 from readout_audit.lift.sft._split import PaperSplit
+from readout_audit.lift.sft._stage import FineTuning, SftStage, read_fine_tuning
+from readout_audit.log import Manifest
 
 
 def example_sha256(example: SftExample) -> str:
@@ -133,11 +130,10 @@ def plan_sft(
     split: PaperSplit,
     config: SftConfig,
     setup: LiftSetup,
-    scorer: dict[str, Any] | None = None,
     *,
     held_out: Sequence[Cut],
-) -> SftManifest:
-    """The manifest a fine-tuning starts with (``scorer`` unknown before the model loads).
+) -> SftPlan:
+    """What a fine-tuning is, before the scorer loads (its manifest's ``config``).
 
     ``held_out``: the cuts of the split's held-out papers the rung will read, each checked
     against the examples' text (:func:`held_out_overlap`).
@@ -146,27 +142,22 @@ def plan_sft(
     strays = [c.id for c in held_out if c.paper not in papers]
     if strays:
         raise InputError(f"cuts of papers the split trains on: {strays[:3]}", field="held_out")
-    return SftManifest(
-        config=config,
+    return SftPlan(
+        training=config,
         split=split,
         setup=setup.as_config(),
-        scorer=scorer or {},
         examples={e.id: example_sha256(e) for e in examples},
         held_out_targets={c.id: sha256_text(c.target) for c in held_out},
         held_out_overlap=held_out_overlap(held_out, examples),
     )
 
 
-def _prepare(out: Path, fresh: SftManifest) -> tuple[SftManifest, int, list[StepLoss], Path | None]:
-    """The manifest to continue, the step to start at, the losses before it, its checkpoint."""
+def _resumed(out: Path, plan: SftPlan) -> Progress | None:
+    """The progress to continue (None: a fresh start), refusing another plan's folder."""
     progress = read_progress(out)
-    if progress is None:
-        write_json(out / SFT_MANIFEST, fresh.model_dump(mode="json"))
-        write_losses(out / LOSSES, [])
-        return fresh, 0, [], None
-    check_same(progress.manifest, fresh, out, scorer=True)
-    write_losses(out / LOSSES, progress.losses)
-    return progress.manifest, progress.step, progress.losses, progress.checkpoint
+    if progress is not None:
+        plan_differences(progress.plan, plan, out)
+    return progress
 
 
 def _checkpoint_files(peft_model: Any, optimizer: Any) -> dict[str, bytes]:
@@ -313,6 +304,16 @@ def _step(
     return losses, rate, norm
 
 
+def _check_examples(examples: Sequence[SftExample], split: PaperSplit) -> None:
+    """Refuse no examples, and examples of held-out papers."""
+    if not examples:
+        raise InputError("no training examples: the split's training papers have no cuts")
+    held = set(split.held_out)
+    leaked = [e.id for e in examples if e.paper in held]
+    if leaked:
+        raise InputError(f"examples of held-out papers: {leaked[:3]}", field="examples")
+
+
 def train_sft(
     model: Any,
     examples: Sequence[SftExample],
@@ -323,62 +324,71 @@ def train_sft(
     config: SftConfig | None = None,
     setup: LiftSetup | None = None,
     on_step: Callable[[StepLoss, int], None] | None = None,
-) -> SftManifest:
+) -> FineTuning:
     """Fine-tune a freshly loaded scorer on the examples, resuming ``out``'s own checkpoint.
 
     ``model`` (a ``TransformersModel`` loaded as ``config.dtype``) is changed in place:
     afterwards it scores with the adapter. ``held_out``: the held-out papers' cuts, checked for
     overlap with the examples (:func:`plan_sft`). ``on_step(loss, total)`` is called after
-    every step (a progress line). ``out`` is locked while it trains: a second writer is
+    every step (a progress line). ``out`` is a stage locked while it trains: a second writer is
     refused, and nothing is written before every example is encoded.
     """
     config = config or SftConfig()
     setup = setup or LiftSetup()
     out = Path(out)
-    if not examples:
-        raise InputError("no training examples: the split's training papers have no cuts")
-    held = set(split.held_out)
-    leaked = [e.id for e in examples if e.paper in held]
-    if leaked:
-        raise InputError(f"examples of held-out papers: {leaked[:3]}", field="examples")
-    scorer = json.loads(json.dumps(dataclasses.asdict(model.info), default=str))
-    fresh = plan_sft(examples, split, config, setup, scorer, held_out=held_out)
+    _check_examples(examples, split)
+    plan = plan_sft(examples, split, config, setup, held_out=held_out)
     check_folder(out)  # a folder of anyone else's files is refused before it is locked
     if model.info.dtype != config.dtype:
         raise InputError(
             f"the scorer was loaded as {model.info.dtype}, the settings say {config.dtype}",
             field="dtype",
         )
-    with locked_directory(out):
+    with SftStage(out) as stage:
         lead = leading_ids(model.codec, setup)
         encoded = [encode_example(model.codec, lead, e, config.max_tokens) for e in examples]
-        manifest, start, losses, checkpoint = _prepare(out, fresh)
+        progress = _resumed(out, plan)
+        manifest = Manifest.create(
+            SFT_KIND, model.info, plan.model_dump(mode="json"), {"seed": config.seed}
+        )
         peft_model, optimizer = _lora(model, config)
-        if checkpoint is not None:
-            _restore(checkpoint, peft_model, optimizer, start)
+        start = 0
+        if progress is not None and progress.checkpoint is not None:
+            start = progress.step
+            _restore(progress.checkpoint, peft_model, optimizer, start)
+        stage.start(manifest, [] if progress is None else progress.losses)
         for step in range(start + 1, config.steps + 1):
-            chosen = batch_of(step - 1, len(examples), config)
-            (loss, clip_ll, raw_ll), rate, norm = _step(
-                peft_model, optimizer, [encoded[i] for i in chosen], config, step
-            )
-            record = StepLoss(
-                step=step,
-                loss=loss,
-                clip_ll=clip_ll,
-                raw_ll=raw_ll,
-                examples=[examples[i].id for i in chosen],
-                learning_rate=rate,
-                grad_norm=norm,
-            )
-            append_loss(out / LOSSES, record)
-            losses.append(record)
+            record = _train_step(peft_model, optimizer, examples, encoded, config, step)
+            stage.append(record)
             if on_step is not None:
                 on_step(record, config.steps)
             if step % config.checkpoint_every == 0 or step == config.steps:
                 save_checkpoint(out, step, _checkpoint_files(peft_model, optimizer))
         peft_model.eval()
         hashes = save_adapter(out, lambda folder: peft_model.save_pretrained(str(folder)))
-        update = {"steps_done": config.steps, "losses": losses, "adapter_files": hashes}
-        done = manifest.model_copy(update=update)
-        write_json(out / SFT_MANIFEST, done.model_dump(mode="json"))
-        return done
+        stage.finish(hashes, config.steps)
+    return read_fine_tuning(out)
+
+
+def _train_step(
+    peft_model: Any,
+    optimizer: Any,
+    examples: Sequence[SftExample],
+    encoded: Sequence[tuple[list[int], int]],
+    config: SftConfig,
+    step: int,
+) -> StepLoss:
+    """Take step ``step`` (1-based) on its batch; its losses, rate and gradients' norm."""
+    chosen = batch_of(step - 1, len(examples), config)
+    (loss, clip_ll, raw_ll), rate, norm = _step(
+        peft_model, optimizer, [encoded[i] for i in chosen], config, step
+    )
+    return StepLoss(
+        step=step,
+        loss=loss,
+        clip_ll=clip_ll,
+        raw_ll=raw_ll,
+        examples=[examples[i].id for i in chosen],
+        learning_rate=rate,
+        grad_norm=norm,
+    )

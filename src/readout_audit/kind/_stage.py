@@ -1,0 +1,109 @@
+"""One path from settings to a finished run, for a command and a notebook alike.
+
+:func:`run_stage` checks the run directory before anything loads, runs the stage's checks
+with the tokenizer alone, opens the model and runs the stage (which binds the model's ledger
+to the run and finishes it through :func:`run_kind`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from readout_audit._exceptions import InputError, RunDirectoryError
+from readout_audit._util import hold, release_held
+from readout_audit.kind._choice import ModelChoice
+from readout_audit.log import existing_manifest, read_only_files, unwritable
+from readout_audit.model import DEFAULT_BATCH_SIZE, ScoringModel, TextCodec
+from readout_audit.progress import ProgressMode
+from readout_audit.readout import DEFAULT_TOP_K
+
+T = TypeVar("T")
+
+
+class RunSettings(BaseModel):
+    """What every kind's run takes besides its items and protocol: typed, nothing else."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    top_k: int = Field(DEFAULT_TOP_K, ge=1)
+    template_kwargs: dict[str, JsonValue] = Field(default_factory=dict)
+    """Chat-template arguments, e.g. ``{"enable_thinking": False}``."""
+    batch_size: int = Field(DEFAULT_BATCH_SIZE, ge=1)
+    progress: ProgressMode = "off"
+    """``bar``, ``lines`` or ``off``: a mode, never a truth value (``"off"`` is truthy)."""
+    overwrite: bool = False
+    """Delete a run already in the directory and start again, instead of resuming it."""
+
+
+Preflight = Callable[[TextCodec, RunSettings], None]
+"""Checks with the tokenizer alone (items rendered against the context window), before the
+weights load: bad input stops a run before the slow step."""
+
+
+@dataclass(frozen=True)
+class StageRun(Generic[T]):
+    """A kind's run as :func:`run_stage` takes it: its kind, its preflight and its run."""
+
+    kind: str
+    """The run directory's kind (a directory of another kind is refused before loading)."""
+    run: Callable[[ScoringModel, Path, RunSettings], T]
+    """Runs on the opened model into the directory (usually through :func:`run_kind`)."""
+    preflight: Preflight | None = None
+
+
+def check_out(out: Path, kind: str | None = None) -> None:
+    """Before the model loads: ``out`` is a writable directory, unlocked, of the same kind.
+
+    An existing directory's lock is taken here and kept until the run directory takes it over
+    (or :func:`run_stage` ends), so a second writer is refused before it loads a model too.
+    """
+    if out.exists() and not out.is_dir():
+        raise InputError("is a file, not a run directory", source=str(out), field="out")
+    problem = unwritable(out)
+    if problem is not None:
+        raise InputError(problem, source=str(out), field="out")
+    if out.is_dir():
+        read_only = read_only_files(out)
+        if read_only:
+            names = ", ".join(path.name for path in read_only)
+            raise InputError(f"holds files that cannot be written: {names}", source=str(out))
+        found = existing_manifest(out)  # a manifest.json that is no run's is refused
+        if kind is not None and found is not None and found.kind != kind:
+            raise RunDirectoryError(
+                f"{out} holds a {found.kind} run and this command writes {kind} runs; "
+                "choose another --out"
+            )
+        hold(out)  # kept through the model's loading: a second writer is refused now
+
+
+def run_stage(
+    stage: StageRun[T],
+    settings: RunSettings,
+    out: str | Path,
+    model_choice: ModelChoice | ScoringModel,
+) -> T:
+    """Check ``out``, run the preflight, open the model (unless given one), run the stage.
+
+    ``model_choice`` is a model to open, or one already open (a notebook's): the preflight
+    then reads its tokenizer before the run. The lock taken on ``out`` is released at the end
+    whatever happens, once the run directory no longer needs it.
+    """
+    out = Path(out)
+    check_out(out, stage.kind)
+    preflight = stage.preflight
+    check = None if preflight is None else (lambda codec: preflight(codec, settings))
+    try:
+        if isinstance(model_choice, ModelChoice):
+            model = model_choice.open(check)
+        else:
+            model = model_choice
+            if check is not None:
+                check(model.codec)
+        return stage.run(model, out, settings)
+    finally:
+        release_held()

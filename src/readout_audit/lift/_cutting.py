@@ -1,0 +1,80 @@
+"""``readout lift cut`` as a library call: sources read and cut, each cut file a stage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from readout_audit._exceptions import InputError
+from readout_audit._util import terminal_safe
+from readout_audit.lift._cutfile import cut_papers, cut_stage_manifest, cut_table, write_cuts
+from readout_audit.lift._select import CutSettings
+from readout_audit.lift._sources import read_papers
+from readout_audit.log import check_output_path, check_unlocked, stage_manifest_path
+
+
+class CutRun(BaseModel):
+    """What one cutting reads and writes: sources, cut files, and how papers are cut."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    sources: tuple[Path, ...] = Field(min_length=1)
+    out: Path
+    training_out: Path | None = None
+    """Also every qualifying cut of the admitted papers, no quota (the SFT's training cuts)."""
+    limit: int | None = Field(default=None, ge=1)
+    """Read only the first papers of the sources."""
+    force: bool = False
+    """Replace a cut file already there (else one of the same settings is resumed)."""
+    settings: CutSettings = Field(default_factory=CutSettings)
+
+
+@dataclass(frozen=True)
+class CutOutcome:
+    """What a cutting wrote: the per-paper table and the number of cuts in each file."""
+
+    run: CutRun
+    table: str
+    cuts: int
+    training: int | None
+
+    def summary(self) -> str:
+        """The table and where the cuts went, terminal-safe (paper ids come from file names)."""
+        lines = [self.table, f"wrote {self.cuts} {self.run.settings.kind} cuts to {self.run.out}"]
+        if self.run.training_out is not None:
+            lines.append(f"wrote {self.training} training cuts to {self.run.training_out}")
+        return terminal_safe("\n".join(lines))
+
+
+def check_cut_outputs(run: CutRun) -> None:
+    """Before any source is read: each output may be written, and no other process writes it.
+
+    A cut file stage already there is resumed (no ``force`` needed); any other existing file
+    needs ``force``.
+    """
+    if run.training_out is not None and run.training_out.absolute() == run.out.absolute():
+        raise InputError("must differ from --out", field="training-out")
+    for option, out in (("out", run.out), ("training-out", run.training_out)):
+        if out is None:
+            continue
+        resumable = cut_stage_manifest(out) is not None
+        for path in (out, stage_manifest_path(out)):
+            check_output_path(path, option=option, inputs=run.sources, force=run.force or resumable)
+        check_unlocked(out)
+
+
+def cut_sources(run: CutRun) -> CutOutcome:
+    """Cut the sources' papers into ``run.out`` (and the training cuts into ``training_out``)."""
+    check_cut_outputs(run)
+    papers = read_papers(run.sources, run.limit)
+    cuts, stats = cut_papers(papers, run.settings)
+    write_cuts(run.out, cuts, run.settings, stats, overwrite=run.force)
+    training = None
+    if run.training_out is not None:
+        every = run.settings.model_copy(update={"every": True})
+        kept, every_stats = cut_papers(papers, every)
+        write_cuts(run.training_out, kept, every, every_stats, overwrite=run.force)
+        training = len(kept)
+    return CutOutcome(run, cut_table(run.settings, stats), len(cuts), training)

@@ -1,0 +1,130 @@
+"""``readout lift sft`` as a library call: cut files in, a finished fine-tuning folder out.
+
+The cut files are read and split, the examples planned and the folder checked and locked before
+the scorer opens, so bad input or a second writer is refused at once; the scorer is opened
+through the caller's model choice (``open_model``), then trained (:func:`train_sft`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from readout_audit._exceptions import InputError
+from readout_audit._util import LOCK, release_held
+from readout_audit.lift._conditions import LiftSetup
+from readout_audit.lift._cut import Cut
+from readout_audit.lift._cutfile import read_cuts
+from readout_audit.lift.sft._examples import sft_examples
+from readout_audit.lift.sft._folder import check_sft_out
+from readout_audit.lift.sft._manifest import SftConfig, StepLoss
+from readout_audit.lift.sft._split import split_papers
+from readout_audit.lift.sft._stage import FineTuning
+from readout_audit.lift.sft._train import plan_sft, train_sft
+from readout_audit.model import ScoringModel, TextCodec, is_served
+from readout_audit.progress import ProgressMode, announce
+
+
+class SftRun(BaseModel):
+    """What one fine-tuning reads and writes, and how it trains."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    cuts: Path
+    """The benchmark's cut file: its papers are split, its held-out cuts checked."""
+    training_cuts: Path | None = None
+    """The cuts the training papers' examples come from (default: ``cuts``')."""
+    out: Path
+    bos: bool = False
+    """Open every example's prompt with BOS, as ``lift score --bos`` reads."""
+    held_out: float = Field(default=0.5, gt=0, lt=1)
+    """Share of papers held out from training."""
+    training: SftConfig = Field(default_factory=SftConfig)
+    progress: ProgressMode = "off"
+    """``off``: nothing on stderr; else the plan and a line per step."""
+
+
+class ModelOpener(Protocol):
+    """A model spec and how to open it (the CLI's model choice)."""
+
+    @property
+    def spec(self) -> str: ...
+
+    def open(self, preflight: Callable[[TextCodec], None] | None = None) -> ScoringModel: ...
+
+
+def training_cuts(path: Path, benchmark: list[Cut]) -> list[Cut]:
+    """The training cut file's cuts, refusing one that differs from the benchmark's same id."""
+    mine = {c.id: c for c in benchmark}
+    training = read_cuts(path)
+    for cut in training:
+        if cut.id in mine and cut != mine[cut.id]:
+            raise InputError(
+                "is not the benchmark's cut of that id: the two cut files were cut otherwise",
+                source=str(path),
+                item_id=cut.id,
+            )
+    return training
+
+
+def step_line(step: StepLoss, total: int) -> str:
+    """A step's progress line: its losses, rate and gradients' norm."""
+    return (
+        f"step {step.step}/{total}: loss {step.loss:.4f}, clipLL_2 {step.clip_ll:.4f}, "
+        f"raw {step.raw_ll:.4f}, lr {step.learning_rate:.3g}, grad norm {step.grad_norm:.3g}"
+    )
+
+
+def fine_tune(run: SftRun, scorer: ModelOpener) -> FineTuning:
+    """Plan, check and lock ``run.out``, open the scorer, train it (resuming the folder)."""
+    if is_served(scorer.spec):
+        raise InputError(
+            "fine-tuning needs the scorer's weights: give a local model", field="model"
+        )
+    cuts = read_cuts(run.cuts)
+    split = split_papers([c.paper for c in cuts], held_out=run.held_out, seed=run.training.seed)
+    training = cuts if run.training_cuts is None else training_cuts(run.training_cuts, cuts)
+    setup = LiftSetup(bos=run.bos)
+    examples = sft_examples(training, split, setup)
+    held = [c for c in cuts if c.paper in set(split.held_out)]
+    plan = plan_sft(examples, split, run.training, setup, held_out=held)
+    made = not os.path.lexists(run.out)
+    try:
+        check_sft_out(run.out, plan)  # locked now: a second writer is refused before loading
+        announce(
+            run.progress,
+            f"{len(split.train)} training papers ({len(examples)} cuts), "
+            f"{len(split.held_out)} held out ({len(held)} cuts, "
+            f"{len(plan.held_out_overlap)} held by a training example: not read)",
+        )
+        on_step = None if run.progress == "off" else _announcer(run.progress)
+        model = scorer.open()
+        return train_sft(
+            model, examples, split, run.out, held_out=held, config=run.training, setup=setup,
+            on_step=on_step,
+        )  # fmt: skip
+    except BaseException:
+        if made:
+            _remove_if_empty(run.out)
+        raise
+    finally:
+        release_held()
+
+
+def _announcer(mode: ProgressMode) -> Callable[[StepLoss, int], None]:
+    def line(step: StepLoss, total: int) -> None:
+        announce(mode, step_line(step, total))
+
+    return line
+
+
+def _remove_if_empty(folder: Path) -> None:
+    """Remove a folder this run made when it holds nothing but its lock (a refused run)."""
+    if folder.is_dir() and set(os.listdir(folder)) <= {LOCK}:
+        release_held()
+        (folder / LOCK).unlink(missing_ok=True)
+        folder.rmdir()
