@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,23 +21,15 @@ from readout_audit._cli._registry import register_commands
 from readout_audit._cli._score import run_command
 from readout_audit._cli._types import SEED, Listed
 from readout_audit._exceptions import InputError
-from readout_audit._util import terminal_safe
-from readout_audit.kind import RunSettings, ScoreResult, StageRun
 from readout_audit.lmeval import (
     DEFAULT_FEWSHOT_SEED,
-    LMEvalDoc,
+    DocReading,
     TaskSettings,
-    audit_lm_eval,
-    doc_variants,
-    prepare_doc,
-    read_samples,
+    lm_eval_stage,
     samples_files,
-    stem_in_context,
-    task_documents,
     write_results_view,
 )
 from readout_audit.log import check_output_path
-from readout_audit.model import ScoringModel, TextCodec
 
 PROMPT_OPTIONS = (
     "include_path",
@@ -64,20 +55,9 @@ def _check_view(path: Path, out: Path, inputs: list[Path], force: bool) -> None:
     check_output_path(path, option="json", inputs=inputs, force=force)
 
 
-def _note_doubled_stems(docs: list[LMEvalDoc], stem: str) -> None:
-    """Say which tasks' contexts already end in ``stem``: their documents are not read twice."""
-    tasks: dict[str, int] = {}
-    for doc in docs:
-        if stem_in_context(doc.context, stem):
-            tasks[doc.task] = tasks.get(doc.task, 0) + 1
-    for task, n in tasks.items():
-        click.echo(
-            terminal_safe(
-                f"lm-eval: {task}: {n} document(s) already end in the stem {stem!r}; "
-                "they are not read with it again (it would read it twice)"
-            ),
-            err=True,
-        )
+def _note(line: str) -> None:
+    """A line of the stage's on stderr, where the progress goes."""
+    click.echo(line, err=True)
 
 
 @click.command("lm-eval")
@@ -195,70 +175,11 @@ def lm_eval_command(
         inputs = settings.check()
     if json_out is not None:
         _check_view(json_out, out, inputs, force)
-    reading = _Reading(stem, keep_whitespace, tolerance, greedy_tokens(options))
-    run_command(_lm_eval_stage(settings, samples_source, reading), out, options)
+    reading = DocReading(stem, keep_whitespace, tolerance, greedy_tokens(options))
+    stage = lm_eval_stage(settings, samples_source, reading, note=_note)
+    run_command(stage, out, options)
     if json_out is not None:
         write_results_view(out, json_out)
-
-
-@dataclass(frozen=True)
-class _Reading:
-    """How each document is read: with a stem, before its trailing whitespace, how closely."""
-
-    stem: str | None
-    keep_whitespace: bool
-    tolerance: float | None
-    greedy_tokens: int
-
-
-def _lm_eval_stage(
-    tasks: TaskSettings, samples: Path | None, reading: _Reading
-) -> StageRun[ScoreResult]:
-    """:func:`audit_lm_eval` as a stage: the documents built (or read) and rendered first.
-
-    A logged run's documents are read now; tasks' documents are built by lm-eval once the
-    tokenizer is loaded (a chat template renders them), before the weights.
-    """
-    docs = (
-        []
-        if samples is None
-        else read_samples(samples, tasks=tasks.tasks or None, limit=tasks.limit)
-    )
-    source: dict[str, Any] = (
-        {"tasks": tasks.config()} if samples is None else {"samples": str(samples)}
-    )
-
-    def preflight(codec: TextCodec, settings: RunSettings) -> None:
-        if samples is None:
-            click.echo(
-                f"lm-eval: building the requests of {terminal_safe(', '.join(tasks.tasks))}",
-                err=True,
-            )
-            docs.extend(task_documents(tasks, codec, settings.template_kwargs))
-            click.echo(f"lm-eval: {len(docs)} documents", err=True)
-        for doc in docs:
-            for variant in doc_variants(doc, reading.stem, reading.keep_whitespace):
-                prepare_doc(doc, codec, reading.greedy_tokens, variant, reading.stem or "")
-        if reading.stem is not None:
-            _note_doubled_stems(docs, reading.stem)
-
-    def run(model: ScoringModel, out: Path, settings: RunSettings) -> ScoreResult:
-        return audit_lm_eval(
-            model,
-            docs,
-            out,
-            source=source,
-            stem=reading.stem,
-            keep_whitespace=reading.keep_whitespace,
-            tolerance=reading.tolerance,
-            greedy_tokens=reading.greedy_tokens,
-            top_k=settings.top_k,
-            batch_size=settings.batch_size,
-            progress=settings.progress,
-            overwrite=settings.overwrite,
-        )
-
-    return StageRun("lm-eval", run, preflight)
 
 
 @register_commands

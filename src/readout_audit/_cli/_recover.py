@@ -13,43 +13,16 @@ from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._score import run_command
 from readout_audit._cli._types import SEED, FiniteFloat, Listed, replicates_option
-from readout_audit.kind import RunSettings, ScoreResult, StageRun
-from readout_audit.model import ScoringModel, TextCodec
 from readout_audit.recover import (
     GENERATED_N,
     GENERATED_TRAIN_N,
     GENERATORS,
     OffsetGrid,
     RecoverSetup,
-    RecoverSplits,
-    audit_recover,
     configurations_named,
-    plan_items,
     recover_splits,
+    recover_stage,
 )
-
-
-def recover_stage(splits: RecoverSplits, setup: RecoverSetup, greedy: int) -> StageRun[ScoreResult]:
-    """:func:`audit_recover` as a stage: every split's items planned before the weights load."""
-
-    def run(model: ScoringModel, out: Path, settings: RunSettings) -> ScoreResult:
-        return audit_recover(
-            model,
-            splits,
-            out,
-            setup=setup,
-            top_k=settings.top_k,
-            greedy_tokens=greedy,
-            template_kwargs=settings.template_kwargs,
-            batch_size=settings.batch_size,
-            progress=settings.progress,
-            overwrite=settings.overwrite,
-        )
-
-    def preflight(codec: TextCodec, settings: RunSettings) -> None:
-        plan_items(splits, setup, codec, settings.template_kwargs, greedy)
-
-    return StageRun("recover", run, preflight)
 
 
 @click.command("recover")

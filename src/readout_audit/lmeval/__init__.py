@@ -12,6 +12,7 @@ from readout_audit.lmeval._model_args import lm_eval_model_args
 from readout_audit.lmeval._record import LMEvalRecord
 from readout_audit.lmeval._reproduce import Reproduction
 from readout_audit.lmeval._samples import read_samples, samples_files
+from readout_audit.lmeval._stage import DocReading, doubled_stems, lm_eval_stage
 from readout_audit.lmeval._summary import (
     LMEvalSummary,
     RepairRow,
@@ -29,6 +30,7 @@ from readout_audit.lmeval._tasks import (
 
 __all__ = [
     "DEFAULT_FEWSHOT_SEED",
+    "DocReading",
     "LMEvalDoc",
     "LMEvalRecord",
     "LMEvalSummary",
@@ -42,8 +44,10 @@ __all__ = [
     "audit_lm_eval",
     "doc_item",
     "doc_variants",
+    "doubled_stems",
     "lm_eval_metrics",
     "lm_eval_model_args",
+    "lm_eval_stage",
     "prepare_doc",
     "read_samples",
     "require_lm_eval",

@@ -1,6 +1,6 @@
 """Collapsed sequence scores (seed 003): where the answer is lost, and label-free recovery."""
 
-from readout_audit.recover._audit import RecoverSplits, audit_recover, plan_items
+from readout_audit.recover._audit import RecoverSplits, audit_recover, plan_items, recover_stage
 from readout_audit.recover._evaluate import (
     BUDGETS,
     REPEATS,
@@ -111,6 +111,7 @@ __all__ = [
     "read_hidden",
     "readout_gap",
     "recover_splits",
+    "recover_stage",
     "recovery_intervals",
     "seed_aggregates",
     "seeded_name",
