@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from readout_audit._util import terminal_safe
 from readout_audit.log import StageView
 from readout_audit.report._blocks import Section, TableBlock, TextBlock
 from readout_audit.report._common import manifest_section
@@ -25,7 +26,7 @@ def stage_sections(view: StageView, manifest: bool = True) -> list[Section]:
     files = Section(
         "Files",
         [
-            TextBlock(f"{view.manifest.kind} at {view.path}: {stage_state(view)}"),
+            TextBlock(terminal_safe(f"{view.manifest.kind} at {view.path}: {stage_state(view)}")),
             TableBlock("Files", ["file", "bytes", "complete lines"], rows),
         ],
     )
