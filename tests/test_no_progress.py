@@ -79,6 +79,7 @@ def judge_stages(model, out):
     from readout_audit.judge import (
         BuildSettings,
         JudgeExecution,
+        JudgeRun,
         SearchSettings,
         build_study,
         combine_runs,
@@ -101,9 +102,8 @@ def judge_stages(model, out):
     )  # fmt: skip
     yield lambda: run_local_judge(model, inventory, out / "run", phase="preflight", progress="off")
     yield lambda: run_judge(
-        inventory, out / "run", JudgeExecution(), model, phase="confirmation", unqualified=True,
-        progress="off",
-    )  # fmt: skip
+        inventory, JudgeRun(out=out / "run", phase="confirmation", unqualified=True), model
+    )
     yield lambda: combine_runs([out / "run"], out / "joint")
     yield lambda: search_cues(
         SearchSettings(programme="screen", configuration="c=FINAL3@smollm2-135m", development=1,

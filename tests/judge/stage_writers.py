@@ -11,14 +11,33 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
-from readout_audit.judge import PAPER_SEED, combine_runs, load_gsm8k_jsonl, parse_configuration
+from readout_audit import load_model
+from readout_audit._util import JsonlAppender
+from readout_audit.judge import (
+    PAPER_SEED,
+    Inventory,
+    build_inventory,
+    combine_runs,
+    load_gsm8k_jsonl,
+    parse_configuration,
+    write_inventory,
+)
 from readout_audit.judge.inventory import choose_sources, read_inventory
 from readout_audit.judge.protocol import planned_record
 from readout_audit.judge.run import JUDGE
 from readout_audit.judge.run._run import keep_planned, run_config
-from readout_audit.judge.search import PROGRAMMES, Bridge, SearchSetup, run_search
-from readout_audit.log import Manifest, RunDirectory, read_run
+from readout_audit.judge.search import (
+    PROGRAMMES,
+    PROPOSAL_CONTEXTS,
+    BeamSettings,
+    Bridge,
+    SearchSetup,
+    run_search,
+    write_proposals,
+)
+from readout_audit.log import Manifest, RunDirectory, StageFile, read_run
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "judge"
 KILL_AFTER = "STAGE_KILL_AFTER"
@@ -29,6 +48,31 @@ def kill_after(writes: int) -> None:
     kill_after.count = getattr(kill_after, "count", 0) + 1  # type: ignore[attr-defined]
     if kill_after.count == writes:  # type: ignore[attr-defined]
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+def killing_appends(stage: type[Any], method: str = "append") -> None:
+    """Make ``stage``'s appends count towards ``STAGE_KILL_AFTER``: the kill comes after one."""
+    limit = int(os.environ.pop(KILL_AFTER))
+    append = getattr(stage, method)
+
+    def killing(self: object, record: object) -> None:
+        append(self, record)
+        kill_after(limit)
+
+    setattr(stage, method, killing)
+
+
+def gsm8k_inventory(seed: int = PAPER_SEED, judge: str = "f3=FINAL3@smollm2-135m") -> Inventory:
+    """An inventory of one GSM8K question per phase for one judge configuration."""
+    bank = load_gsm8k_jsonl(FIXTURES / "gsm8k_test_head.jsonl")
+    configuration = parse_configuration(judge, seed)
+    return build_inventory(
+        [bank], [configuration], seed=seed, per_dataset=1, preflight_per_dataset=1
+    )
+
+
+PROPOSAL_BEAM = BeamSettings(first_width=4, width=2, depth=2)
+"""A small beam over the first two proposal contexts: one stage line per context."""
 
 
 def fake_judge(
@@ -79,17 +123,18 @@ def search_setup(keep: int = 1) -> SearchSetup:
 
 
 def main() -> None:
-    """Write the stage the arguments name (``search OUT`` or ``combine OUT RUN...``)."""
+    """Write the stage the arguments name: ``search OUT``, ``combine OUT RUN...``,
+    ``inventory OUT`` or ``proposals OUT``."""
     what, out, *rest = sys.argv[1:]
     if what == "search":
         run_search(out, search_setup(), fake_judge)
     elif what == "combine":
-        limit = int(os.environ.pop(KILL_AFTER))
-        append = RunDirectory.append
-
-        def killing(self: RunDirectory, record: object) -> None:
-            append(self, record)  # type: ignore[arg-type]
-            kill_after(limit)
-
-        RunDirectory.append = killing  # type: ignore[method-assign]
+        killing_appends(RunDirectory)
         combine_runs(rest, out)
+    elif what == "inventory":
+        killing_appends(JsonlAppender, "write_text")  # the inventory's request lines
+        write_inventory(out, gsm8k_inventory())
+    elif what == "proposals":
+        model = load_model("smollm2-135m")
+        killing_appends(StageFile)
+        write_proposals(model, out, PROPOSAL_BEAM, PROPOSAL_CONTEXTS[:2])

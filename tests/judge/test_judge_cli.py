@@ -125,16 +125,27 @@ def test_a_manifest_whose_response_format_was_changed_is_refused(tmp_path):
         (["--configuration", "f3=HALL@smollm2-135m"], "configuration names repeat"),
         (["--per-dataset", "20"], "gsm8k: only 12 sources can be admitted; 21 are needed"),
         (["--drop", "no/such-dataset"], "cannot load dataset 'no/such-dataset'"),
-        (["--response-format", "f3=xml"], "f3: 'xml' is not a response format; expected one of"),
-        (["--response-format", "f9=none"], "'f9' names no --configuration"),
-        (["--response-format", "f3"], "expected NAME=FORM, got 'f3'"),
-        (["--response-format", "f3=none", "--response-format", "f3=none"], "'f3' is given twice"),
     ],
 )
 def test_errors_are_one_line(tmp_path, change, message):
     result = build(*ARGS, *change, "--out", str(tmp_path))
     assert result.exit_code == 1 and message in result.output, result.output
     assert not (tmp_path / INVENTORY_FILE).exists()
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (["--response-format", "f3=xml"], "f3: 'xml' is not a response format; expected one of"),
+        (["--response-format", "f9=none"], "'f9' names no --configuration"),
+        (["--response-format", "f3"], "--response-format: expected NAME=FORM, got 'f3'"),
+        (["--response-format", "f3=none", "--response-format", "f3=none"], "'f3' is given twice"),
+    ],
+)
+def test_refused_settings_are_usage_errors_before_anything_is_read(tmp_path, change, message):
+    result = build(*ARGS, *change, "--out", str(tmp_path))
+    assert result.exit_code == 2 and message in result.output, result.output
+    assert not tmp_path.joinpath(INVENTORY_FILE).exists()
 
 
 def test_an_existing_inventory_is_kept_refused_or_forced_and_a_dataset_is_required(tmp_path):

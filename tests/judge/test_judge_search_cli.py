@@ -205,7 +205,7 @@ def test_an_extend_search_grows_its_best_strings_by_one_likely_token(
 def test_search_arguments_are_checked_first(tmp_path):
     base = ["--configuration", "c=FINAL3@smollm2-135m", "--gsm8k", GSM8K]
     missing = search(tmp_path / "s", "--programme", "screen", *base)
-    assert missing.exit_code == 1 and "--proposals is the pool of --programme screen" in (
+    assert missing.exit_code == 2 and "--proposals is the pool of --programme screen" in (
         missing.output
     )
     bad = search(tmp_path / "s", "--programme", "extend", "--configuration", "c=FINAL9@x")

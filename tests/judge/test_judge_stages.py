@@ -13,7 +13,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from stage_writers import FIXTURES, KILL_AFTER, fake_judge, search_setup
+from stage_writers import (
+    FIXTURES,
+    KILL_AFTER,
+    PROPOSAL_BEAM,
+    fake_judge,
+    gsm8k_inventory,
+    search_setup,
+)
 
 from readout_audit import InputError, RunDirectoryError
 from readout_audit._cli import main
@@ -59,14 +66,6 @@ def child(*args: str, kill_after: int) -> None:
     assert done.returncode == -9, done.stderr.decode()
 
 
-def inventory(seed: int = PAPER_SEED, judge: str = "f3=FINAL3@smollm2-135m"):
-    bank = load_gsm8k_jsonl(GSM8K)
-    configuration = parse_configuration(judge, seed)
-    return build_inventory(
-        [bank], [configuration], seed=seed, per_dataset=1, preflight_per_dataset=1
-    )
-
-
 def build(out: Path, *args: str):
     return CliRunner().invoke(main, ["judge", "build", "--gsm8k", GSM8K, *args, "--out", str(out)])
 
@@ -91,7 +90,7 @@ def test_a_second_inventory_build_is_refused_before_it_reads_a_dataset(tmp_path)
             ],
         )
         with pytest.raises(RunDirectoryError, match=HOLDER):
-            write_inventory(tmp_path, inventory())
+            write_inventory(tmp_path, gsm8k_inventory())
     finally:
         with_lock.release()
     assert refused.exit_code == 1 and HOLDER in refused.output  # not the missing dataset
@@ -100,8 +99,8 @@ def test_a_second_inventory_build_is_refused_before_it_reads_a_dataset(tmp_path)
 
 def test_an_inventory_build_killed_mid_line_resumes_to_the_uninterrupted_files(tmp_path):
     whole, cut = tmp_path / "whole", tmp_path / "cut"
-    write_inventory(whole, inventory())
-    write_inventory(cut, inventory())
+    write_inventory(whole, gsm8k_inventory())
+    write_inventory(cut, gsm8k_inventory())
     # what a writer killed mid-append leaves: its manifest unfinished, a last line cut in half
     manifest = json.loads((cut / MANIFEST_FILE).read_text())
     manifest["invocations"][-1]["finished"] = None
@@ -110,18 +109,32 @@ def test_an_inventory_build_killed_mid_line_resumes_to_the_uninterrupted_files(t
     (cut / INVENTORY_FILE).write_bytes(b"".join(lines[:3]) + lines[3][:40])
     with pytest.raises(InputError, match="unfinished inventory: run the same build again"):
         read_inventory(cut)
-    write_inventory(cut, inventory())
+    write_inventory(cut, gsm8k_inventory())
     for name in (INVENTORY_FILE, OUTCOME_FILE):
         assert (cut / name).read_bytes() == (whole / name).read_bytes()
     invocations = json.loads((cut / MANIFEST_FILE).read_text())["invocations"]
     assert len(invocations) == 2 and invocations[-1]["finished"] and invocations[-1]["planned"]
     assert read_inventory(cut).requests == read_inventory(whole).requests
     with pytest.raises(RunDirectoryError, match=r"config\.seed: 20261007154 -> 5"):
-        write_inventory(cut, inventory(seed=5))
+        write_inventory(cut, gsm8k_inventory(seed=5))
+
+
+def test_an_inventory_build_killed_after_two_requests_resumes_to_the_uninterrupted_files(tmp_path):
+    whole, killed = tmp_path / "whole", tmp_path / "killed"
+    write_inventory(whole, gsm8k_inventory())
+    child("inventory", str(killed), kill_after=2)  # a real SIGKILL after the second line
+    assert len((killed / INVENTORY_FILE).read_bytes().splitlines()) == 2
+    with pytest.raises(InputError, match="unfinished inventory"):
+        read_inventory(killed)
+    write_inventory(killed, gsm8k_inventory())
+    for name in (INVENTORY_FILE, OUTCOME_FILE):
+        assert (killed / name).read_bytes() == (whole / name).read_bytes()
+    invocations = json.loads((killed / MANIFEST_FILE).read_text())["invocations"]
+    assert [i["finished"] is not None for i in invocations] == [False, True]
 
 
 def test_an_inventory_of_the_earlier_layout_is_read_and_only_checked(tmp_path):
-    built = inventory()
+    built = gsm8k_inventory()
     write_inventory(tmp_path / "new", built)
     old = tmp_path / "old"
     old.mkdir()
@@ -144,7 +157,7 @@ def test_an_inventory_of_the_earlier_layout_is_read_and_only_checked(tmp_path):
         [INVENTORY_FILE, LEGACY_MANIFEST_FILE, ".lock"]
     )
     with pytest.raises(InputError, match="holds another inventory than this build plans"):
-        write_inventory(old, inventory(seed=5))
+        write_inventory(old, gsm8k_inventory(seed=5))
 
 
 # proposals
@@ -204,6 +217,31 @@ def test_proposals_interrupted_between_contexts_resume_to_the_uninterrupted_file
     assert [i["finished"] is not None for i in manifest["invocations"]] == [False, True]
 
 
+@pytest.mark.model
+def test_a_proposer_killed_after_its_first_context_resumes_at_the_second(
+    model, tmp_path, float32_budget
+):
+    whole, killed = tmp_path / "whole.json", tmp_path / "killed.json"
+    write_proposals(model, whole, PROPOSAL_BEAM, PROPOSAL_CONTEXTS[:2])
+    child("proposals", str(killed), kill_after=1)  # its own model; a real SIGKILL
+    assert not killed.exists() and beams_path(killed).read_bytes().count(b"\n") == 1
+    again = _Stopping(model, 99)
+    write_proposals(again, killed, PROPOSAL_BEAM, PROPOSAL_CONTEXTS[:2])
+    assert again._left == 99 - 2  # only the second context's two forwards ran
+    # the first context's beam came from the killed process's own load of the model
+    for mine, theirs in zip(_beams(killed), _beams(whole), strict=True):
+        assert [p["text"] for p in mine] == [p["text"] for p in theirs]
+        for a, b in zip(mine, theirs, strict=True):
+            assert abs(a["logprob"] - b["logprob"]) <= len(a["token_ids"]) * float32_budget(512)
+    manifest = json.loads(Path(str(beams_path(killed)) + ".manifest.json").read_text())
+    assert [i["finished"] is not None for i in manifest["invocations"]] == [False, True]
+
+
+def _beams(out: Path) -> list[list[dict]]:
+    """Each context's proposals, as the stage file keeps them."""
+    return [json.loads(line)["proposals"] for line in beams_path(out).read_text().splitlines()]
+
+
 # a search and its rounds
 
 
@@ -248,7 +286,7 @@ def test_a_search_killed_mid_confirmation_resumes_to_the_uninterrupted_search(tm
 
 
 def test_a_second_served_judge_run_is_refused_at_once(tmp_path):
-    built = inventory(judge=SERVED)
+    built = gsm8k_inventory(judge=SERVED)
     write_inventory(tmp_path / "inventory", built)
     out = tmp_path / "run"
     out.mkdir()

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from lift_cuts import EQUATION_TARGETS, equation_cut
 
+from readout_audit.kind import quiet_loading
 from readout_audit.lift import CutRun, CutSettings, cut_sources, score_lift, write_forecasts
 from readout_audit.lift.sft import SftConfig, SftRun, fine_tune
 from readout_audit.model import ScoringModel, load_model
@@ -29,6 +30,7 @@ class FreshScorer:
     spec: str = "smollm2-135m"
 
     def open(self, preflight: object = None) -> ScoringModel:
+        quiet_loading()  # as every model choice opens its model: the loaders' bars silenced
         return load_model(self.spec, dtype="float32")
 
 

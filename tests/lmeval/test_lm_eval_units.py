@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from readout_audit._cli import main
+from readout_audit._exceptions import InputError
 from readout_audit.lmeval import (
+    LMEvalRun,
     MissingExtraError,
+    TaskSettings,
     lm_eval_metrics,
     require_lm_eval,
     split_like_lm_eval,
 )
+
+LOGGED = Path(__file__).resolve().parents[2] / "examples" / "lm-eval" / "logged"
 
 
 def test_trailing_whitespace_moves_onto_the_continuation() -> None:
@@ -57,22 +63,43 @@ def test_command_needs_tasks_or_samples(tmp_path) -> None:
     assert "--fewshot-as-multiturn needs --apply-chat-template" in result.output
 
 
-def test_samples_refuse_prompt_options(tmp_path) -> None:
-    result = CliRunner().invoke(
-        main,
-        [
-            "audit",
-            "lm-eval",
-            "--samples",
-            str(tmp_path),
-            "--num-fewshot",
-            "5",
-            "--out",
-            str(tmp_path / "r"),
-        ],
-    )
+@pytest.mark.parametrize(
+    ("given", "named"),
+    [
+        (["--num-fewshot", "5"], "--num-fewshot"),
+        (["--apply_chat_template"], "--apply-chat-template"),
+        (["--template-kwarg", "enable_thinking=false"], "--template-kwarg"),
+    ],
+)
+def test_samples_refuse_prompt_options(tmp_path, given, named) -> None:
+    argv = ["audit", "lm-eval", "--samples", str(tmp_path), *given, "--out", str(tmp_path / "r")]
+    result = CliRunner().invoke(main, argv)
     assert result.exit_code != 0
-    assert "--num-fewshot" in result.output and "as the logged run built them" in result.output
+    assert named in result.output and "as the logged run built them" in result.output
+
+
+def test_the_run_settings_as_a_notebook_gives_them(tmp_path) -> None:
+    tasks = TaskSettings(tasks=("tp_a", "tp_b"), include_path=str(tmp_path), num_fewshot=2)
+    assert tasks.config() == {
+        "tasks": ["tp_a", "tp_b"],
+        "include_path": str(tmp_path),
+        "num_fewshot": 2,
+        "apply_chat_template": False,
+        "fewshot_as_multiturn": False,
+        "system_instruction": None,
+        "limit": None,
+        "fewshot_seed": 1234,
+        "allow_download": False,
+    }
+    with pytest.raises(InputError, match="give --tasks, or --samples"):
+        LMEvalRun().inputs()
+    logged = LMEvalRun(samples=LOGGED)
+    assert [f.name.split("_2026")[0] for f in logged.inputs()] == [
+        "samples_readout_mmlu_arithmetic",
+        "samples_readout_mmlu_everyday_science",
+        "samples_readout_mmlu_geography",
+    ]
+    assert logged.reading.greedy_tokens == 16 and logged.reading.tolerance is None
 
 
 def test_is_greedy_by_hand() -> None:

@@ -109,8 +109,8 @@ def test_api_key_comes_from_the_named_variable_and_errors_never_show_it(monkeypa
 
 
 def test_conformance_table_prints_a_servers_hostile_strings_as_text(capsys):
-    from readout_audit._cli._conformance import print_conformance
     from readout_audit.model._conformance import Check, Conformance, EndpointConformance
+    from readout_audit.report import print_conformance
 
     detail = "first token '[/bold]\x1b[31mRED' maps to no single local id"
     check = Check(name="chat_template", verdict="fail", detail=detail)

@@ -66,6 +66,8 @@ def test_layouts_are_found_from_the_content(tmp_path):
         (["--generate", "controlled-logic", "--configurations", "main/xyz"], "PROMPT/VERBALIZER"),
         (["--generate", "controlled-logic", "--prior", "0.5,0.5"], "prior"),
         (["--generate", "controlled-logic", "--grid", "1,2"], "LOW,HIGH,STEP"),
+        (["--items", "missing.json", "--fit", "x", "--eval", "y"], "does not exist"),
+        (["--generate", "controlled-logic", "--grid", "-100,100,0.001"], "--grid: 200,001^2"),
     ],
 )
 def test_bad_input_is_named_before_the_model_loads(tmp_path, arguments, message):

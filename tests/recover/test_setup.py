@@ -1,11 +1,13 @@
 import pytest
 
 from readout_audit._exceptions import InputError
-from readout_audit.data import LogicItem
-from readout_audit.recover._setup import (
+from readout_audit.data import LogicItem, generate_controlled_logic
+from readout_audit.recover import (
     ALL_CONFIGURATIONS,
     Configuration,
+    OffsetGrid,
     RecoverSetup,
+    RecoverSources,
     configurations_named,
 )
 
@@ -55,3 +57,38 @@ def test_setup_validation_and_layers():
         RecoverSetup(prior=(0.5, 0.5))
     with pytest.raises(InputError, match="repeat"):
         RecoverSetup(configurations=(Configuration("main", "words"),) * 2)
+
+
+def test_setup_takes_the_values_its_options_give():
+    setup = RecoverSetup(configurations="main/abc,terse/words", grid=(-1.0, 1.0, 0.5))
+    assert [c.name for c in setup.configurations] == ["main/abc", "terse/words"]
+    assert setup.grid == OffsetGrid(-1.0, 1.0, 0.5)
+    assert setup.grid.values().tolist() == [-1.0, -0.5, 0.0, 0.5, 1.0]
+    everything = RecoverSetup(configurations=("all",)).configurations
+    assert [c.name for c in everything] == [c.name for c in configurations_named("all")]
+
+
+@pytest.mark.parametrize(
+    ("values", "field", "message"),
+    [
+        ({"configurations": "main/nope"}, "configurations", "PROMPT/VERBALIZER"),
+        ({"grid": (-100.0, 100.0, 0.001)}, "grid", "use a coarser grid"),  # 200,001^2 vectors
+        ({"grid": (1.0, -1.0, 0.1)}, "grid", "high ≥ low"),
+        ({"max_tokens": 15}, "max-tokens", "greater than or equal to 16"),
+        ({"probe_seeds": ()}, "probe-seeds", "at least one probe seed"),
+        ({"seed": -1}, "seed", "greater than or equal to 0"),
+    ],
+)
+def test_a_refused_setup_value_names_its_option(values, field, message):
+    with pytest.raises(InputError, match=message) as caught:
+        RecoverSetup(**values)
+    assert caught.value.field == field
+
+
+def test_sources_draw_the_generated_set_at_the_generator_seed():
+    splits = RecoverSources(
+        generate="controlled-logic", evals=("id",), n=6, train_n=9, generator_seed=7, limit=4
+    ).splits()
+    assert list(splits.fit) == generate_controlled_logic("fit", 6, 7)[:4]
+    assert list(splits.evals["id"]) == generate_controlled_logic("id", 6, 7)[:4]
+    assert list(splits.train) == generate_controlled_logic("train", 9, 7)[:4]

@@ -13,13 +13,14 @@ from typing import Any, TypeVar
 import click
 from click.core import ParameterSource
 
+from readout_audit._cli._fields import settings_from, settings_options
 from readout_audit._cli._limit_plain import plain_option
 from readout_audit._cli._served import SERVED_ONLY, gate_options, served_options, with_options
 from readout_audit._cli._types import template_kwargs_option
 from readout_audit._exceptions import ReadoutError
 from readout_audit._util import release_held, terminal_safe
-from readout_audit.kind import RunSettings, check_out
-from readout_audit.model import DTYPES, EMBEDDED_SPEC, PREFIX_SHARING, is_served
+from readout_audit.kind import DEVICE_HELP, ModelChoice, RunSettings, check_out
+from readout_audit.model import EMBEDDED_SPEC, is_served
 from readout_audit.progress import progress_mode
 from readout_audit.readout import DEFAULT_GREEDY_TOKENS
 from readout_audit.serve import redact_url
@@ -31,6 +32,7 @@ __all__ = [
     "check_out",
     "force_option",
     "greedy_tokens",
+    "local_model_options",
     "model_options",
     "refuse_unused",
     "run_options",
@@ -128,51 +130,12 @@ def _model_options_used(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-MODEL_OPTIONS = [
-    click.option(
-        "--model",
-        "model_spec",
-        default=EMBEDDED_SPEC,
-        show_default=True,
-        help="smollm2-135m, hf:<hub-id-or-dir>[@revision], gguf:<path>, or a served model: "
-        "openai:<base-url>[,<base-url>...]#<model-name> (or openai:<file of URLs>#<name>).",
-    ),
-    click.option(
-        "--allow-download",
-        is_flag=True,
-        help="Let hf: specs download from the Hugging Face Hub.",
-    ),
-    click.option(
-        "--device",
-        default="auto",
-        show_default=True,
-        help="auto (cuda if available, else mps, else cpu), cpu, cuda, cuda:N or mps.",
-    ),
-    click.option(
-        "--dtype",
-        type=click.Choice(list(DTYPES)),
-        default="auto",
-        show_default=True,
-        help="Weights' dtype; auto is bfloat16 on a GPU and float32 on the CPU.",
-    ),
-    click.option(
-        "--device-map",
-        type=click.Choice(["auto"]),
-        default=None,
-        help="auto: spread a model too large for one GPU over the available devices "
-        "(accelerate's placement, recorded in the manifest).",
-    ),
-    click.option(
-        "--trust-remote-code",
-        is_flag=True,
-        help="Run a hf: checkpoint's own modelling code (off by default; recorded).",
-    ),
-]
-"""Which model, and how to load it."""
+MODEL_OPTIONS = settings_options(ModelChoice)
+"""Which model, and how to load it (a served model's own options: ``served_options``)."""
 
 RUN_OPTIONS = [
     template_kwargs_option,
-    click.option("--top-k", default=10, show_default=True, type=click.IntRange(1)),
+    settings_options(RunSettings),
     click.option(
         "--greedy-tokens",
         default=None,
@@ -180,48 +143,12 @@ RUN_OPTIONS = [
         help="Length of the greedy continuation read at each scored position "
         "(default 16; the yes/no audit's string parse reads 6, as in its paper).",
     ),
-    click.option(
-        "--batch-size",
-        default=32,
-        show_default=True,
-        type=click.IntRange(1),
-        help="Scored positions per model call (one padded forward, one batched decode).",
-    ),
     plain_option,
     click.option(
         "--verbose",
         is_flag=True,
         help="Print every table and check of the report, and end with the manifest (model "
         "files, commands, configuration, versions).",
-    ),
-    click.option(
-        "--threads",
-        type=click.IntRange(1),
-        default=None,
-        help="CPU threads for the model (default: torch's, one per core); fewer can be "
-        "faster on a busy machine.",
-    ),
-    click.option(
-        "--cache-budget",
-        type=click.IntRange(1),
-        default=None,
-        metavar="MB",
-        help="Largest key-value cache of one forward (default 1024 MB); a batch over it is "
-        "scored in chunks, with the same numbers.",
-    ),
-    click.option(
-        "--prefix-sharing",
-        type=click.Choice(PREFIX_SHARING),
-        default="auto",
-        show_default=True,
-        help="Encode the token prefixes a batch shares (a few-shot block, a ladder's "
-        "question) once; auto: on the CPU, where it saves time, not on a GPU, where it costs.",
-    ),
-    click.option(
-        "--overwrite",
-        is_flag=True,
-        help="Delete the run already in --out (whatever its configuration) and start it "
-        "again; without it, a run of the same configuration is resumed.",
     ),
     click.option(
         "--progress/--no-progress",
@@ -235,8 +162,20 @@ RUN_OPTIONS = [
 
 def model_options(command: F) -> F:
     """The options every model-running subcommand takes."""
-    options = [*MODEL_OPTIONS, *RUN_OPTIONS]
+    options = [MODEL_OPTIONS, *RUN_OPTIONS]
     return gate_options(served_options(with_options(_model_options_used(command), options)))
+
+
+def local_model_options(role: str) -> Callable[[F], F]:
+    """``--model`` (a local one; ``role`` says which) and ``--device``: a proposer, a scorer.
+
+    For commands that open one local model outside a run's shared model options.
+    """
+    options = [
+        click.option("--model", "model_spec", default=EMBEDDED_SPEC, show_default=True, help=role),
+        click.option("--device", default="auto", show_default=True, help=DEVICE_HELP),
+    ]
+    return lambda command: with_options(command, options)
 
 
 def greedy_tokens(options: Mapping[str, Any], default: int = DEFAULT_GREEDY_TOKENS) -> int:
@@ -247,10 +186,9 @@ def greedy_tokens(options: Mapping[str, Any], default: int = DEFAULT_GREEDY_TOKE
 
 def run_options(options: Mapping[str, Any]) -> RunSettings:
     """The settings every kind's run takes from the shared model options, typed."""
-    return RunSettings(
-        top_k=options["top_k"],
+    return settings_from(
+        RunSettings,
+        options,
         template_kwargs=options["template_kwargs"],
-        batch_size=options["batch_size"],
         progress=progress_mode(options["progress"]),
-        overwrite=options["overwrite"],
     )

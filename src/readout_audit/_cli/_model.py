@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from readout_audit._cli._fields import settings_from
 from readout_audit._cli._served import served_settings
 from readout_audit.kind import ModelChoice as LibraryChoice
 from readout_audit.kind import quiet_loading
@@ -22,24 +23,14 @@ class ModelChoice(LibraryChoice):
 
         The served fields only for a served spec, so the model sees only what it reads.
         """
-        spec = options["model_spec"]
-        local = {
-            "device": options["device"],
-            "dtype": options["dtype"],
-            "device_map": options["device_map"],
-            "trust_remote_code": options["trust_remote_code"],
-            "threads": options["threads"],
-            "cache_budget_mb": options["cache_budget"],
-            "prefix_sharing": options["prefix_sharing"],
-        }
-        if not is_served(spec):
-            return cls(spec, allow_download=options["allow_download"], **local)
-        return cls(
-            spec,
-            allow_download=options["allow_download"],
+        served = is_served(options["model_spec"])
+        if not served:
+            return settings_from(cls, options)
+        return settings_from(
+            cls,
+            options,
             served=served_settings(options),
             tokenizer=options["tokenizer"] or None,
             conformance=options["conformance_path"],
             allow_nonconforming=options["allow_nonconforming"],
-            **local,
         )

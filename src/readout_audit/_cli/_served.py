@@ -70,40 +70,40 @@ def served_options(command: F) -> F:
             help="Served models: score through /chat/completions only (an API without "
             "/completions); contexts with an answer stem or a raw prompt are not scored.",
         ),
-        *pool_options("Served models"),
-        *cap_options("Served models"),
-    ]
-    return with_options(command, options)
-
-
-def cap_options(subject: str) -> list[Callable[[Any], Any]]:
-    """The cost cap's options: tokens, money and the prices money is counted at."""
-    return [
+        click.option(
+            "--concurrency",
+            default=4,
+            show_default=True,
+            type=click.IntRange(1),
+            help="Served models: requests in flight per endpoint.",
+        ),
+        click.option(
+            "--starts-per-s",
+            type=FiniteFloat(min=0, min_open=True),
+            help="Served models: request starts per second per endpoint (default unpaced).",
+        ),
+        click.option(
+            "--request-timeout",
+            default=120.0,
+            show_default=True,
+            type=FiniteFloat(min=0, min_open=True),
+            help="Served models: seconds a request may take, connect to the answer's last "
+            "byte; a sent request past it counts as unknown (never resent).",
+        ),
         click.option(
             "--max-spend-tokens",
             type=click.IntRange(1),
-            help=f"{subject}: cap on prompt + completion tokens, reserved before sending.",
+            help="Served models: cap on prompt + completion tokens, reserved before sending.",
         ),
         click.option(
             "--max-spend-usd",
             type=FiniteFloat(min=0, min_open=True),
-            help=f"{subject}: cap on money (prices: --usd-per-mtok-prompt/-completion).",
+            help="Served models: cap on money (prices: --usd-per-mtok-prompt/-completion).",
         ),
         click.option("--usd-per-mtok-prompt", default=0.0, type=FiniteFloat(min=0)),
         click.option("--usd-per-mtok-completion", default=0.0, type=FiniteFloat(min=0)),
     ]
-
-
-def cost_cap(options: Mapping[str, Any]) -> CostCap | None:
-    """The cost cap the options set (None when neither tokens nor money is capped)."""
-    if options["max_spend_tokens"] is None and options["max_spend_usd"] is None:
-        return None
-    return CostCap(
-        max_tokens=options["max_spend_tokens"],
-        max_usd=options["max_spend_usd"],
-        usd_per_mtok_prompt=options["usd_per_mtok_prompt"],
-        usd_per_mtok_completion=options["usd_per_mtok_completion"],
-    )
+    return with_options(command, options)
 
 
 def with_options(command: F, options: Sequence[Callable[[Any], Any]]) -> F:
@@ -111,32 +111,6 @@ def with_options(command: F, options: Sequence[Callable[[Any], Any]]) -> F:
     for option in reversed(options):
         command = option(command)
     return command
-
-
-def pool_options(subject: str) -> list[Callable[[Any], Any]]:
-    """An endpoint pool's options: requests in flight, starts per second, the unknown timeout."""
-    return [
-        click.option(
-            "--concurrency",
-            default=4,
-            show_default=True,
-            type=click.IntRange(1),
-            help=f"{subject}: requests in flight per endpoint.",
-        ),
-        click.option(
-            "--starts-per-s",
-            type=FiniteFloat(min=0, min_open=True),
-            help=f"{subject}: request starts per second per endpoint (default unpaced).",
-        ),
-        click.option(
-            "--request-timeout",
-            default=120.0,
-            show_default=True,
-            type=FiniteFloat(min=0, min_open=True),
-            help=f"{subject}: seconds a request may take, connect to the answer's last byte; "
-            "a sent request past it counts as unknown (never resent).",
-        ),
-    ]
 
 
 def gate_options(command: F) -> F:
@@ -155,13 +129,19 @@ def gate_options(command: F) -> F:
 
 
 def served_settings(options: Mapping[str, Any]) -> ServedSettings:
-    """The served-model settings from the CLI options."""
-    cap = cost_cap(options)
+    """The served-model settings from the CLI options (no cost cap unless tokens or money is)."""
+    capped = options["max_spend_tokens"] is not None or options["max_spend_usd"] is not None
+    cap = CostCap(
+        max_tokens=options["max_spend_tokens"],
+        max_usd=options["max_spend_usd"],
+        usd_per_mtok_prompt=options["usd_per_mtok_prompt"],
+        usd_per_mtok_completion=options["usd_per_mtok_completion"],
+    )
     return ServedSettings(
         concurrency=options["concurrency"],
         starts_per_s=options["starts_per_s"],
         timeout_s=options["request_timeout"],
-        cap=cap,
+        cap=cap if capped else None,
         api_key_env=options["api_key_env"],
         server=options["server"],
         echo=options["echo"],

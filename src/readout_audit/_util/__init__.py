@@ -27,15 +27,26 @@ from readout_audit._util._jsonl import (
 )
 from readout_audit._util._lock import LOCK, RunLock, hold, lock_holder, release_held
 from readout_audit._util._models import field_path, read_models, validate_line, validation_problem
+from readout_audit._util._option_hint import (
+    HINT_KEY,
+    SEED_MAX,
+    OptionHint,
+    Seed,
+    option_hint,
+)
 from readout_audit._util._text import terminal_safe
 
 __all__ = [
     "BoundsError",
+    "HINT_KEY",
     "JsonLines",
     "JsonlAppender",
     "LOCK",
     "MAX_NODES",
+    "OptionHint",
     "RunLock",
+    "SEED_MAX",
+    "Seed",
     "check_regular",
     "decode_json",
     "dumps_line",
@@ -46,6 +57,7 @@ __all__ = [
     "loads_line",
     "loads_strict",
     "lock_holder",
+    "option_hint",
     "parse_bounded",
     "read_input_bytes",
     "read_input_text",

@@ -31,6 +31,7 @@ from readout_audit.judge.protocol import JudgeRecord
 from readout_audit.judge.run import (
     JUDGE,
     JudgeExecution,
+    JudgeRun,
     combine_runs,
     run_chat_judge,
     run_judge,
@@ -64,6 +65,7 @@ __all__ = [
     "Inventory",
     "JudgeExecution",
     "JudgeRecord",
+    "JudgeRun",
     "JudgeSummary",
     "SearchSettings",
     "Study",

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from readout_audit._util import Seed, option_hint
 from readout_audit.judge.inventory import (
     PAPER_SEED,
     SourceSettings,
@@ -20,7 +20,7 @@ from readout_audit.judge.inventory import (
     parse_configuration,
 )
 from readout_audit.judge.protocol import Phase, Presentation, ResponseFormat
-from readout_audit.judge.run import JudgeExecution, run_judge
+from readout_audit.judge.run import JudgeExecution, JudgeRun, run_judge
 from readout_audit.judge.search import (
     PROGRAMMES,
     Programme,
@@ -32,30 +32,39 @@ from readout_audit.judge.search import (
 )
 from readout_audit.log import RunLock
 from readout_audit.model import EMBEDDED_SPEC, ScoringModel, is_served
-from readout_audit.progress import ProgressMode
+from readout_audit.progress import ProgressMode, announce
 
 
 class SearchSettings(BaseModel):
     """A cue search as ``readout judge search`` takes it: programme, judge, pool and sources."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     programme: str
-    configuration: str
-    """``NAME=CONTRACT@JUDGE``; its bootstrap seed is ``seed``."""
+    """screen: rank a proposals file's pool, freeze 16; extend: 20 seeds, two extension rounds,
+    freeze the best two per scaffold with baselines and controls."""
+    configuration: str = Field(json_schema_extra=option_hint(metavar="NAME=CONTRACT@JUDGE"))
+    """The judge and its contract, e.g. local3=FINAL3@smollm2-135m; its bootstrap seed is
+    --seed."""
     response_format: ResponseFormat = "json_schema"
+    """How a served judge's bodies ask for structured output."""
     proposals: Path | None = None
-    """``screen``: a ``readout judge propose`` file, whose retained pool is ranked."""
+    """screen: a readout judge propose file (its retained pool is ranked)."""
     proposer: str = EMBEDDED_SPEC
-    """``extend``: the local model growing strings (its tokenizer measures token length)."""
-    seed: int = Field(default=PAPER_SEED, ge=0)
+    """extend: the local model that grows strings (its tokenizer measures token length)."""
+    sources: SourceSettings = SourceSettings()
+    seed: Seed = PAPER_SEED
     presentation: Presentation = "sorted"
     development: int | None = Field(default=None, ge=1)
+    """Development questions per dataset [screen 12, extend 8]."""
     confirmation: int | None = Field(default=None, ge=1)
+    """Withheld confirmation questions per dataset [screen 12, extend 24]."""
     keep: int | None = Field(default=None, ge=1)
+    """Bridges frozen [screen 16; extend 2 per scaffold]."""
     rounds: int | None = Field(default=None, ge=0)
+    """Extension rounds [extend 2]."""
     per_round: int | None = Field(default=None, ge=1)
-    sources: SourceSettings = SourceSettings()
+    """New strings per round [32]."""
 
     @model_validator(mode="after")
     def _pool(self) -> SearchSettings:
@@ -119,41 +128,36 @@ def search_cues(
     settings: SearchSettings,
     out: str | Path,
     execution: JudgeExecution,
-    open_local: Callable[[str], ScoringModel],
+    open_local: Callable[[str], ScoringModel] | None = None,
     *,
     progress: ProgressMode = "off",
-    announce: Callable[[str], Any] | None = None,
 ) -> SearchResult:
     """Run the search into ``out``: development stages, the frozen selection, confirmation.
 
     ``open_local`` opens a local judge or proposer from its spec (once each; one model serves
-    both when they are the same spec). ``announce`` is told each stage as it starts.
+    both when they are the same spec; default: :meth:`JudgeExecution.open_local`). Each stage
+    is announced on stderr as it starts, unless progress is off.
     """
     out = Path(out)
     judge = settings.judge
+    opener = open_local or execution.open_local
     out.mkdir(parents=True, exist_ok=True)
     lock = RunLock(out)
     lock.acquire()  # before any source is read or model loaded
     try:
-        judge_model = None if is_served(judge) else open_local(judge)
+        judge_model = None if is_served(judge) else opener(judge)
         proposer = None
         if settings.proposals is None:
             same = judge_model is not None and judge_model.info.spec == settings.proposer
-            proposer = judge_model if same else open_local(settings.proposer)
+            proposer = judge_model if same else opener(settings.proposer)
         setup = _setup(settings, proposer)
 
         def stage(inventory: Path, run: Path, phase: Phase) -> None:
-            if announce is not None:
-                announce(f"{phase}: {inventory.name}")
-            run_judge(
-                inventory,
-                run,
-                execution,
-                judge_model if judge_model is not None else open_local,
-                phase=phase,
-                unqualified=True,
-                progress=progress,
+            announce(progress, f"{phase}: {inventory.name}")
+            phase_run = JudgeRun(
+                out=run, phase=phase, unqualified=True, execution=execution, progress=progress
             )
+            run_judge(inventory, phase_run, judge_model if judge_model is not None else opener)
 
         return search_stages(out, setup, stage, proposer)
     finally:

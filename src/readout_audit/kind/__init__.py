@@ -1,9 +1,10 @@
 """Audit kinds as plug-ins: the kind, its registry, the run loop, the path into it, releases."""
 
-from readout_audit.kind._choice import ModelChoice, quiet_loading
+from readout_audit.kind._choice import DEVICE_HELP, ModelChoice, quiet_loading
 from readout_audit.kind._conformance import (
     CONFORMANCE_KIND,
     ENDPOINTS_FILE,
+    ConformanceRun,
     check_served,
     write_conformance,
 )
@@ -28,6 +29,8 @@ __all__ = [
     "AMENDMENTS",
     "AuditKind",
     "CONFORMANCE_KIND",
+    "ConformanceRun",
+    "DEVICE_HELP",
     "ENDPOINTS_FILE",
     "ENTRY_POINTS",
     "Job",

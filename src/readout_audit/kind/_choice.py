@@ -7,15 +7,18 @@ import sys
 from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
+from typing import Literal
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 from pydantic.dataclasses import dataclass
 from rich.console import Console
 from rich.text import Text
 
-from readout_audit._util import terminal_safe
+from readout_audit._util import option_hint, terminal_safe
 from readout_audit.model import (
     EMBEDDED_SPEC,
+    Dtype,
+    PrefixSharing,
     ScoringModel,
     ServedSettings,
     TextCodec,
@@ -23,6 +26,9 @@ from readout_audit.model import (
     open_model,
     resolve_device,
 )
+
+DEVICE_HELP = "auto (cuda if available, else mps, else cpu), cpu, cuda, cuda:N or mps."
+"""What ``--device`` takes (``ModelChoice.device``'s help says the same)."""
 
 
 def quiet_loading() -> None:
@@ -33,26 +39,49 @@ def quiet_loading() -> None:
     transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
 
 
-@dataclass(frozen=True, config=ConfigDict(extra="forbid", arbitrary_types_allowed=True))
+@dataclass(
+    frozen=True,
+    config=ConfigDict(extra="forbid", arbitrary_types_allowed=True, use_attribute_docstrings=True),
+)
 class ModelChoice:
     """A model spec with how to open it; the served fields only for a served spec.
 
     ``ModelChoice("hf:org/model", device="cuda")``: validated, an unknown field refused.
     """
 
-    spec: str = EMBEDDED_SPEC
-    device: str = "auto"
-    dtype: str = "auto"
-    device_map: str | None = None
-    trust_remote_code: bool = False
-    threads: int | None = None
-    cache_budget_mb: int | None = None
-    prefix_sharing: str = "auto"
+    spec: str = Field(
+        default=EMBEDDED_SPEC, json_schema_extra=option_hint("--model", dest="model_spec")
+    )
+    """smollm2-135m, hf:<hub-id-or-dir>[@revision], gguf:<path>, or a served model:
+    openai:<base-url>[,<base-url>...]#<model-name> (or openai:<file of URLs>#<name>)."""
     allow_download: bool = False
-    served: ServedSettings | None = None
-    tokenizer: str | None = None
-    conformance: Path | None = None
-    allow_nonconforming: bool = False
+    """Let hf: specs download from the Hugging Face Hub."""
+    device: str = "auto"
+    """auto (cuda if available, else mps, else cpu), cpu, cuda, cuda:N or mps."""
+    dtype: Dtype = "auto"
+    """Weights' dtype; auto is bfloat16 on a GPU and float32 on the CPU."""
+    device_map: Literal["auto"] | None = None
+    """auto: spread a model too large for one GPU over the available devices (accelerate's
+    placement, recorded in the manifest)."""
+    trust_remote_code: bool = False
+    """Run a hf: checkpoint's own modelling code (off by default; recorded)."""
+    threads: int | None = Field(default=None, ge=1)
+    """CPU threads for the model (default: torch's, one per core); fewer can be faster on a
+    busy machine."""
+    cache_budget_mb: int | None = Field(
+        default=None,
+        ge=1,
+        json_schema_extra=option_hint("--cache-budget", metavar="MB", dest="cache_budget"),
+    )
+    """Largest key-value cache of one forward (default 1024 MB); a batch over it is scored in
+    chunks, with the same numbers."""
+    prefix_sharing: PrefixSharing = "auto"
+    """Encode the token prefixes a batch shares (a few-shot block, a ladder's question) once;
+    auto: on the CPU, where it saves time, not on a GPU, where it costs."""
+    served: ServedSettings | None = Field(default=None, json_schema_extra=option_hint(skip=True))
+    tokenizer: str | None = Field(default=None, json_schema_extra=option_hint(skip=True))
+    conformance: Path | None = Field(default=None, json_schema_extra=option_hint(skip=True))
+    allow_nonconforming: bool = Field(default=False, json_schema_extra=option_hint(skip=True))
 
     def open(self, preflight: Callable[[TextCodec], None] | None = None) -> ScoringModel:
         """Open the model (``preflight`` runs with its tokenizer, before the weights load).

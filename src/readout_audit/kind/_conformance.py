@@ -16,11 +16,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from readout_audit._exceptions import RunDirectoryError
-from readout_audit._util import write_json_atomic
+from readout_audit._util import option_hint, write_json_atomic
 from readout_audit.log import Manifest, StageFile, check_unlocked, stage_manifest_path
 from readout_audit.model import (
     CONFORMANCE_FILE,
+    EMBEDDED_SPEC,
     Conformance,
     EndpointConformance,
     ScoringModel,
@@ -106,45 +109,59 @@ def _refuse_unmanifested(out: Path) -> None:
         )
 
 
+class ConformanceRun(BaseModel):
+    """What ``readout conformance`` checks: a served model against the same weights run here."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    spec: str = Field(json_schema_extra=option_hint("--model", dest="model_spec"))
+    """openai:<base-url>[,...]#<model>."""
+    reference: str = EMBEDDED_SPEC
+    """Local spec of the same weights (its tokenizer is also the served model's)."""
+    out: Path = Field(json_schema_extra=option_hint(path="dir"))
+    """Directory for conformance.json and the request ledger."""
+    quantisation: str | None = None
+    """Weights type of the served file (Q4_1, Q8_0, F16, ...); default: read from a GGUF
+    reference, else unquantised."""
+    tolerance: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    """Largest accepted |served − local| log-prob (default: by quantisation)."""
+    threads: int | None = Field(default=None, ge=1)
+    """CPU threads for the local reference (default: torch's, one per core)."""
+    limit: int | None = Field(default=None, ge=1)
+    """Only the first N probe prompts (raw prompts first, then chat prompts)."""
+
+
 def check_served(
-    model_spec: str,
-    reference: str,
-    out: str | Path,
-    *,
+    run: ConformanceRun,
     settings: ServedSettings,
+    *,
     local: ScoringModel | None = None,
     tokenizer: str | None = None,
-    quantisation: str | None = None,
-    tolerance: float | None = None,
     progress: Callable[[str], None] | None = None,
-    limit: int | None = None,
-    threads: int | None = None,
 ) -> Conformance:
     """``readout conformance`` as one call, written to ``OUT/conformance.json``.
 
-    Every endpoint of ``model_spec`` is checked against the local model ``reference`` names
+    Every endpoint of ``run.spec`` is checked against the local model ``run.reference`` names
     (``local`` if already loaded); the spec is checked, and ``out`` found unlocked, before the
     reference loads. The weights type defaults to the reference's GGUF file's, the served
-    model's tokenizer to the reference. ``limit`` checks only the first ``limit`` probe
-    prompts; ``threads`` sets torch's CPU threads for the reference's forward.
+    model's tokenizer to the reference.
     """
-    out = Path(out)
     served, local, quantisation = conformance_models(
-        model_spec,
-        reference,
+        run.spec,
+        run.reference,
         settings=settings,
         local=local,
         tokenizer=tokenizer,
-        quantisation=quantisation,
-        threads=threads,
-        before_loading=lambda: check_unlocked(out / ENDPOINTS_FILE),
+        quantisation=run.quantisation,
+        threads=run.threads,
+        before_loading=lambda: check_unlocked(run.out / ENDPOINTS_FILE),
     )
     return write_conformance(
         served,
         local,
-        out,
+        run.out,
         quantisation=quantisation,
-        tolerance=tolerance,
+        tolerance=run.tolerance,
         progress=progress,
-        limit=limit,
+        limit=run.limit,
     )

@@ -15,7 +15,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from readout_audit._exceptions import InputError, RunDirectoryError
-from readout_audit._util import hold, release_held
+from readout_audit._util import hold, option_hint, release_held
 from readout_audit.kind._choice import ModelChoice
 from readout_audit.log import existing_manifest, read_only_files, unwritable
 from readout_audit.model import DEFAULT_BATCH_SIZE, ScoringModel, TextCodec
@@ -28,16 +28,21 @@ T = TypeVar("T")
 class RunSettings(BaseModel):
     """What every kind's run takes besides its items and protocol: typed, nothing else."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     top_k: int = Field(DEFAULT_TOP_K, ge=1)
-    template_kwargs: dict[str, JsonValue] = Field(default_factory=dict)
+    """Tokens of each scored position's distribution kept in its record."""
+    template_kwargs: dict[str, JsonValue] = Field(
+        default_factory=dict, json_schema_extra=option_hint(skip=True)
+    )
     """Chat-template arguments, e.g. ``{"enable_thinking": False}``."""
     batch_size: int = Field(DEFAULT_BATCH_SIZE, ge=1)
-    progress: ProgressMode = "off"
+    """Scored positions per model call (one padded forward, one batched decode)."""
+    progress: ProgressMode = Field("off", json_schema_extra=option_hint(skip=True))
     """``bar``, ``lines`` or ``off``: a mode, never a truth value (``"off"`` is truthy)."""
     overwrite: bool = False
-    """Delete a run already in the directory and start again, instead of resuming it."""
+    """Delete the run already in --out (whatever its configuration) and start it again;
+    without it, a run of the same configuration is resumed."""
 
 
 Preflight = Callable[[TextCodec, RunSettings], None]

@@ -8,7 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from readout_audit._exceptions import InputError
-from readout_audit._util import terminal_safe
+from readout_audit._util import option_hint, terminal_safe
 from readout_audit.lift._cutfile import cut_papers, cut_stage_manifest, cut_table, write_cuts
 from readout_audit.lift._select import CutSettings
 from readout_audit.lift._sources import read_papers
@@ -18,16 +18,20 @@ from readout_audit.log import check_output_path, check_unlocked, stage_manifest_
 class CutRun(BaseModel):
     """What one cutting reads and writes: sources, cut files, and how papers are cut."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     sources: tuple[Path, ...] = Field(min_length=1)
-    out: Path
-    training_out: Path | None = None
-    """Also every qualifying cut of the admitted papers, no quota (the SFT's training cuts)."""
+    """.tex files, folders of them or arXiv tarballs, read in order."""
+    out: Path = Field(json_schema_extra=option_hint(path="file"))
+    """The cut file (JSON lines); its manifest is written beside it."""
+    training_out: Path | None = Field(default=None, json_schema_extra=option_hint(path="file"))
+    """Also write every qualifying cut of the admitted papers, no per-paper quota, to this cut
+    file: the training cuts of readout lift sft --training-cuts."""
     limit: int | None = Field(default=None, ge=1)
-    """Read only the first papers of the sources."""
+    """Only the first N papers of the sources, in order."""
     force: bool = False
-    """Replace a cut file already there (else one of the same settings is resumed)."""
+    """Replace a file already at --out or --training-out (never one inside a run directory,
+    nor an input); a cut file of the same settings is resumed without it."""
     settings: CutSettings = Field(default_factory=CutSettings)
 
 

@@ -43,9 +43,16 @@ class ExampleDetail(FrozenRow):
     conditions: list[ConditionDetail]
 
 
-def example_detail(run: Run[LiftRecord], cut_id: str) -> ExampleDetail:
-    """The cut ``cut_id`` of a lift run, every prompt rebuilt and checked against its record."""
+SHOWN = 1500
+"""Characters of a long prompt shown on each side of the omitted middle (unless shown whole)."""
+
+
+def example_detail(run: Run[LiftRecord], cut_id: str | None = None) -> ExampleDetail:
+    """A lift run's cut ``cut_id`` (default: its first), each prompt checked against its record."""
     cuts = {c["id"]: c for c in run.artifacts.get("cuts", [])}
+    if not cuts:
+        raise InputError("holds no cuts: not a lift run", source=str(run.directory))
+    cut_id = next(iter(cuts)) if cut_id is None else cut_id
     if cut_id not in cuts:
         raise InputError("is not a cut of this run", item_id=cut_id, field="cut")
     cut = Cut.model_validate(cuts[cut_id])
@@ -82,3 +89,41 @@ def example_detail(run: Run[LiftRecord], cut_id: str) -> ExampleDetail:
             for name in sorted(records, key=condition_rank)
         ],
     )
+
+
+def elided(text: str, full: bool) -> str:
+    """The text, or its first and last ``SHOWN`` characters around a note of what is left out."""
+    if full or len(text) <= 2 * SHOWN + 200:
+        return text
+    left = len(text) - 2 * SHOWN
+    return f"{text[:SHOWN]}\n[… {left:,} characters omitted; --full shows them …]\n{text[-SHOWN:]}"
+
+
+def _signed(value: float | None) -> str:
+    return "–" if value is None else f"{value:+.3f}"
+
+
+def example_text(detail: ExampleDetail, full: bool = False) -> str:
+    """Appendix C's layout as plain text, long prompts elided unless ``full``."""
+    parts = [
+        f"Cut {detail.cut_id} (paper {detail.paper})",
+        "",
+        "Predictor prompt.",
+        elided(detail.predictor_prompt, full),
+        "",
+        "True suffix.",
+        detail.target,
+        "",
+        f"The scored target: {detail.scored_target!r}",
+    ]
+    for setting, z in detail.forecasts.items():
+        parts += ["", f"Forecast {setting}.", z]
+    for row in detail.conditions:
+        parts += ["", f"Scoring prompt: {row.condition}.", elided(row.prompt, full)]
+    parts += ["", f"{'condition':<28} {'clipLL_2':>9} {'raw':>8} {'vs. empty':>10} {'vs. C_B':>9}"]
+    parts += [
+        f"{row.condition:<28} {row.clip2:>9.3f} {row.raw:>8.3f} "
+        f"{_signed(row.vs_empty):>10} {_signed(row.vs_context):>9}"
+        for row in detail.conditions
+    ]
+    return "\n".join(parts)

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from readout_audit._exceptions import InputError
-from readout_audit._util import terminal_safe
+from readout_audit._util import Seed, option_hint, terminal_safe
 from readout_audit.lift._cut import Cut, sha256_text
 from readout_audit.lift._cutfile import read_cuts
 from readout_audit.lift._forecasts import Forecast, forecast_key
@@ -291,19 +291,29 @@ def write_forecasts(
 class PredictRun(BaseModel):
     """What one prediction stage reads and writes, and how it samples (the model chosen apart)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    cuts: Path
+    cuts: Path = Field(json_schema_extra=option_hint(path="file"))
+    """The cut file (JSON lines) written by readout lift cut."""
     out: Path
-    """The forecast file (a stage: resumed when its manifest matches)."""
+    """The forecast file (JSON lines), resumed if it exists with the same settings; its
+    manifest is written beside it as <out>.manifest.json."""
     limit: int | None = Field(default=None, ge=1)
+    """Only the first N cuts of the cut file."""
     setting: str | None = None
-    seed: int = Field(default=0, ge=0)
+    """Name of this predictor setting in the records (default: the model's name + -t1)."""
+    seed: Seed = 0
+    """Run seed; each cut's sampling seed is derived from it and the cut id by SHA-256."""
     max_new_tokens: int | None = Field(default=None, ge=1)
+    """Generation bound per cut (default: half the asked characters plus 16)."""
     plain_prompt: bool = False
-    """Plain text even when the model has a chat template."""
-    template_kwargs: dict[str, JsonValue] = Field(default_factory=dict)
-    progress: ProgressMode = "off"
+    """Send the prompt as plain text even when the model has a chat template."""
+    template_kwargs: dict[str, JsonValue] = Field(
+        default_factory=dict, json_schema_extra=option_hint(skip=True)
+    )
+    """Chat-template arguments, e.g. ``{"enable_thinking": False}``."""
+    progress: ProgressMode = Field(default="off", json_schema_extra=option_hint(skip=True))
+    """``off``: nothing on stderr; else a bar or a line at least every 10 s."""
 
 
 class ModelOpening(Protocol):

@@ -15,12 +15,14 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from readout_audit._exceptions import InputError
-from readout_audit.kind import ScoreResult
+from readout_audit._util import Seed, option_hint, release_held
+from readout_audit.kind import ScoreResult, check_out
 from readout_audit.lift._conditions import LiftSetup
 from readout_audit.lift._cut import Cut
 from readout_audit.lift._cutfile import read_cuts
 from readout_audit.lift._effort import TokenCounts
 from readout_audit.lift._forecasts import Forecast, read_forecasts
+from readout_audit.lift._kind import LIFT
 from readout_audit.lift._score import (
     Forecasts,
     check_hardest_by,
@@ -36,30 +38,50 @@ from readout_audit.progress import ProgressMode
 
 
 class LiftScoreRun(BaseModel):
-    """What one lift run reads and how it scores (the scorer is chosen apart)."""
+    """What one lift run reads, where it is kept and how it scores (the scorer is chosen apart)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    cuts: Path
-    forecasts: tuple[Path, ...] = ()
+    cuts: Path = Field(json_schema_extra=option_hint(path="file"))
+    """The cut file (from readout lift cut)."""
+    forecasts: tuple[Path, ...] = Field(
+        default=(), json_schema_extra=option_hint(path="file", repeat=True)
+    )
+    """Forecast files (from readout lift predict, or cut_id/setting/z lines); repeatable."""
     setting: str | None = None
     """The setting of forecast lines that name none."""
+    out: Path
+    """The run directory; a run of the same configuration there is resumed."""
     limit: int | None = Field(default=None, ge=1)
-    """Score only the first cuts of the cut file (and their forecasts)."""
+    """Only the first N cuts of the cut file (and only their forecasts)."""
     multipliers: tuple[int, ...] = Field(default=(1, 3), min_length=1)
-    """Recent-context controls as multiples of B = |Y| + 40; ``"1,3"`` is read too."""
+    """Recent-context controls as multiples of B = |Y| + 40 (equation cuts)."""
     oracle: bool = True
+    """Score the oracle: the true suffix in the scaffold (--no-oracle skips it)."""
     bos: bool = False
+    """Open every scorer prompt with the tokenizer's BOS token (needed by servers that misread
+    echoed log-probs of prompts without it, such as llama-cpp-python on SmolLM2)."""
     toy: bool = True
-    seed: int = Field(default=0, ge=0)
-    contrasts: tuple[tuple[str, str], ...] | None = None
-    """Setting contrasts a − b; ``"A,B"`` texts are read too. None: each setting and the next."""
-    sft: Path | None = None
-    """A finished ``readout lift sft`` folder: its scorer reads the SFT rung."""
-    hardest_by: str | None = None
+    """Run appendix A's toy check on the scorer (--no-toy skips it)."""
+    seed: Seed = 0
+    """Seeds the report's example cuts."""
+    contrasts: tuple[tuple[str, str], ...] | None = Field(
+        default=None, json_schema_extra=option_hint("--contrast", metavar="A,B", repeat=True)
+    )
+    """A setting contrast A − B (repeatable), e.g. within each model family; default: each
+    setting against the next, in the order the forecasts were given."""
+    sft: Path | None = Field(default=None, json_schema_extra=option_hint(path="dir"))
+    """A finished readout lift sft directory: its fine-tuned scorer reads the SFT rung (the
+    recent-context prompt) on the cuts of its held-out papers."""
+    hardest_by: str | None = Field(default=None, json_schema_extra=option_hint(metavar="SETTING"))
+    """Section 9's heuristic: compare the settings on the fifth of cuts where this setting's
+    lift is lowest (default: the last setting given)."""
     batch_size: int = Field(default=DEFAULT_BATCH_SIZE, ge=1)
+    """Scored positions per model call."""
     progress: ProgressMode = "off"
+    """``off``: nothing on stderr; else a bar or a line at least every 10 s."""
     overwrite: bool = False
+    """Delete the run already in ``out`` and start it again (else it is resumed)."""
 
     @field_validator("multipliers", mode="before")
     @classmethod
@@ -172,8 +194,21 @@ def check_sft_folder(folder: Path, cuts: Sequence[Cut], setup: LiftSetup) -> Non
     check_sft_setup(plan.setup, setup)
 
 
-def score_cut_file(run: LiftScoreRun, out: str | Path, scorer: ScorerChoice) -> ScoreResult:
-    """Check the inputs, open the scorer (and the SFT's), score every cut into ``out``."""
+def score_cut_file(run: LiftScoreRun, scorer: ScorerChoice) -> ScoreResult:
+    """Check the inputs and ``run.out``, open the scorer (and the SFT's), score every cut.
+
+    The lock taken on ``run.out`` before the scorer loads is released at the end, whatever
+    happens, once the run directory no longer needs it.
+    """
+    check_out(run.out, LIFT.name)
+    try:
+        return _score_checked(run, scorer)
+    finally:
+        release_held()
+
+
+def _score_checked(run: LiftScoreRun, scorer: ScorerChoice) -> ScoreResult:
+    """``score_cut_file`` once ``run.out`` is checked and held."""
     setup = run.setup()
     inputs = read_score_inputs(run)
     if run.sft is not None:
@@ -190,7 +225,7 @@ def score_cut_file(run: LiftScoreRun, out: str | Path, scorer: ScorerChoice) -> 
             run.sft, device=scorer.device, dtype=scorer.dtype, allow_download=scorer.allow_download
         )
     return score_lift(
-        model, inputs.cuts, out, forecasts=inputs.forecasts, setup=setup,
+        model, inputs.cuts, run.out, forecasts=inputs.forecasts, setup=setup,
         batch_size=run.batch_size, progress=run.progress, toy=run.toy, seed=run.seed,
         contrasts=run.contrasts, sft=tuned, token_counts=inputs.counts,
         hardest_by=run.hardest_by, overwrite=run.overwrite,

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from readout_audit._util import Seed, option_hint
 from readout_audit.lift._cut import Cut, CutKind, sha256_text
 from readout_audit.lift._sources import TexPaper
 
@@ -35,30 +36,34 @@ PER_PAPER: dict[str, int] = {"equation": 10, "prose": 20}
 """Default cuts per paper: 10 equation cuts, 20 prose cuts (the paper's counts per paper)."""
 MIN_CUTS = 10
 """The paper's admission rule: a paper enters only with at least ten qualifying cuts."""
+KIND_DEFAULT: Any = None
+"""A count left unset: the cut kind's own (``TARGET_BOUNDS``, ``PER_PAPER``) fills it in when
+the settings are built, so a built ``CutSettings`` always holds numbers."""
 
 
 class CutSettings(BaseModel):
     """How papers are cut; recorded in the cut file's manifest."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     kind: CutKind = "equation"
-    seed: int = 0
+    """Equation suffixes (section 4) or prose/TeX blocks (section 7)."""
+    seed: Seed = 0
     """Seeds the pick among a paper's qualifying cuts (with the paper's id)."""
-    per_paper: int = Field(default=0, ge=1)
+    per_paper: int = Field(default=KIND_DEFAULT, ge=1)
     """At most this many cuts per paper (default 10 equation cuts, 20 prose cuts)."""
-    every: bool = False
+    every: bool = Field(default=False, json_schema_extra=option_hint(skip=True))
     """Keep every qualifying cut of an admitted paper, no quota: a training cut file for the
     SFT control, whose examples are all of a training paper's cuts."""
     min_cuts: int = Field(default=MIN_CUTS, ge=1)
-    """Fewest qualifying cuts a paper must offer to be admitted; a paper with fewer gives none
-    (the paper's authors required ten equation-rich cuts per paper)."""
+    """Admit a paper only when it offers at least this many qualifying cuts (the paper's rule:
+    ten); a paper with fewer gives none."""
     min_context: int = Field(default=10_000, ge=0)
-    """Cleaned characters required before a display (a prose cut), and the context's length."""
-    min_target: int = Field(default=0, ge=1)
+    """Cleaned characters required before a cut, and the context's length."""
+    min_target: int = Field(default=KIND_DEFAULT, ge=1)
     """Fewest target characters (default 50 for equations, 200 for prose)."""
-    max_target: int = Field(default=0, ge=1)
-    """Most target characters (default 400 for equations; 2,000 for prose, longer blocks cut)."""
+    max_target: int = Field(default=KIND_DEFAULT, ge=1)
+    """Most target characters (default 400 for equations; 2000 for prose, longer blocks cut)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -219,3 +219,19 @@ def toy_check(rows: list[ToyRow]) -> Check:
         f"and the context-only condition in all {len(exact)} cases",
         evidence,
     )
+
+
+def toy_table(rows: list[ToyRow]) -> str:
+    """The rows as ``readout lift toy`` prints them, then the check's verdict and finding."""
+    lines = [
+        f"{'case':<9} {'condition':<13} {'raw':>7} {'clipLL_2':>9} {'vs. empty':>10} "
+        f"{'P(recovery)':>12}"
+    ]
+    for r in rows:
+        recovery = "–" if r.recovery is None else f"{r.recovery:.3f}"
+        lines.append(
+            f"{r.case:<9} {r.condition:<13} {r.raw:>7.3f} {r.clip2:>9.3f} {r.vs_empty:>+10.3f} "
+            f"{recovery:>12}"
+        )
+    check = toy_check(rows)
+    return "\n".join([*lines, f"{check.verdict.upper()}: {check.finding}"])

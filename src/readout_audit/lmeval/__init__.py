@@ -12,7 +12,7 @@ from readout_audit.lmeval._model_args import lm_eval_model_args
 from readout_audit.lmeval._record import LMEvalRecord
 from readout_audit.lmeval._reproduce import Reproduction
 from readout_audit.lmeval._samples import read_samples, samples_files
-from readout_audit.lmeval._stage import DocReading, doubled_stems, lm_eval_stage
+from readout_audit.lmeval._stage import DocReading, LMEvalRun, doubled_stems, lm_eval_stage
 from readout_audit.lmeval._summary import (
     LMEvalSummary,
     RepairRow,
@@ -33,6 +33,7 @@ __all__ = [
     "DocReading",
     "LMEvalDoc",
     "LMEvalRecord",
+    "LMEvalRun",
     "LMEvalSummary",
     "LM_EVAL",
     "Logged",

@@ -3,27 +3,63 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from readout_audit._util import terminal_safe
+from pydantic import BaseModel, ConfigDict, Field
+
+from readout_audit._exceptions import InputError
+from readout_audit._util import option_hint, terminal_safe
 from readout_audit.kind import RunSettings, ScoreResult, StageRun
 from readout_audit.lmeval._audit import audit_lm_eval, doc_variants, prepare_doc
 from readout_audit.lmeval._doc import LMEvalDoc, stem_in_context
-from readout_audit.lmeval._samples import read_samples
+from readout_audit.lmeval._samples import read_samples, samples_files
 from readout_audit.lmeval._tasks import TaskSettings, task_documents
 from readout_audit.model import ScoringModel, TextCodec
+from readout_audit.readout import DEFAULT_GREEDY_TOKENS
 
 
-@dataclass(frozen=True)
-class DocReading:
+class DocReading(BaseModel):
     """How each document is read: with a stem, before its trailing whitespace, how closely."""
 
-    stem: str | None
-    keep_whitespace: bool
-    tolerance: float | None
-    greedy_tokens: int
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, allow_inf_nan=False, use_attribute_docstrings=True
+    )
+
+    stem: str | None = None
+    """Also read every document with this answer stem after lm-eval's context (e.g.
+    'Answer:'), to measure what ending doc_to_text with it changes; a context that already
+    ends in it is not read twice."""
+    keep_whitespace: bool = False
+    """Also read every document whose context ends in whitespace after it (lm-eval reads
+    before it and scores the whitespace as part of each continuation)."""
+    tolerance: float | None = Field(default=None, gt=0)
+    """Largest |re-scored − logged| log-likelihood that reproduces a logged run [float32
+    budget; 0.05 for a half-precision model; a served model's weights-type tolerance]."""
+    greedy_tokens: int = Field(
+        default=DEFAULT_GREEDY_TOKENS, ge=0, json_schema_extra=option_hint(skip=True)
+    )
+    """Length of the greedy continuation read at each scored position."""
+
+
+class LMEvalRun(BaseModel):
+    """What one audit reads (lm-eval's tasks, or a logged run's samples) and how it reads it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    tasks: TaskSettings = Field(default_factory=TaskSettings)
+    samples: Path | None = None
+    """A finished run's --log_samples output: a samples_<task>_<date>.jsonl file or a folder
+    of them. Every logged request is re-scored and compared before the audit."""
+    reading: DocReading = Field(default_factory=DocReading)
+
+    def inputs(self) -> list[Path]:
+        """The files the audit reads, checked now: the logged samples, or the tasks' YAMLs."""
+        if self.samples is not None:
+            return [file for _, file in samples_files(self.samples)]
+        if not self.tasks.tasks:
+            raise InputError("give --tasks, or --samples with a logged run", field="tasks")
+        return self.tasks.check()
 
 
 def doubled_stems(docs: list[LMEvalDoc], stem: str) -> list[str]:
@@ -42,10 +78,7 @@ def doubled_stems(docs: list[LMEvalDoc], stem: str) -> list[str]:
 
 
 def lm_eval_stage(
-    tasks: TaskSettings,
-    samples: Path | None,
-    reading: DocReading,
-    note: Callable[[str], None] = lambda line: None,
+    run: LMEvalRun, note: Callable[[str], None] = lambda line: None
 ) -> StageRun[ScoreResult]:
     """:func:`audit_lm_eval` as a stage: the documents built (or read) and rendered first.
 
@@ -53,6 +86,7 @@ def lm_eval_stage(
     tokenizer is loaded (a chat template renders them), before the weights. ``note`` is told
     what is being built and which documents already end in the stem.
     """
+    tasks, samples, reading = run.tasks, run.samples, run.reading
     docs = (
         []
         if samples is None
@@ -74,7 +108,7 @@ def lm_eval_stage(
             for line in doubled_stems(docs, reading.stem):
                 note(line)
 
-    def run(model: ScoringModel, out: Path, settings: RunSettings) -> ScoreResult:
+    def score(model: ScoringModel, out: Path, settings: RunSettings) -> ScoreResult:
         return audit_lm_eval(
             model,
             docs,
@@ -90,4 +124,4 @@ def lm_eval_stage(
             overwrite=settings.overwrite,
         )
 
-    return StageRun("lm-eval", run, preflight)
+    return StageRun("lm-eval", score, preflight)

@@ -6,12 +6,13 @@ import difflib
 import functools
 import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from readout_audit._exceptions import InputError, ReadoutError
-from readout_audit._util import hub_hint
+from readout_audit._util import Seed, hub_hint, option_hint
 from readout_audit.lmeval._doc import LMEvalDoc, choices_problem
 from readout_audit.lmeval._folder import task_folder_files
 from readout_audit.lmeval._hub import from_hub, hub_access
@@ -39,23 +40,33 @@ def require_lm_eval() -> Any:
     return lm_eval
 
 
-@dataclass(frozen=True)
-class TaskSettings:
-    """lm-eval's own prompt options, with its defaults."""
+class TaskSettings(BaseModel):
+    """lm-eval's own prompt options, with its defaults (each option also spelled as lm-eval's)."""
 
-    tasks: tuple[str, ...]
-    include_path: str | None = None
-    num_fewshot: int | None = None
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    tasks: tuple[str, ...] = ()
+    """lm-eval task, group or tag names, comma-separated."""
+    include_path: Path | None = None
+    """A folder of task YAML files (lm-eval's --include_path)."""
+    num_fewshot: int | None = Field(default=None, ge=0)
+    """lm-eval's --num_fewshot."""
     apply_chat_template: bool = False
+    """lm-eval's --apply_chat_template."""
     fewshot_as_multiturn: bool = False
+    """lm-eval's --fewshot_as_multiturn."""
     system_instruction: str | None = None
-    limit: int | None = None
-    fewshot_seed: int = DEFAULT_FEWSHOT_SEED
-    allow_download: bool = False
+    """lm-eval's --system_instruction."""
+    limit: int | None = Field(default=None, ge=1)
+    """Only the first N documents of each task (lm-eval's --limit)."""
+    fewshot_seed: Seed = DEFAULT_FEWSHOT_SEED
+    """Seed of the few-shot sampler (lm-eval's --fewshot_seed)."""
+    allow_download: bool = Field(default=False, json_schema_extra=option_hint(skip=True))
+    """Let lm-eval's tasks download their data sets from the Hugging Face Hub."""
 
     def config(self) -> dict[str, Any]:
         """The settings as the run manifest records them."""
-        return asdict(self) | {"tasks": list(self.tasks)}
+        return self.model_dump(mode="json")
 
     def check(self) -> list[Path]:
         """Refuse contradictory settings and unusable task files before anything loads.
@@ -71,9 +82,9 @@ class TaskSettings:
             )
         if self.include_path is None:
             return []
-        if not Path(self.include_path).is_dir():
-            raise InputError("not a folder of task YAML files", source=self.include_path)
-        return task_folder_files(Path(self.include_path))
+        if not self.include_path.is_dir():
+            raise InputError("not a folder of task YAML files", source=str(self.include_path))
+        return task_folder_files(self.include_path)
 
 
 def chat_renderer(
@@ -105,7 +116,7 @@ def _default_manager() -> Any:
     return TaskManager()
 
 
-def _managers(include_path: str | None) -> Iterator[tuple[Any, bool]]:
+def _managers(include_path: Path | None) -> Iterator[tuple[Any, bool]]:
     """Task managers to try in turn, each with whether another follows it.
 
     The local folder alone (no scan of lm-eval's ~14,000 task files), then the local folder
@@ -114,8 +125,8 @@ def _managers(include_path: str | None) -> Iterator[tuple[Any, bool]]:
     from lm_eval.tasks import TaskManager
 
     if include_path:
-        yield TaskManager(include_path=include_path, include_defaults=False), True
-        yield TaskManager(include_path=include_path), False
+        yield TaskManager(include_path=str(include_path), include_defaults=False), True
+        yield TaskManager(include_path=str(include_path)), False
     else:
         yield _default_manager(), False
 
@@ -185,7 +196,7 @@ def task_documents(
             shown = ", ".join(repr(name) for name in settings.tasks)
             raise InputError(
                 f"lm-eval could not build {shown}{hint}: {' '.join(str(error).split())}",
-                source=settings.include_path,
+                source=None if settings.include_path is None else str(settings.include_path),
                 field="tasks",
             ) from None
     return docs

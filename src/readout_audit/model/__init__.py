@@ -20,7 +20,7 @@ from readout_audit.model._conformance import (
     float32_budget,
     tolerance_for,
 )
-from readout_audit.model._device import DTYPES, resolve_device
+from readout_audit.model._device import DTYPES, Dtype, resolve_device
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._embedded import EMBEDDED_SPEC, embedded_gguf_path
 from readout_audit.model._executor import (
@@ -42,7 +42,7 @@ from readout_audit.model._gate import (
 from readout_audit.model._generation import GenerationSettings
 from readout_audit.model._gguf import gguf_quantisation
 from readout_audit.model._load import ModelSpec, load_codec, load_model, parse_model_spec
-from readout_audit.model._prefix import PREFIX_SHARING, shares_prefixes
+from readout_audit.model._prefix import PREFIX_SHARING, PrefixSharing, shares_prefixes
 from readout_audit.model._served import ServedModel, ServedSettings, api_headers, load_served
 from readout_audit.model._served_calls import byte_bound
 from readout_audit.model._served_executor import ServedExecutor, UnsettledError
@@ -56,6 +56,7 @@ __all__ = [
     "Conformance",
     "DEFAULT_BATCH_SIZE",
     "DTYPES",
+    "Dtype",
     "EMBEDDED_SPEC",
     "EndpointConformance",
     "Executor",
@@ -70,6 +71,7 @@ __all__ = [
     "Pending",
     "PositionRequest",
     "PositionScores",
+    "PrefixSharing",
     "RoutedExecutor",
     "ScoringModel",
     "ServedExecutor",

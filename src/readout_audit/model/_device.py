@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from typing import Literal, get_args
 
 from readout_audit._exceptions import InputError
 
 DEVICES = "auto, cpu, cuda, cuda:N or mps"
-DTYPES = ("auto", "float32", "float64", "bfloat16", "float16")
+Dtype = Literal["auto", "float32", "float64", "bfloat16", "float16"]
+DTYPES: tuple[str, ...] = get_args(Dtype)
 _CUDA = re.compile(r"^cuda(?::(\d+))?$")
 
 

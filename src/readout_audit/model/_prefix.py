@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import Literal, get_args
 
-PREFIX_SHARING = ("auto", "on", "off")
+PrefixSharing = Literal["auto", "on", "off"]
+PREFIX_SHARING: tuple[str, ...] = get_args(PrefixSharing)
 """Whether shared prefixes are encoded once; ``auto`` chooses by device: :func:`shares_prefixes`."""
 
 MIN_SHARED_TOKENS = 16

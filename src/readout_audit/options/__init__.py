@@ -9,7 +9,6 @@ from readout_audit.options._audit import (
     ladder_items,
     options_record,
     options_request,
-    options_stage,
     summarise_options,
 )
 from readout_audit.options._checks import (
@@ -25,12 +24,14 @@ from readout_audit.options._paired import options_paired_metrics
 from readout_audit.options._record import (
     OptionsRecord,
 )
+from readout_audit.options._stage import OptionsSettings, options_stage
 
 __all__ = [
     "Downstream",
     "LadderRung",
     "OPTIONS",
     "OptionsRecord",
+    "OptionsSettings",
     "OptionsSummary",
     "VERDICT_RUNGS",
     "audit_options",

@@ -15,9 +15,7 @@ from readout_audit.data import Item, MCItem
 from readout_audit.kind import (
     AuditKind,
     Job,
-    RunSettings,
     ScoreResult,
-    StageRun,
     register_kind,
     run_kind,
 )
@@ -51,7 +49,6 @@ from readout_audit.readout import (
 from readout_audit.scoring import (
     PreparedItem,
     prepare,
-    rendered_preflight,
     score_item,
     scoring_config,
 )
@@ -305,40 +302,6 @@ def audit_options(
         progress=progress,
         overwrite=overwrite,
     )
-
-
-def options_stage(
-    items: Sequence[MCItem],
-    spec: PromptSpec,
-    *,
-    variants: Sequence[str] | None = None,
-    extra_variants: Mapping[str, Variant] | None = None,
-    greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
-    reader: bool | None = None,
-    note_budget: int = 32,
-) -> StageRun[ScoreResult]:
-    """:func:`audit_options` as a stage: every rung of every item rendered before loading."""
-
-    def run(model: ScoringModel, out: Path, settings: RunSettings) -> ScoreResult:
-        return audit_options(
-            model,
-            items,
-            spec,
-            out,
-            variants=variants,
-            top_k=settings.top_k,
-            greedy_tokens=greedy_tokens,
-            template_kwargs=settings.template_kwargs,
-            reader=reader,
-            note_budget=note_budget,
-            extra_variants=extra_variants,
-            batch_size=settings.batch_size,
-            progress=settings.progress,
-            overwrite=settings.overwrite,
-        )
-
-    rungs = [item for item, _ in ladder_items(spec, items, variants, extra_variants)]
-    return StageRun("options", run, rendered_preflight(rungs, greedy_tokens))
 
 
 OPTIONS: AuditKind[OptionsRecord, OptionsSummary] = AuditKind(

@@ -11,13 +11,13 @@ from readout_audit.ptrue._audit import (
     PTrueReadout,
     PTrueSummary,
     audit_ptrue,
-    ptrue_stage,
     readout_items,
     summarise_ptrue,
 )
 from readout_audit.ptrue._record import (
     PTrueRecord,
 )
+from readout_audit.ptrue._stage import PTrueSettings, ptrue_stage
 
 __all__ = [
     "AnswerMode",
@@ -25,6 +25,7 @@ __all__ = [
     "PTRUE",
     "PTrueReadout",
     "PTrueRecord",
+    "PTrueSettings",
     "PTrueSummary",
     "PromptMode",
     "audit_ptrue",

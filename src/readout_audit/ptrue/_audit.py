@@ -18,9 +18,7 @@ from readout_audit.data import Correctness, Item, QAItem, is_correct
 from readout_audit.kind import (
     AuditKind,
     Job,
-    RunSettings,
     ScoreResult,
-    StageRun,
     register_kind,
     run_kind,
 )
@@ -48,7 +46,6 @@ from readout_audit.readout import (
 from readout_audit.scoring import (
     PreparedItem,
     prepare,
-    rendered_preflight,
     score_item,
     scoring_config,
 )
@@ -441,45 +438,6 @@ def _jobs(
         )
         jobs.append(Job(prepared.key, ptrue_request(prepared, *reading), record))
     return jobs
-
-
-def ptrue_stage(
-    items: Sequence[QAItem],
-    *,
-    correctness: Correctness = "paper",
-    answers: AnswerMode = "library",
-    prompt_mode: PromptMode = "chat",
-    seed: int = LIBRARY_SEED,
-) -> StageRun[ScoreResult]:
-    """:func:`audit_ptrue` as a stage: the readouts of the items' own answers rendered first.
-
-    Answers still to generate are known only once the model runs; their readouts are checked
-    when planned.
-    """
-
-    def run(model: ScoringModel, out: Path, settings: RunSettings) -> ScoreResult:
-        return audit_ptrue(
-            model,
-            items,
-            out,
-            top_k=settings.top_k,
-            template_kwargs=settings.template_kwargs,
-            correctness=correctness,
-            answers=answers,
-            prompt_mode=prompt_mode,
-            seed=seed,
-            batch_size=settings.batch_size,
-            progress=settings.progress,
-            overwrite=settings.overwrite,
-        )
-
-    readouts = [
-        readout
-        for item in items
-        if item.answer is not None
-        for readout in readout_items(item, item.answer, prompt_mode).values()
-    ]
-    return StageRun("ptrue", run, rendered_preflight(readouts, 1))
 
 
 PTRUE: AuditKind[PTrueRecord, PTrueSummary] = AuditKind(

@@ -1,6 +1,6 @@
 """Collapsed sequence scores (seed 003): where the answer is lost, and label-free recovery."""
 
-from readout_audit.recover._audit import RecoverSplits, audit_recover, plan_items, recover_stage
+from readout_audit.recover._audit import RecoverSplits, audit_recover, plan_items
 from readout_audit.recover._evaluate import (
     BUDGETS,
     REPEATS,
@@ -55,8 +55,10 @@ from readout_audit.recover._sources import (
     GENERATED_N,
     GENERATED_TRAIN_N,
     GENERATORS,
+    RecoverSources,
     recover_splits,
 )
+from readout_audit.recover._stage import RecoverRun, recover_stage
 from readout_audit.recover._store import HiddenLayout, read_hidden
 from readout_audit.recover._strata import depth_strata
 from readout_audit.recover._summary import RecoverSummary
@@ -87,7 +89,9 @@ __all__ = [
     "RECOVER",
     "REPEATS",
     "RecoverRecord",
+    "RecoverRun",
     "RecoverSetup",
+    "RecoverSources",
     "RecoverSplits",
     "RecoverSummary",
     "Recovery",

@@ -19,7 +19,7 @@ import numpy as np
 
 from readout_audit._exceptions import CapabilityError, InputError
 from readout_audit.data import LogicItem
-from readout_audit.kind import Job, RunSettings, ScoreResult, StageRun, run_kind
+from readout_audit.kind import Job, ScoreResult, run_kind
 from readout_audit.log import RunDirectory
 from readout_audit.model import (
     DEFAULT_BATCH_SIZE,
@@ -351,28 +351,3 @@ def audit_recover(
         progress=progress,
         overwrite=overwrite,
     )
-
-
-def recover_stage(
-    splits: RecoverSplits, setup: RecoverSetup, greedy_tokens: int
-) -> StageRun[ScoreResult]:
-    """:func:`audit_recover` as a stage: every split's items planned before the weights load."""
-
-    def run(model: ScoringModel, out: Path, settings: RunSettings) -> ScoreResult:
-        return audit_recover(
-            model,
-            splits,
-            out,
-            setup=setup,
-            top_k=settings.top_k,
-            greedy_tokens=greedy_tokens,
-            template_kwargs=settings.template_kwargs,
-            batch_size=settings.batch_size,
-            progress=settings.progress,
-            overwrite=settings.overwrite,
-        )
-
-    def preflight(codec: TextCodec, settings: RunSettings) -> None:
-        plan_items(splits, setup, codec, settings.template_kwargs, greedy_tokens)
-
-    return StageRun("recover", run, preflight)

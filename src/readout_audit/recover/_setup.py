@@ -8,10 +8,21 @@ the paper's robustness check runs 20 (5 wordings × 4 verbalizers here).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
+
 from readout_audit._exceptions import InputError
+from readout_audit._util import SEED_MAX, Seed, option_hint, validation_problem
 from readout_audit.data import LABELS, Item, LogicItem, Message
 from readout_audit.model import TextCodec
 from readout_audit.recover._offsets import OffsetGrid
@@ -83,6 +94,9 @@ class Configuration:
         """``prompt/verbalizer``, the records' ``variant``."""
         return f"{self.prompt}/{self.verbalizer}"
 
+    def __str__(self) -> str:
+        return self.name
+
     @classmethod
     def parse(cls, name: str) -> Configuration:
         """A configuration from its name, checked against the built-in wordings and verbalizers."""
@@ -131,64 +145,137 @@ ALL_CONFIGURATIONS = tuple(
 """Every built-in configuration (5 wordings × 4 verbalizers = the paper's 20 variants)."""
 
 
-@dataclass(frozen=True)
-class RecoverSetup:
-    """What a recovery run reads and how its summary analyses it."""
+@contextmanager
+def _field_problem() -> Iterator[None]:
+    """An ``InputError`` of a check as a problem of the field being validated (named by it)."""
+    try:
+        yield
+    except InputError as error:
+        raise ValueError(error.message) from None
 
-    configurations: tuple[Configuration, ...] = (Configuration("main", "words"),)
-    """The first is the main configuration; the others are the surface controls."""
-    variant_items: int | None = 300
-    """Items per split scored under each configuration after the first (None: all)."""
+
+class RecoverSetup(BaseModel):
+    """What a recovery run reads and how its summary analyses it.
+
+    Built by hand, a refused value is an ``InputError`` naming its field as its option is
+    spelled (``n-boot``); ``readout audit recover`` generates its options from these fields.
+    By hand, ``variant_items=None`` scores every item under every configuration, and
+    ``max_tokens=None`` leaves only the model's window as the limit.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, allow_inf_nan=False, use_attribute_docstrings=True
+    )
+
+    configurations: tuple[Configuration, ...] = Field(
+        default=(Configuration("main", "words"),),
+        json_schema_extra=option_hint(metavar="PROMPT/VERBALIZER,..."),
+    )
+    """Comma-separated PROMPT/VERBALIZER configurations, the first the main one, or ``all`` for
+    the 20 built-in ones (prompts main, question-first, terse, judge, plain × verbalizers
+    words, capitalised, abc, abc-options)."""
+    variant_items: int | None = Field(default=300, ge=1)
+    """Items per split scored under each configuration after the first."""
     layers: tuple[int, ...] | None = None
-    """Hidden-state layers stored and probed (embeddings = 0); default the middle and last."""
+    """Comma-separated hidden-state layers to store and probe (0 = embeddings, -1 = last)
+    [the middle and the last]."""
     chat: bool | None = None
-    """Render with the chat template (default: when the tokenizer has one)."""
-    probe_seeds: tuple[int, ...] = (42, 123, 456)
-    probe_rows: int = 2000
-    seed: int = 0
-    """Seed of the permutation null, the bootstraps and the fit-budget subsamples."""
-    n_perm: int = 10_000
-    n_boot: int = 10_000
-    grid: OffsetGrid = field(default_factory=OffsetGrid)
+    """Render through the chat template [when the tokenizer has one]."""
     prior: tuple[float, ...] | None = None
-    """Target label prior of the offset fit (uniform by default)."""
-    collapse_threshold: float = 0.8
-    """A configuration's string scores are collapsed when one label takes this share or more."""
-    max_tokens: int | None = 1024
-    """Token limit of a prompt with its longest candidate (the paper's 1,024); a longer item
-    loses the first words of its context (None: only the model's window limits)."""
+    """Target label prior of the offset fit, e.g. 0.4,0.3,0.3 [uniform]."""
+    grid: OffsetGrid = Field(
+        default=(-10.0, 10.0, 0.05),
+        validate_default=True,
+        json_schema_extra=option_hint(metavar="LOW,HIGH,STEP"),
+    )
+    """Offset grid LOW,HIGH,STEP."""
+    probe_rows: int = 2000
+    """Most training rows one probe fits on."""
+    probe_seeds: tuple[int, ...] = (42, 123, 456)
+    """Comma-separated seeds of the probes: each takes its own block of the training rows when
+    there are enough for all, else its own bootstrap replicate of them."""
+    collapse_threshold: float = Field(default=0.8, gt=0, le=1)
+    """Share of one label at which raw string scores count as collapsed."""
+    seed: Seed = 0
+    """Seed of the permutation null, the bootstraps and the fit-budget subsamples."""
+    max_tokens: int | None = Field(default=1024, ge=16)
+    """Token limit of a prompt with its longest candidate (the paper's 1,024); a longer item loses
+    the first words of its context, and its record says how many."""
+    n_perm: int = 10_000
+    """Permutations of the null (at most 1,000,000: memory grows with replicates × items, and
+    a million already fixes a p-value's third decimal)."""
+    n_boot: int = 10_000
+    """Bootstrap replicates (at most 1,000,000: memory grows with replicates × items, and a
+    million already fixes a p-value's third decimal)."""
 
-    def __post_init__(self) -> None:
-        if not self.configurations:
-            raise InputError("name at least one configuration", field="configurations")
-        names = [c.name for c in self.configurations]
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as error:
+            field, message = validation_problem(error)
+            raise InputError(message, field=field and field.replace("_", "-")) from None
+
+    # pydantic's own mark of an ``__init__`` its validation need not call: a setup validated
+    # inside another model (or by ``model_validate``) keeps pydantic's located errors
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    @field_validator("configurations", mode="before")
+    @classmethod
+    def _named(cls, value: Any) -> Any:
+        """Configurations given by name (``main/words``, or ``all``) parsed."""
+        if isinstance(value, str):
+            value = value.split(",")
+        if isinstance(value, tuple | list) and value and all(isinstance(v, str) for v in value):
+            with _field_problem():
+                return configurations_named(",".join(value))
+        return value
+
+    @field_validator("configurations")
+    @classmethod
+    def _distinct(cls, value: tuple[Configuration, ...]) -> tuple[Configuration, ...]:
+        names = [c.name for c in value]
+        if not names:
+            raise ValueError("name at least one configuration")
         if len(set(names)) != len(names):
-            raise InputError(f"configurations repeat: {names}", field="configurations")
-        if self.prior is not None and (
-            len(self.prior) != len(LABELS) or min(self.prior) < 0 or abs(sum(self.prior) - 1) > 1e-9
+            raise ValueError(f"configurations repeat: {names}")
+        return value
+
+    @field_validator("prior")
+    @classmethod
+    def _prior(cls, value: tuple[float, ...] | None) -> tuple[float, ...] | None:
+        if value is not None and (
+            len(value) != len(LABELS) or min(value) < 0 or abs(sum(value) - 1) > 1e-9
         ):
-            raise InputError(
-                f"the prior must be {len(LABELS)} non-negative numbers summing to 1, "
-                f"got {self.prior}",
-                field="prior",
+            raise ValueError(
+                f"the prior must be {len(LABELS)} non-negative numbers summing to 1, got {value}"
             )
-        self.grid.check_size(len(LABELS) - 1)
-        if not 0 < self.collapse_threshold <= 1:
-            raise InputError("must be in (0, 1]", field="collapse-threshold")
-        if self.max_tokens is not None and self.max_tokens < 16:
-            raise InputError(
-                f"must be at least 16 tokens, got {self.max_tokens}", field="max-tokens"
-            )
-        for name, count in (("n-perm", self.n_perm), ("n-boot", self.n_boot)):
-            if not 1 <= count <= MAX_REPLICATES:
-                raise InputError(f"must be in [1, {MAX_REPLICATES:,}], got {count}", field=name)
-        if not self.probe_seeds:
-            raise InputError("name at least one probe seed", field="probe-seeds")
-        if any(not 0 <= seed < 1 << 63 for seed in (*self.probe_seeds, self.seed)):
-            raise InputError(
-                f"seeds must be in [0, 2^63), got {[*self.probe_seeds, self.seed]}",
-                field="probe-seeds" if self.seed >= 0 else "seed",
-            )
+        return value
+
+    @field_validator("grid", mode="before")
+    @classmethod
+    def _grid(cls, value: Any) -> Any:
+        """A grid given as LOW, HIGH, STEP, refused when its offset vectors are too many."""
+        with _field_problem():
+            grid = OffsetGrid(*value) if isinstance(value, tuple | list) else value
+            if isinstance(grid, OffsetGrid):
+                grid.check_size(len(LABELS) - 1)
+        return grid
+
+    @field_validator("n_perm", "n_boot")
+    @classmethod
+    def _replicates(cls, count: int) -> int:
+        if not 1 <= count <= MAX_REPLICATES:
+            raise ValueError(f"must be in [1, {MAX_REPLICATES:,}], got {count}")
+        return count
+
+    @field_validator("probe_seeds")
+    @classmethod
+    def _probe_seeds(cls, seeds: tuple[int, ...]) -> tuple[int, ...]:
+        if not seeds:
+            raise ValueError("name at least one probe seed")
+        if any(not 0 <= seed <= SEED_MAX for seed in seeds):
+            raise ValueError(f"seeds must be in [0, 2^63), got {list(seeds)}")
+        return seeds
 
     def uses_chat(self, codec: TextCodec) -> bool:
         """Whether items render through the chat template (by default when there is one)."""

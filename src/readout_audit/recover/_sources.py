@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from readout_audit._exceptions import InputError
+from readout_audit._util import Seed, option_hint
 from readout_audit.data import (
     CONTROLLED_SPLITS,
     LogicItem,
@@ -32,6 +35,52 @@ GENERATORS: dict[str, Callable[[str, int, int], list[LogicItem]]] = {
 }
 """The synthetic deduction generators by name: this project's balanced design, and the
 paper's Appendix B as printed."""
+
+
+class RecoverSources(BaseModel):
+    """Where a recovery run's splits come from: files and splits named, or a generated set."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    items: tuple[Path, ...] = Field(
+        default=(), json_schema_extra=option_hint(path="file", repeat=True)
+    )
+    """Logic items whose metadata names their split (e.g. a generated set), so that --fit,
+    --eval and --probe-train can name splits in them (repeatable)."""
+    fit: str | None = None
+    """The unlabelled in-domain split the offsets are fitted on (labels are dropped): a split
+    of --items, a file (Logic-LLM JSON, ProofWriter/FOLIO/ANLI JSONL, item JSONL) or
+    ``anli:[DATASET[@REV]:]SPLIT`` (e.g. ``anli:dev_r1``)."""
+    evals: tuple[str, ...] = Field(default=(), json_schema_extra=option_hint("--eval", repeat=True))
+    """A held-out labelled split, [NAME=]SOURCE as for --fit (repeatable). With --generate:
+    comma-separated generator splits [id,depth,lexical; also counterfactual], each also as
+    NAME@SEED, drawn from another generator seed (the paper's stress splits: lexical@52,...)."""
+    probe_train: str | None = None
+    """A labelled split the probes and the bag-of-words baseline train on (SOURCE as for
+    --fit); without it no probe or TF-IDF control runs."""
+    generate: str | None = None
+    """Generate the synthetic deduction splits instead of reading items: controlled-logic
+    (balanced so that no surface feature tells the label) or paper-logic (seed 003's
+    Appendix B as printed)."""
+    n: int = Field(default=GENERATED_N, ge=3, le=100_000)
+    """Generated items per fit and held-out split."""
+    train_n: int = Field(default=GENERATED_TRAIN_N, ge=3, le=100_000)
+    """Generated probe-training items."""
+    generator_seed: Seed = 0
+    """Seed of the generated set (a held-out NAME@SEED draws from its own)."""
+    limit: int | None = Field(default=None, ge=1)
+    """Only the first N items of each split (probe training, fit, every held-out split), read
+    or generated."""
+    allow_download: bool = Field(default=False, json_schema_extra=option_hint(skip=True))
+    """Let ``anli:`` sources download from the Hugging Face Hub."""
+
+    def splits(self) -> RecoverSplits:
+        """The splits these sources name, read or generated (:func:`recover_splits`)."""
+        return recover_splits(
+            items=self.items, fit=self.fit, evals=self.evals, probe_train=self.probe_train,
+            generate=self.generate, n=self.n, train_n=self.train_n, seed=self.generator_seed,
+            allow_download=self.allow_download, limit=self.limit,
+        )  # fmt: skip
 
 
 def recover_splits(

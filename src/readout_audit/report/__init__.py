@@ -28,6 +28,7 @@ from readout_audit.report._compare import (
     mean_difference,
     paired_difference,
 )
+from readout_audit.report._conformance import conformance_section, print_conformance
 from readout_audit.report._html import render_html, write_html
 from readout_audit.report._index import index_report_paths, render_index, write_index
 from readout_audit.report._report import one_line, print_report, report_sections, run_summary
@@ -56,6 +57,7 @@ __all__ = [
     "clip",
     "compare_runs",
     "comparison_sections",
+    "conformance_section",
     "counts",
     "estimate",
     "fmt",
@@ -68,6 +70,7 @@ __all__ = [
     "paired_difference",
     "plain_tables",
     "plot",
+    "print_conformance",
     "print_report",
     "print_sections",
     "print_stage_report",

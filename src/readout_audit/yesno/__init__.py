@@ -10,11 +10,11 @@ from readout_audit.yesno._audit import (
     diagnose,
     ignored_images,
     yesno_item,
-    yesno_stage,
 )
 from readout_audit.yesno._record import (
     YesNoRecord,
 )
+from readout_audit.yesno._stage import YesNoSettings, yesno_stage
 from readout_audit.yesno._summary import (
     ClosedForm,
     IdDifference,
@@ -26,16 +26,17 @@ from readout_audit.yesno._summary import (
 )
 
 __all__ = [
-    "DIAGNOSTIC_SAMPLE",
-    "PARSE_TOKENS",
-    "YESNO",
     "ClosedForm",
+    "DIAGNOSTIC_SAMPLE",
     "IdDifference",
     "ModelSets",
+    "PARSE_TOKENS",
     "SetComparison",
+    "YESNO",
     "YesNoGroup",
     "YesNoMetrics",
     "YesNoRecord",
+    "YesNoSettings",
     "YesNoSetup",
     "YesNoSummary",
     "audit_yesno",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -12,14 +11,11 @@ from typing import Any
 import numpy as np
 
 from readout_audit._exceptions import InputError
-from readout_audit._util import terminal_safe
 from readout_audit.data import Item, Message, YesNoItem
 from readout_audit.kind import (
     AuditKind,
     Job,
-    RunSettings,
     ScoreResult,
-    StageRun,
     register_kind,
     run_kind,
 )
@@ -30,7 +26,6 @@ from readout_audit.model import (
     PositionScores,
     ScoringModel,
     TextCodec,
-    VisionCodec,
 )
 from readout_audit.progress import ProgressMode
 from readout_audit.readout import (
@@ -54,7 +49,6 @@ from readout_audit.readout import (
 from readout_audit.scoring import (
     PreparedItem,
     prepare,
-    rendered_preflight,
     score_item,
     scoring_config,
 )
@@ -450,54 +444,6 @@ def _plan(
         )
         for job in prepared
     ]
-
-
-def yesno_stage(
-    items: Sequence[YesNoItem],
-    setup: YesNoSetup,
-    *,
-    images: bool = False,
-    extend_sets: bool = True,
-    diagnostic_sample: int = DIAGNOSTIC_SAMPLE,
-    seed: int = 0,
-    greedy_tokens: int = PARSE_TOKENS,
-) -> StageRun[ScoreResult]:
-    """:func:`audit_yesno` as a stage: questions rendered, and images checked, before loading.
-
-    ``images``: an image folder was given; a model that reads text only (its tokenizer is no
-    vision-language processor) refuses it, and the items' image names are warned of.
-    """
-
-    def run(model: ScoringModel, out: Path, settings: RunSettings) -> ScoreResult:
-        return audit_yesno(
-            model,
-            items,
-            out,
-            setup=setup,
-            extend_sets=extend_sets,
-            diagnostic_sample=diagnostic_sample,
-            seed=seed,
-            top_k=settings.top_k,
-            greedy_tokens=greedy_tokens,
-            template_kwargs=settings.template_kwargs,
-            batch_size=settings.batch_size,
-            progress=settings.progress,
-            overwrite=settings.overwrite,
-        )
-
-    rendered = rendered_preflight([yesno_item(i, setup) for i in items], greedy_tokens)
-
-    def preflight(codec: TextCodec, settings: RunSettings) -> None:
-        if not isinstance(codec, VisionCodec):
-            if images:
-                reads = "is not read: the model reads text only (no vision-language processor)"
-                raise InputError(reads, field="images")
-            ignored = ignored_images(items)
-            if ignored is not None:
-                print(f"warning: {terminal_safe(ignored)}", file=sys.stderr)
-        rendered(codec, settings)
-
-    return StageRun("yesno", run, preflight)
 
 
 def summarise_yesno_run(run: Run[YesNoRecord]) -> YesNoSummary:

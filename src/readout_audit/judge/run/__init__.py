@@ -12,7 +12,12 @@ from readout_audit.judge.run._chat import (
 from readout_audit.judge.run._combine import (
     combine_runs,
 )
-from readout_audit.judge.run._execution import JudgeExecution, inventory_judge, run_judge
+from readout_audit.judge.run._execution import (
+    JudgeExecution,
+    JudgeRun,
+    inventory_judge,
+    run_judge,
+)
 from readout_audit.judge.run._kind import (
     JUDGE,
 )
@@ -38,6 +43,7 @@ __all__ = [
     "ChatVerdict",
     "JudgeExecution",
     "JudgePlan",
+    "JudgeRun",
     "chat_record",
     "combine_runs",
     "inventory_judge",

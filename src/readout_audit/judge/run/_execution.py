@@ -1,8 +1,9 @@
 """How a judge is driven, typed: a local model's placement and batch, a served one's pools.
 
-:func:`run_judge` runs one phase of an inventory on whichever its configurations name: a
-served judge through endpoints built from the settings, a local one on the model the caller
-opens (``open_local``, called only for a local judge, after every check that needs no model).
+:func:`run_judge` runs one phase of an inventory (:class:`JudgeRun`) on whichever judge its
+configurations name: a served judge through endpoints built from the settings, a local one on
+the model opened on the settings' device and dtype (or the caller's ``open_local``), only after
+every check that needs no model.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from readout_audit._util import option_hint
 from readout_audit.judge.inventory import read_inventory
 from readout_audit.judge.protocol import Phase
 from readout_audit.judge.run._run import (
@@ -20,9 +22,10 @@ from readout_audit.judge.run._run import (
     run_local_judge,
     run_served_judge,
 )
-from readout_audit.kind import ScoreResult
+from readout_audit.kind import ModelChoice, ScoreResult
 from readout_audit.model import (
     DEFAULT_BATCH_SIZE,
+    Dtype,
     ScoringModel,
     api_headers,
     is_served,
@@ -35,25 +38,48 @@ from readout_audit.serve import CostCap, Endpoint
 class JudgeExecution(BaseModel):
     """What drives a judge besides its inventory: each field read by a local or a served one."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     device: str = "auto"
-    dtype: str = "auto"
+    """A local judge's device: auto (cuda if available, else mps, else cpu), cpu, cuda, cuda:N
+    or mps."""
+    dtype: Dtype = "auto"
+    """A local judge's weights' dtype; auto is bfloat16 on a GPU and float32 on the CPU."""
     batch_size: int = Field(default=DEFAULT_BATCH_SIZE, ge=1)
-    """A local judge's requests per forward."""
+    """A local judge's requests per forward (a shared prefix is encoded once)."""
     allow_download: bool = False
+    """Let hf: judges download from the Hub."""
     concurrency: int = Field(default=4, ge=1)
-    """A served judge's requests in flight per endpoint."""
+    """A served judge: requests in flight per endpoint."""
     starts_per_s: float | None = Field(default=None, gt=0)
+    """A served judge: request starts per second per endpoint (default unpaced)."""
     request_timeout: float = Field(default=120.0, gt=0)
-    api_key_env: str | None = None
-    """The environment variable holding a served judge's API key."""
-    endpoint: tuple[str, ...] = ()
-    """URLs used instead of the inventory's (one pool each); the bodies stay as planned."""
-    max_spend_tokens: int | None = Field(default=None, ge=0)
-    max_spend_usd: float | None = Field(default=None, ge=0)
+    """A served judge: seconds a request may take, connect to the answer's last byte; a sent
+    request past it counts as unknown (never resent)."""
+    api_key_env: str | None = Field(default=None, json_schema_extra=option_hint(metavar="NAME"))
+    """Environment variable holding a served judge's API key (never stored)."""
+    endpoint: tuple[str, ...] = Field(
+        default=(), json_schema_extra=option_hint(metavar="URL", repeat=True)
+    )
+    """Send a served judge's requests here instead of the inventory's URLs (the model name and
+    the bodies stay as planned); repeatable, one pool each."""
+    max_spend_tokens: int | None = Field(default=None, ge=1)
+    """A served judge: cap on prompt + completion tokens over the run's ledger, reserved before
+    sending."""
+    max_spend_usd: float | None = Field(default=None, gt=0)
+    """A served judge: cap on money over the run's ledger (prices: --usd-per-mtok-prompt and
+    --usd-per-mtok-completion)."""
     usd_per_mtok_prompt: float = Field(default=0.0, ge=0)
+    """A served judge's price per million prompt tokens."""
     usd_per_mtok_completion: float = Field(default=0.0, ge=0)
+    """A served judge's price per million completion tokens."""
+
+    def open_local(self, spec: str) -> ScoringModel:
+        """Open a local judge (or proposer) from its spec, on this device and dtype."""
+        choice = ModelChoice(
+            spec, device=self.device, dtype=self.dtype, allow_download=self.allow_download
+        )
+        return choice.open()
 
     def endpoints(self, judge: str) -> list[Endpoint]:
         """A served judge's endpoints: ``endpoint`` or its spec's URLs, with the key's header."""
@@ -81,41 +107,60 @@ def inventory_judge(inventory_dir: str | Path, configurations: Sequence[str] = (
     return chosen_configurations(read_inventory(inventory_dir), configurations)[0].judge
 
 
+class JudgeRun(BaseModel):
+    """One phase of an inventory on its judge, as ``readout judge run`` takes it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    out: Path
+    """Run directory."""
+    phase: Phase
+    """Preflight first; confirmation runs the configurations whose preflight gates passed."""
+    configurations: tuple[str, ...] = Field(
+        default=(), json_schema_extra=option_hint("--configuration", metavar="NAME", repeat=True)
+    )
+    """Configurations to run (repeatable; default all). One run drives one judge."""
+    unqualified: bool = False
+    """Confirm without (or despite) preflight: recorded, and the analysis still gates."""
+    execution: JudgeExecution = JudgeExecution()
+    progress: ProgressMode = Field(default="off", json_schema_extra=option_hint(skip=True))
+    """off: nothing on stderr; else a progress bar."""
+
+
 def run_judge(
     inventory_dir: str | Path,
-    out: str | Path,
-    execution: JudgeExecution,
-    open_local: Callable[[str], ScoringModel] | ScoringModel,
-    *,
-    phase: Phase,
-    configurations: Sequence[str] = (),
-    unqualified: bool = False,
-    progress: ProgressMode = "off",
+    run: JudgeRun,
+    open_local: Callable[[str], ScoringModel] | ScoringModel | None = None,
 ) -> tuple[ScoreResult, JudgePlan]:
     """Run one phase of an inventory on its judge, served or local; a rerun resumes.
 
-    ``open_local``: the local judge's model, or how to open it from its spec.
+    ``open_local``: the local judge's model, or how to open it from its spec (default:
+    :meth:`JudgeExecution.open_local`).
     """
-    judge = inventory_judge(inventory_dir, configurations)
+    execution = run.execution
+    judge = inventory_judge(inventory_dir, run.configurations)
     if is_served(judge):
         return run_served_judge(
             inventory_dir,
-            out,
+            run.out,
             execution.endpoints(judge),
-            phase=phase,
-            configurations=configurations,
-            unqualified=unqualified,
+            phase=run.phase,
+            configurations=run.configurations,
+            unqualified=run.unqualified,
             cap=execution.cap(),
-            progress=progress,
+            progress=run.progress,
         )
-    model = open_local if isinstance(open_local, ScoringModel) else open_local(judge)
+    if isinstance(open_local, ScoringModel):
+        model = open_local
+    else:
+        model = (open_local or execution.open_local)(judge)
     return run_local_judge(
         model,
         inventory_dir,
-        out,
-        phase=phase,
-        configurations=configurations,
-        unqualified=unqualified,
+        run.out,
+        phase=run.phase,
+        configurations=run.configurations,
+        unqualified=run.unqualified,
         batch_size=execution.batch_size,
-        progress=progress,
+        progress=run.progress,
     )

@@ -62,6 +62,7 @@ from readout_audit.judge.search._run import (
     search_plan,
     search_stages,
 )
+from readout_audit.judge.search._summary import search_summary
 
 __all__ = [
     "CLEAN_CONTROLS",
@@ -109,6 +110,7 @@ __all__ = [
     "score_bridges",
     "search_plan",
     "search_stages",
+    "search_summary",
     "seed_pool",
     "write_proposals",
 ]

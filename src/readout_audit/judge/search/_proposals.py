@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from readout_audit._util import option_hint
 from readout_audit.log import (
     Manifest,
     StageFile,
@@ -77,14 +78,21 @@ _WORD = re.compile(r"[A-Za-z]+")
 class BeamSettings(BaseModel):
     """The seed's search: widths, depth and the retention quotas."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     first_width: int = Field(default=256, ge=1)
+    """Top next tokens expanded at the beam's first step (from the context alone)."""
     width: int = Field(default=12, ge=1)
+    """Strings the beam keeps after each step, and top next tokens expanded from each after
+    the first."""
     depth: int = Field(default=7, ge=1)
-    per_word: int = Field(default=5, ge=1)
-    per_depth: int = Field(default=48, ge=1)
-    cap: int = Field(default=256, ge=1)
+    """Steps of the beam: the most tokens a proposal holds."""
+    per_word: int = Field(default=5, ge=1, json_schema_extra=option_hint(skip=True))
+    """Retained proposals per case-folded first word."""
+    per_depth: int = Field(default=48, ge=1, json_schema_extra=option_hint(skip=True))
+    """Retained proposals per token length."""
+    cap: int = Field(default=256, ge=1, json_schema_extra=option_hint(skip=True))
+    """Retained proposals in all."""
 
 
 SEED_BEAM = BeamSettings()

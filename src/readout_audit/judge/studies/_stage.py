@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from readout_audit._exceptions import InputError
+from readout_audit._util import SEED_MAX, Seed, option_hint
 from readout_audit.judge.inventory import (
     INVENTORY_FILE,
     LEGACY_MANIFEST_FILE,
@@ -32,7 +32,7 @@ from readout_audit.judge.inventory import (
 )
 from readout_audit.judge.protocol import RESPONSE_FORMATS, Presentation, ResponseFormat
 from readout_audit.judge.studies._build import build_study_inventory
-from readout_audit.judge.studies._study import get_study
+from readout_audit.judge.studies._study import STUDIES, get_study
 from readout_audit.log import check_output_path
 
 
@@ -54,25 +54,51 @@ def _pairs(values: Any, what: str) -> dict[str, str]:
 class BuildSettings(BaseModel):
     """Everything one inventory is built from, as ``readout judge build`` takes it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     study: str = "confirmation"
-    configurations: tuple[str, ...] = Field(min_length=1)
-    """``NAME=CONTRACT@JUDGE`` each; the ``k``-th gets bootstrap seed ``bootstrap_seed + k``."""
-    response_formats: dict[str, ResponseFormat] = Field(default_factory=dict)
-    """By configuration name (given as ``NAME=FORM`` texts): how its bodies ask for structure."""
-    seed: int = Field(default=PAPER_SEED, ge=0)
-    bootstrap_seed: int | None = Field(default=None, ge=0)
-    """The first configuration's bootstrap seed (None: ``seed``)."""
-    per_dataset: int | None = Field(default=None, ge=1)
-    preflight_per_dataset: int = Field(default=10, ge=0)
+    """confirmation: the presentation study; decomposition: six bridges x two earlier values
+    under HALL, HALL_R and FINAL3; formatting-pilot: colon placements x two earlier values;
+    repeat: three passes on a decomposition's sources (--from-inventory); reference-switch:
+    generated items graded in two reference worlds."""
     items: int = Field(default=SWITCH_ITEMS, ge=4)
-    reused: Path | None = None
-    """The repeat panel's decomposition inventory."""
-    panel: dict[str, int] | None = None
-    """The repeat panel's sources per dataset (given as ``DATASET=N`` texts; None: the paper's)."""
-    presentation: Presentation | None = None
+    """Generated items of the reference switch (a multiple of 4)."""
+    reused: Path | None = Field(default=None, json_schema_extra=option_hint("--from-inventory"))
+    """The repeat panel: the decomposition inventory whose sources it reuses."""
+    panel: dict[str, int] | None = Field(
+        default=None, json_schema_extra=option_hint(metavar="DATASET=N", repeat=True)
+    )
+    """The repeat panel: sources per dataset, the first in the decomposition's sampling order
+    [default: drop=56, halueval=24] (repeatable)."""
     sources: SourceSettings = SourceSettings()
+    seed: Seed = PAPER_SEED
+    per_dataset: int | None = Field(default=None, ge=1)
+    """Sources per dataset [default: the paper's: confirmation 100, decomposition 120,
+    formatting-pilot 8]."""
+    preflight_per_dataset: int = Field(default=10, ge=0)
+    """Preflight sources per dataset (disjoint from the confirmation sources)."""
+    configurations: tuple[str, ...] = Field(
+        min_length=1,
+        json_schema_extra=option_hint(
+            "--configuration", metavar="NAME=CONTRACT@JUDGE", repeat=True
+        ),
+    )
+    """A judge and its contract (FINAL3, FINAL4, HALL, HALL_R), e.g. local3=FINAL3@smollm2-135m
+    or served=FINAL4@openai:http://127.0.0.1:8080/v1#smollm2 (repeatable); the k-th gets
+    bootstrap seed --bootstrap-seed + k."""
+    response_formats: dict[str, ResponseFormat] = Field(
+        default_factory=dict,
+        json_schema_extra=option_hint("--response-format", metavar="NAME=FORM", repeat=True),
+    )
+    """How configuration NAME's bodies ask for structured output: json_schema (OpenAI, vLLM,
+    SGLang; the default), json_object (llama-cpp-python) or none (the label read from the text)
+    (repeatable)."""
+    bootstrap_seed: int | None = Field(default=None, ge=0, le=SEED_MAX)
+    """The first configuration's bootstrap seed; the others count up from it [default:
+    --seed]."""
+    presentation: Presentation | None = None
+    """A robustness study's one presentation: sorted (every dictionary's keys sorted) or
+    insertion [default: sorted; the repeat panel keeps its decomposition's]."""
 
     @field_validator("response_formats", mode="before")
     @classmethod
@@ -106,6 +132,17 @@ class BuildSettings(BaseModel):
                 raise ValueError(f"{name!r} names no --configuration")
         return self
 
+    @model_validator(mode="after")
+    def _datasets(self) -> BuildSettings:
+        """A study drawing sources needs a dataset; one drawing none takes no dataset."""
+        study = STUDIES.get(self.study)  # an unknown one is refused by name when built
+        named = self.sources.named()
+        if study is not None and study.sourced and not named:
+            raise ValueError("give --gsm8k, --drop or --halueval (one or more)")
+        if study is not None and not study.sourced and named:
+            raise ValueError(f"the {self.study} study reads no dataset: drop --{named[0]}")
+        return self
+
     def parsed_configurations(self) -> list[Configuration]:
         """The configurations, each with its bootstrap seed and response format."""
         first = self.seed if self.bootstrap_seed is None else self.bootstrap_seed
@@ -117,15 +154,6 @@ class BuildSettings(BaseModel):
             )
             for index, text in enumerate(self.configurations)
         ]
-
-
-def _check_sources(settings: BuildSettings, sourced: bool) -> None:
-    """A study drawing sources needs a dataset; one drawing none takes no dataset."""
-    named = settings.sources.named()
-    if sourced and not named:
-        raise InputError("give --gsm8k, --drop or --halueval (one or more)", field="dataset")
-    if not sourced and named:
-        raise InputError(f"the {settings.study} study reads no dataset: drop --{named[0]}")
 
 
 def _check_outputs(settings: BuildSettings, out: Path) -> None:
@@ -144,7 +172,6 @@ def build_study(settings: BuildSettings, out: str | Path, *, overwrite: bool = F
     """
     out = Path(out)
     study = get_study(settings.study)
-    _check_sources(settings, study.sourced)
     configurations = settings.parsed_configurations()
     study.check_configurations(configurations)
     _check_outputs(settings, out)

@@ -19,7 +19,7 @@ from pydantic import (
 )
 
 from readout_audit._exceptions import InputError
-from readout_audit._util import validation_problem
+from readout_audit._util import Seed, option_hint, validation_problem
 from readout_audit.lift.sft._objective import CLIP_FLOOR, RAW_WEIGHT
 from readout_audit.lift.sft._split import PaperSplit
 from readout_audit.log import differences
@@ -50,34 +50,50 @@ class SftConfig(BaseModel):
     as the reference configuration; steps, batch and learning rate are ours (docs/lift.md).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, allow_inf_nan=False, use_attribute_docstrings=True
+    )
 
     steps: int = Field(default=50, ge=1)
+    """Optimiser steps."""
     batch_size: int = Field(default=4, ge=1)
     """Examples per forward (a micro-batch); a step takes ``grad_accumulation`` of them."""
     grad_accumulation: int = Field(default=1, ge=1)
     """Micro-batches whose gradients one optimiser step sums."""
     learning_rate: float = Field(default=2e-4, gt=0, le=1)
-    """The peak learning rate, reached after the warm-up."""
+    """AdamW's peak learning rate, reached after the warm-up (at most 1: a larger one diverges)."""
     schedule: Schedule = "cosine"
+    """How the rate decays after the warm-up."""
     warmup: float = Field(default=0.1, ge=0, lt=1)
-    """Share of the steps spent warming up (⌈warmup · steps⌉ steps, linear from 0)."""
-    max_grad_norm: float | None = Field(default=1.0, gt=0)
-    """Gradients are scaled to this global L2 norm when larger; None: not clipped."""
+    """Share of the steps whose rate climbs linearly from 0 to the peak (⌈warmup · steps⌉)."""
+    max_grad_norm: float | None = Field(default=1.0, ge=0)
+    """Clip the gradients' global L2 norm to this; 0: no clipping."""
     rank: int = Field(default=32, ge=1)
+    """LoRA rank."""
     alpha: int = Field(default=64, ge=1)
+    """LoRA alpha."""
     target_modules: tuple[str, ...] = Field(default=PROJECTIONS, min_length=1)
+    """Comma-separated names of the modules the adapter is put on."""
     dropout: float = Field(default=0.0, ge=0, lt=1)
     """LoRA dropout (its masks seeded per step, so a resumed run repeats them)."""
-    floor: float = CLIP_FLOOR
+    floor: float = Field(default=CLIP_FLOOR, json_schema_extra=option_hint(skip=True))
     raw_weight: float = Field(default=RAW_WEIGHT, ge=0, le=1)
+    """Weight of the raw NLL term beside the clipLL_2 loss."""
     max_tokens: int | None = Field(default=None, ge=8)
-    """Most tokens an example may take (prompt and target); an example over it is refused,
-    never cut. None: whatever the longest example takes."""
+    """Refuse an example longer than this many tokens, prompt and target (default: sized from
+    the examples; an example is never cut)."""
     dtype: TrainDtype = "float32"
-    """The scorer's weights' dtype while it trains (the adapter's own weights stay float32)."""
+    """The scorer's weights' dtype while it trains (bfloat16 on a GPU); the adapter's weights
+    stay float32."""
     checkpoint_every: int = Field(default=10, ge=1)
-    seed: int = Field(default=0, ge=0)
+    """Steps between checkpoints (a rerun resumes from the last)."""
+    seed: Seed = 0
+    """Seeds the split, the adapter's initialisation, dropout and the example order."""
+
+    @field_validator("max_grad_norm")
+    @classmethod
+    def _no_clipping(cls, norm: float | None) -> float | None:
+        return norm or None  # 0: not clipped, recorded as None
 
     @field_validator("target_modules")
     @classmethod

@@ -15,7 +15,7 @@ from typing import Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from readout_audit._exceptions import InputError
-from readout_audit._util import LOCK, release_held
+from readout_audit._util import LOCK, option_hint, release_held
 from readout_audit.lift._conditions import LiftSetup
 from readout_audit.lift._cut import Cut
 from readout_audit.lift._cutfile import read_cuts
@@ -32,19 +32,24 @@ from readout_audit.progress import ProgressMode, announce
 class SftRun(BaseModel):
     """What one fine-tuning reads and writes, and how it trains."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    cuts: Path
-    """The benchmark's cut file: its papers are split, its held-out cuts checked."""
-    training_cuts: Path | None = None
-    """The cuts the training papers' examples come from (default: ``cuts``')."""
-    out: Path
+    cuts: Path = Field(json_schema_extra=option_hint(path="file"))
+    """The benchmark's cut file (from readout lift cut); its papers are split into training
+    and held-out sets, and its held-out cuts are checked against the training examples."""
+    training_cuts: Path | None = Field(default=None, json_schema_extra=option_hint(path="file"))
+    """The cuts the training papers' examples come from (readout lift cut --training-out:
+    every qualifying cut); default the --cuts file's own."""
+    out: Path = Field(json_schema_extra=option_hint(path="dir"))
+    """A new or empty directory for the adapter, its checkpoint, losses.jsonl and the
+    manifest; a rerun resumes from the checkpoint."""
     bos: bool = False
-    """Open every example's prompt with BOS, as ``lift score --bos`` reads."""
+    """Open every example's prompt with the tokenizer's BOS token, as lift score --bos does:
+    a scorer read with --bos can then take --sft."""
     held_out: float = Field(default=0.5, gt=0, lt=1)
-    """Share of papers held out from training."""
+    """Share of papers held out from training (scored later, never trained on)."""
     training: SftConfig = Field(default_factory=SftConfig)
-    progress: ProgressMode = "off"
+    progress: ProgressMode = Field(default="off", json_schema_extra=option_hint(skip=True))
     """``off``: nothing on stderr; else the plan and a line per step."""
 
 

@@ -1,0 +1,121 @@
+"""Options generated from typed settings: type, bounds, default, help and errors from the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import click
+from click.testing import CliRunner
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from readout_audit._cli._fields import settings_from, settings_options
+from readout_audit._util import Seed, option_hint
+
+
+class Inner(BaseModel):
+    """A nested settings model: its fields become options beside the outer model's."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    rank: int = Field(default=4, ge=1)
+    """The ``rank`` of the thing."""
+    names: tuple[str, ...] = ("a", "b")
+    """Comma-separated names."""
+
+    @field_validator("names")
+    @classmethod
+    def _distinct(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        if len(set(names)) != len(names):
+            raise ValueError("a name is given twice")
+        return names
+
+
+class Outer(BaseModel):
+    """Every kind of field a command's settings hold."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    source: str = Field(json_schema_extra=option_hint("--items", dest="items_source"))
+    """Where the items are."""
+    out: Path = Field(json_schema_extra=option_hint(path="dir"))
+    share: float = Field(default=0.5, gt=0, lt=1)
+    """A share."""
+    mode: Literal["fast", "slow"] = "fast"
+    check: bool = False
+    reader: bool | None = None
+    extend: bool = True
+    forms: tuple[str, ...] = Field(default=(), json_schema_extra=option_hint(repeat=True))
+    seed: Seed = 0
+    limit: int | None = Field(default=None, gt=0)
+    hidden: str = Field(default="x", json_schema_extra=option_hint(skip=True))
+    inner: Inner = Field(default_factory=Inner)
+
+
+def _parse(*args: str, **fixed: Any) -> tuple[int, str, Outer | None]:
+    """Run a command taking ``Outer``'s options; its exit code, output and parsed settings."""
+    seen: list[Outer] = []
+
+    @click.command()
+    @settings_options(Outer)
+    def command(**given: Any) -> None:
+        seen.append(settings_from(Outer, given, **fixed))
+
+    result = CliRunner().invoke(command, list(args))
+    return result.exit_code, result.output, seen[0] if seen else None
+
+
+def test_the_defaults_are_the_fields_and_the_values_typed(tmp_path: Path) -> None:
+    code, output, settings = _parse("--items", "x.jsonl", "--out", str(tmp_path))
+    assert code == 0, output
+    assert settings == Outer(source="x.jsonl", out=tmp_path)
+    code, output, settings = _parse(
+        "--items", "s", "--out", "o", "--share", "0.25", "--mode", "slow", "--check",
+        "--no-reader", "--no-extend", "--forms", " yes", "--forms", "Yes", "--seed", "7",
+        "--limit", "3", "--rank", "9", "--names", "p, q",
+    )  # fmt: skip
+    assert code == 0, output
+    assert settings == Outer(
+        source="s", out=Path("o"), share=0.25, mode="slow", check=True, reader=False,
+        extend=False, forms=(" yes", "Yes"), seed=7, limit=3, inner=Inner(rank=9, names=("p", "q")),
+    )  # fmt: skip
+
+
+def test_bounds_and_choices_are_refused_by_the_option_before_the_command_runs() -> None:
+    for bad in (
+        ("--share", "1"),
+        ("--share", "0"),
+        ("--share", "nan"),
+        ("--limit", "0"),
+        ("--seed", "-1"),
+        ("--seed", str(1 << 63)),
+        ("--rank", "0"),
+        ("--mode", "medium"),
+    ):
+        code, output, settings = _parse("--items", "s", "--out", "o", *bad)
+        assert code == 2 and settings is None, bad
+        assert bad[0] in output, output
+    code, output, _ = _parse("--out", "o")
+    assert code == 2 and "--items" in output
+
+
+def test_a_value_the_model_refuses_is_a_usage_error_naming_its_option() -> None:
+    code, output, settings = _parse("--items", "s", "--out", "o", "--names", "a,a")
+    assert code == 2 and settings is None
+    assert "--names" in output and "a name is given twice" in output
+
+
+def test_help_is_the_fields_docstring_with_its_default_and_skipped_fields_have_no_option() -> None:
+    @click.command()
+    @settings_options(Outer)
+    def command(**given: Any) -> None: ...
+
+    text = " ".join(CliRunner().invoke(command, ["--help"]).output.split())
+    assert "--items TEXT Where the items are." in text
+    assert "The rank of the thing. [default: 4; x>=1]" in text  # reST literal shown plain
+    assert "Comma-separated names. [default: a,b]" in text
+    assert "--reader / --no-reader" in text and "--extend / --no-extend" in text
+    assert "--out DIRECTORY" in text
+    assert "--hidden" not in text
+    code, _, settings = _parse("--items", "s", "--out", "o", hidden="fixed")
+    assert code == 0 and settings is not None and settings.hidden == "fixed"
