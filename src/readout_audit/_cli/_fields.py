@@ -24,7 +24,7 @@ from pydantic.fields import FieldInfo
 
 from readout_audit._cli._served import with_options
 from readout_audit._cli._types import FiniteFloat, Listed
-from readout_audit._util import HINT_KEY, OptionHint, validation_problem
+from readout_audit._util import HINT_KEY, OptionHint, terminal_safe, validation_problem
 
 F = TypeVar("F", bound=Callable[..., Any])
 M = TypeVar("M")
@@ -67,7 +67,8 @@ def settings_from(model: type[M], given: Mapping[str, Any], **fixed: Any) -> M:
         name = (field or "").split(".")[-1]
         flags = {n: _flag(n, i) for n, i in _fields(model)}
         where = flags.get(name, f"--{name.replace('_', '-')}") if name else ""
-        raise click.UsageError(f"{where}: {message}" if where else message) from None
+        text = f"{where}: {message}" if where else message  # may quote what was given
+        raise click.UsageError(terminal_safe(text)) from None
 
 
 def _values(model: type[Any], given: Mapping[str, Any], fixed: Mapping[str, Any]) -> dict[str, Any]:

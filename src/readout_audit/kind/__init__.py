@@ -22,7 +22,14 @@ from readout_audit.kind._registry import (
 )
 from readout_audit.kind._release import AMENDMENTS, amended_tags, release_unknown
 from readout_audit.kind._runner import Job, Planner, ScoreResult, run_kind, timed_summary
-from readout_audit.kind._stage import Preflight, RunSettings, StageRun, check_out, run_stage
+from readout_audit.kind._stage import (
+    LoopArgs,
+    Preflight,
+    RunSettings,
+    StageRun,
+    check_out,
+    run_stage,
+)
 
 __all__ = [
     "ACCURACY",
@@ -34,6 +41,7 @@ __all__ = [
     "ENDPOINTS_FILE",
     "ENTRY_POINTS",
     "Job",
+    "LoopArgs",
     "ModelChoice",
     "PLUGINS_ENV",
     "Planner",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Generic, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -43,6 +43,24 @@ class RunSettings(BaseModel):
     overwrite: bool = False
     """Delete the run already in --out (whatever its configuration) and start it again;
     without it, a run of the same configuration is resumed."""
+
+    def loop_args(self) -> LoopArgs:
+        """What every audit function passes on to :func:`run_kind`, as its keyword arguments."""
+        return LoopArgs(
+            top_k=self.top_k,
+            batch_size=self.batch_size,
+            progress=self.progress,
+            overwrite=self.overwrite,
+        )
+
+
+class LoopArgs(TypedDict):
+    """The run settings every audit function takes by keyword (typed: mypy checks each one)."""
+
+    top_k: int
+    batch_size: int
+    progress: ProgressMode
+    overwrite: bool
 
 
 Preflight = Callable[[TextCodec, RunSettings], None]

@@ -118,10 +118,7 @@ def lm_eval_stage(
             keep_whitespace=reading.keep_whitespace,
             tolerance=reading.tolerance,
             greedy_tokens=reading.greedy_tokens,
-            top_k=settings.top_k,
-            batch_size=settings.batch_size,
-            progress=settings.progress,
-            overwrite=settings.overwrite,
+            **settings.loop_args(),
         )
 
     return StageRun("lm-eval", score, preflight)

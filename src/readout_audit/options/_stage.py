@@ -85,15 +85,12 @@ def options_stage(items: Sequence[MCItem], settings: OptionsSettings) -> StageRu
             spec,
             out,
             variants=settings.variants,
-            top_k=shared.top_k,
             greedy_tokens=settings.greedy_tokens,
             template_kwargs=shared.template_kwargs,
             reader=settings.reader,
             note_budget=settings.note_budget,
             extra_variants=extra,
-            batch_size=shared.batch_size,
-            progress=shared.progress,
-            overwrite=shared.overwrite,
+            **shared.loop_args(),
         )
 
     rungs = [item for item, _ in ladder_items(spec, items, settings.variants, extra)]

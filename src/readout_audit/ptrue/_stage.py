@@ -72,15 +72,12 @@ def ptrue_stage(items: Sequence[QAItem], settings: PTrueSettings) -> StageRun[Sc
             model,
             items,
             out,
-            top_k=shared.top_k,
             template_kwargs=shared.template_kwargs,
             correctness=settings.correctness,
             answers=settings.answers,
             prompt_mode=settings.prompt_mode,
             seed=settings.seed,
-            batch_size=shared.batch_size,
-            progress=shared.progress,
-            overwrite=shared.overwrite,
+            **shared.loop_args(),
         )
 
     readouts = [

@@ -32,12 +32,9 @@ def recover_stage(run: RecoverRun, greedy_tokens: int) -> StageRun[ScoreResult]:
             splits,
             out,
             setup=run.setup,
-            top_k=settings.top_k,
             greedy_tokens=greedy_tokens,
             template_kwargs=settings.template_kwargs,
-            batch_size=settings.batch_size,
-            progress=settings.progress,
-            overwrite=settings.overwrite,
+            **settings.loop_args(),
         )
 
     def preflight(codec: TextCodec, settings: RunSettings) -> None:

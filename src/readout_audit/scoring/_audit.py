@@ -219,12 +219,9 @@ def score_stage(
             model,
             items,
             out,
-            top_k=settings.top_k,
             greedy_tokens=greedy_tokens,
             template_kwargs=settings.template_kwargs,
-            batch_size=settings.batch_size,
-            progress=settings.progress,
-            overwrite=settings.overwrite,
+            **settings.loop_args(),
         )
 
     return StageRun("score", run, rendered_preflight(items, greedy_tokens))

@@ -118,12 +118,9 @@ def yesno_stage(items: Sequence[YesNoItem], settings: YesNoSettings) -> StageRun
             extend_sets=settings.extend_sets,
             diagnostic_sample=settings.diagnostic_sample,
             seed=settings.seed,
-            top_k=shared.top_k,
             greedy_tokens=settings.greedy_tokens,
             template_kwargs=shared.template_kwargs,
-            batch_size=shared.batch_size,
-            progress=shared.progress,
-            overwrite=shared.overwrite,
+            **shared.loop_args(),
         )
 
     rendered = rendered_preflight([yesno_item(i, setup) for i in items], settings.greedy_tokens)
