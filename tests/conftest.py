@@ -60,6 +60,17 @@ def session_cli_model(request: pytest.FixtureRequest, monkeypatch: pytest.Monkey
     monkeypatch.setattr(_gate, "load_model", load)
 
 
+@pytest.fixture
+def no_model_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail the test if a command loads a model: what it checks comes before any load."""
+    from readout_audit.model import _gate
+
+    def load(*args, **kwargs):
+        raise AssertionError("the model was loaded")
+
+    monkeypatch.setattr(_gate, "load_model", load)
+
+
 def _fine_tuning() -> bool:
     """Whether a fine-tuning opens the model: it trains the model in place, so it gets its own
     (the session's would keep the adapter for every later test)."""

@@ -7,6 +7,9 @@ import contextlib
 import hashlib
 import os
 import stat
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -58,3 +61,32 @@ def refused(args: list[object], *names: str) -> str:
     for name in names:
         assert name in errors[0], (name, errors[0])
     return errors[0]
+
+
+HOLD = """
+import sys, time
+from pathlib import Path
+from readout_audit._util import RunLock
+from readout_audit.kind import check_out
+if sys.argv[2] == "check_out":
+    check_out(Path(sys.argv[1]), "score")  # a first writer, now loading its model
+else:
+    RunLock(Path(sys.argv[1])).acquire()  # a first build, now building
+print("held", flush=True)
+time.sleep(60)
+"""
+
+
+@contextlib.contextmanager
+def first_writer(folder: Path, how: str) -> Iterator[int]:
+    """Another process holding ``folder`` as a first writer does (``check_out``: one loading its
+    model; else a build holding the lock); yields its process id, and kills it after."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(folder), how], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield holder.pid
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)

@@ -202,9 +202,9 @@ def test_an_empty_yes_form_is_refused_before_the_model_loads(tmp_path):
         ("--grid", "-10,10,1e-12", "use a coarser grid"),
         ("--prior", "nan,0.5,0.5", "must be finite numbers"),
         ("--prior", "0.5,0.5", "3 non-negative numbers summing to 1"),
-        ("--probe-seeds", "42,-1", "seeds must be in [0, 2^63)"),
-        ("--seed", "-1", "-1 is not in the range 0<=x<="),
-        ("--generator-seed", str(1 << 63), "0<=x<=9223372036854775807"),
+        ("--probe-seeds", "42,-1", "-1 is not in the range 0<=x<2^63"),
+        ("--seed", "-1", "-1 is not in the range 0<=x<2^63"),
+        ("--generator-seed", str(1 << 63), "not in the range 0<=x<2^63"),
     ],
 )
 def test_recover_options_are_refused_before_the_model_loads(tmp_path, option, value, reason):

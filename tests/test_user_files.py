@@ -6,36 +6,19 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from hostile import refused, snapshot, user_files
+from hostile import first_writer, refused, snapshot, user_files
 
 from readout_audit._cli import main
 from readout_audit.log import Manifest
-from readout_audit.model import _gate
 
 ROOT = Path(__file__).resolve().parents[1]
 SWITCH = ["judge", "build", "--study", "reference-switch", "--items", "4"]
 SWITCH += ["--configuration", "a=FINAL3@smollm2-135m"]
-HOLD = """
-import sys, time
-from pathlib import Path
-from readout_audit._cli._common import check_out
-from readout_audit._util._lock import RunLock
-if sys.argv[2] == "check_out":
-    check_out(Path(sys.argv[1]), "score")  # a first writer, now loading its model
-else:
-    lock = RunLock(Path(sys.argv[1]))
-    lock.acquire()  # a first build, now building
-print("held", flush=True)
-time.sleep(60)
-"""
 
 
 def lm_eval_line(item_id: str, doc_id: int, text: str = " yes", value: float | None = None) -> str:
@@ -104,29 +87,6 @@ def ok(args: list[object]) -> str:
     return result.output
 
 
-@pytest.fixture
-def no_model_loads(monkeypatch):
-    """Fail the test if a command loads a model."""
-
-    def load(*args, **kwargs):
-        raise AssertionError("the model was loaded")
-
-    monkeypatch.setattr(_gate, "load_model", load)
-
-
-def first_writer(folder: Path, how: str) -> Iterator[int]:
-    """Another process holding ``folder`` as a first writer does; yields its process id."""
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD, str(folder), how], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        yield holder.pid
-    finally:
-        holder.kill()
-        holder.wait(timeout=30)
-
-
 def specials(folder: Path) -> list[Path]:
     """The user's entries that are no regular file: a FIFO, and the device node where made."""
     return [folder / name for name in ("pipe", "null") if (folder / name).exists()]
@@ -154,8 +114,11 @@ def test_judge_build_never_overwrites_its_own_inventory_inputs(tmp_path):
     ok([*SWITCH, "--out", folder])
     before = snapshot(folder)
     inventory = folder / "inventory.jsonl"
-    for reads in (["--exclude", folder], ["--exclude", inventory]):
-        error = refused([*SWITCH, *reads, "--force", "--out", folder], str(inventory))
+    halueval = ROOT / "tests" / "fixtures" / "judge" / "halueval_qa_rows.jsonl"
+    pilot = ["judge", "build", "--study", "formatting-pilot", "--halueval", halueval]
+    pilot += ["--per-dataset", "3", "--configuration", "jev=FINAL3@smollm2-135m"]
+    for reads in (["--exclude", folder], ["--exclude", inventory]):  # a study drawing fresh data
+        error = refused([*pilot, *reads, "--force", "--out", folder], str(inventory))
         assert "field 'out': is also an input of this command" in error
     repeat = ["judge", "build", "--study", "repeat", "--from-inventory", folder]
     error = refused(
@@ -168,7 +131,7 @@ def test_judge_build_never_overwrites_its_own_inventory_inputs(tmp_path):
 def test_a_second_judge_build_is_refused_while_the_first_builds(tmp_path):
     folder = user_files(tmp_path / "inventory")
     ok([*SWITCH, "--out", folder])
-    for pid in first_writer(folder, "build"):
+    with first_writer(folder, "build") as pid:
         before = snapshot(folder)
         refused([*SWITCH, "--force", "--out", folder], str(folder), f"by process {pid}")
         assert snapshot(folder) == before
@@ -250,7 +213,7 @@ def test_export_keeps_doc_ids_up_to_2_64_minus_1(tmp_path, table_format):
 def test_a_second_writer_is_refused_before_its_model_loads(tmp_path, no_model_loads):
     out = user_files(tmp_path / "run")
     items = ROOT / "examples" / "items.jsonl"
-    for pid in first_writer(out, "check_out"):  # the first writer is loading its model
+    with first_writer(out, "check_out") as pid:  # the first writer is loading its model
         before = snapshot(out)
         refused(["score", "--items", items, "--out", out], str(out), f"by process {pid}")
         assert snapshot(out) == before

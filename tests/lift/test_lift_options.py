@@ -36,7 +36,7 @@ def test_cut_help_reads_the_papers_admission_rule():
     assert (
         "--min-cuts INTEGER RANGE Admit a paper only when it offers at least this many "
         "qualifying cuts (the paper's rule: ten); a paper with fewer gives none. "
-        "[default: 10; x>=1]"
+        "[default: 10; 1<=x<2^63]"
     ) in help_text
 
 
@@ -52,7 +52,7 @@ def score(tmp_path: Path, *options: str):
     [
         (("--contrast", "a"), "Invalid value for '--contrast': expected A,B, got 'a'"),
         (("--contrast", "a,b,c"), "Invalid value for '--contrast': expected A,B, got 'a,b,c'"),
-        (("--multipliers", "1,0"), "--multipliers: multipliers must be integers of at least 1"),
+        (("--multipliers", "1,0"), "'--multipliers': 0 is not in the range 1<=x<2^63"),
         (("--multipliers", "1,x"), "expected comma-separated ints, got '1,x'"),
     ],
 )

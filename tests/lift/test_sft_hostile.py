@@ -8,6 +8,7 @@ copy of one of them.
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import shutil
@@ -20,8 +21,9 @@ from click.testing import CliRunner
 from hostile import refused, snapshot, user_files
 from lift_cuts import EQUATION_TARGETS, equation_cut
 
+from readout_audit import demo_items, score
 from readout_audit._cli import _model, main
-from readout_audit._exceptions import InputError, RunDirectoryError
+from readout_audit._exceptions import InputError, ReadoutError, RunDirectoryError
 from readout_audit._util._lock import RunLock
 from readout_audit.lift import LiftSetup
 from readout_audit.lift.sft import (
@@ -37,7 +39,7 @@ from readout_audit.lift.sft import (
     split_papers,
     train_sft,
 )
-from readout_audit.model import load_model
+from readout_audit.model import _load, load_model
 
 pytestmark = pytest.mark.cost(15)
 
@@ -184,6 +186,8 @@ def test_the_finished_fine_tuning_records_its_adapter_files_hashes(made):
     recorded = json.loads((done / ADAPTER_FILES).read_text())["adapter_files"]
     assert set(recorded) == {p.name for p in (done / ADAPTER).iterdir()}
     assert recorded == _folder.adapter_hashes(done / ADAPTER)
+    fixed = json.loads((done / SFT_MANIFEST).read_text())["fixed"]
+    assert fixed == {ADAPTER_FILES: hashlib.sha256((done / ADAPTER_FILES).read_bytes()).hexdigest()}
     assert "adapter_model.safetensors" in recorded
     assert read_sft(done).adapter_files == recorded
     mask = os.umask(0)
@@ -209,6 +213,21 @@ def drop_scorer_files(out: Path) -> None:
 
 def drop_adapter_hashes(out: Path) -> None:
     (out / ADAPTER_FILES).write_text(json.dumps({"adapter_files": {}}))
+
+
+def swap_with_its_record(out: Path) -> None:
+    """Another training's adapter copied in with its own ``adapter.json`` (issue 61, point 5)."""
+    scaled_weights(out / ADAPTER)
+    (out / ADAPTER_FILES).write_text(
+        json.dumps({"adapter_files": _folder.adapter_hashes(out / ADAPTER)}, indent=2) + "\n"
+    )
+
+
+def unvouched(out: Path) -> None:
+    """A manifest recording no hash of ``adapter.json`` (as an earlier version wrote it)."""
+    manifest = json.loads((out / SFT_MANIFEST).read_text())
+    del manifest["fixed"]
+    (out / SFT_MANIFEST).write_text(json.dumps(manifest))
 
 
 def rank(out: Path, r: int) -> None:
@@ -239,7 +258,13 @@ DAMAGE = {
         "does not record",
     ),
     "a manifest without model.files": (drop_scorer_files, SFT_MANIFEST, "'model.files'"),
-    "no adapter hashes": (drop_adapter_hashes, ADAPTER_FILES, "'adapter_files'"),
+    "no adapter hashes": (drop_adapter_hashes, ADAPTER_FILES, "SHA-256 differs"),
+    "another training's adapter with its adapter.json": (
+        swap_with_its_record,
+        ADAPTER_FILES,
+        "is not the document its manifest records",
+    ),
+    "a manifest that vouches for no adapter.json": (unvouched, ADAPTER_FILES, "records no SHA-256"),
 }
 
 
@@ -405,3 +430,29 @@ def test_a_full_disk_loses_nothing_and_a_rerun_finishes(made, tmp_path, monkeypa
     assert [line["step"] for line in lines] == [1, 2]
     assert resumed.adapter_files == _folder.adapter_hashes(out / ADAPTER)
     assert not (out / "checkpoint.tmp").exists()
+
+
+def test_a_fine_tuning_is_named_as_one_by_export_and_by_an_overwriting_score(made, tmp_path, model):
+    folder = tmp_path / "sft"
+    shutil.copytree(made[1], folder, symlinks=True)
+    before = snapshot(folder)
+    error = refused(["export", folder, "--out", tmp_path / "out.csv"], str(folder))
+    assert "holds a fine-tuning (kind 'lift-sft'), not an audit run" in error
+    with pytest.raises(ReadoutError, match=r"holds a fine-tuning .* not an audit run"):
+        score(model, demo_items()[:1], folder, overwrite=True)
+    assert snapshot(folder) == before and not (tmp_path / "out.csv").exists()
+
+
+def test_a_rank_above_the_models_width_is_refused_before_its_weights_load(
+    made, tmp_path, monkeypatch
+):
+    def weights(*args, **kwargs):
+        raise AssertionError("the weights were loaded")
+
+    monkeypatch.setattr(_load, "_read_weights", weights)
+    out = tmp_path / "wide"
+    result = CliRunner().invoke(main, [str(a) for a in [*sft(made[0], out), "--rank", "577"]])
+    errors = [line for line in result.output.splitlines() if line.startswith("Error")]
+    assert result.exit_code == 1 and len(errors) == 1, result.output
+    assert "field 'rank': 577 exceeds the model's hidden size (576)" in errors[0]
+    assert not out.exists()  # the folder made for its lock went again

@@ -114,6 +114,8 @@ def test_non_finite_logged_log_likelihoods_are_refused(tmp_path: Path, value: st
         ("1_0", "not a finite log-likelihood: '1_0'"),
         (" -1.0", "not a finite log-likelihood: ' -1.0'"),
         ("0x1p3", "not a finite log-likelihood: '0x1p3'"),
+        ("-١.٥", "not a finite log-likelihood: '-١.٥'"),  # Arabic-Indic digits: ASCII only
+        ("-1.5e٣", "not a finite log-likelihood: '-1.5e٣'"),
     ],
 )
 def test_logged_log_likelihoods_no_model_gives_are_refused(
@@ -283,3 +285,40 @@ def test_a_context_too_long_to_tokenise_is_named_before_the_tokenizer_sees_it(
     args = audit("--samples", path, "--out", tmp_path / "run")
     refused(args, "item 'forged/0'", "field 'context'", "600,00", "not tokenised")
     assert not (tmp_path / "run").exists()
+
+
+def test_an_include_that_is_no_task_yaml_is_named_with_the_file_that_includes_it(
+    tmp_path: Path,
+) -> None:
+    outside = tmp_path / "passwd"
+    outside.write_text("root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534::/:/bin/false\n")
+    tasks = tmp_path / "tasks"
+    path = plain_task(tasks)
+    with open(path, "a", encoding="utf-8") as file:
+        file.write(f"include: {outside}\n")
+    before = snapshot(tmp_path)
+    args = audit("--tasks", "tp_ok", "--include-path", tasks, "--out", tmp_path / "run")
+    error = refused(args, f"{path}, field 'include'", f"includes {outside}", "no task YAML")
+    assert "knows no task" not in error
+    assert snapshot(tmp_path) == before
+
+
+GOLD_OUT_OF_RANGE = [{"question": "Q1", "choices": ["a", "b"], "answer": 0},
+                     {"question": "Q2", "choices": ["a", "b"], "answer": 7}]  # fmt: skip
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(("fewshot", "item"), [(0, "tp_gold/1"), (1, "tp_gold/few-shot 1")])
+def test_a_gold_index_out_of_range_names_the_task_the_document_and_the_field(
+    tmp_path: Path, fewshot: int, item: str
+) -> None:
+    path = task_yaml(tmp_path / "tasks", "tp_gold", GOLD_OUT_OF_RANGE)
+    if fewshot:  # the examples drawn from the same rows: lm-eval indexes their choices by gold
+        dev = f"    dev: {path.with_suffix('.jsonl')}\n    test: "
+        text = path.read_text(encoding="utf-8").replace("    test: ", dev)
+        path.write_text(text + "fewshot_split: dev\nnum_fewshot: 1\n", encoding="utf-8")
+    before = snapshot(tmp_path)
+    args = audit("--tasks", "tp_gold", "--include-path", path.parent, "--out", tmp_path / "run")
+    error = refused(args, f"item '{item}'", "field 'doc_to_target'", "the gold 7 names none")
+    assert "list index out of range" not in error
+    assert snapshot(tmp_path) == before

@@ -6,10 +6,11 @@ import json
 import os
 
 from click.testing import CliRunner
+from hostile import refused, snapshot
 from pydantic import BaseModel
 
 from readout_audit._cli import main
-from readout_audit.log import Manifest, StageFile, holds_run, read_stage
+from readout_audit.log import Manifest, RunLock, StageFile, holds_run, read_stage
 
 
 class Row(BaseModel):
@@ -71,3 +72,37 @@ def test_a_directory_stage_lists_its_files_and_a_path_without_a_manifest_is_refu
     loose.write_text("{}\n")
     result = CliRunner().invoke(main, ["report", str(loose)])
     assert result.exit_code != 0 and "is no stage" in result.output
+
+
+def test_a_judge_inventory_folder_is_reported_as_its_stage(tmp_path):
+    """``judge build --out DIR`` keeps its stage file in ``DIR``: ``report DIR`` shows it."""
+    inventory = tmp_path / "inv"
+    build = ["judge", "build", "--study", "reference-switch", "--items", "4"]
+    built = CliRunner().invoke(
+        main, [*build, "--configuration", "a=FINAL3@smollm2-135m", "--out", str(inventory)]
+    )
+    assert built.exit_code == 0, built.output
+    before = snapshot(tmp_path)
+    assert not holds_run(inventory)
+    result = CliRunner().invoke(main, ["report", str(inventory), "--plain"])
+    assert result.exit_code == 0, result.output
+    assert f"judge-inventory at {inventory / 'inventory.jsonl'}: finished" in result.output
+    lines = (inventory / "inventory.jsonl").read_bytes().count(b"\n")
+    row = next(r for r in result.output.splitlines() if "| inventory.jsonl " in r)
+    assert row.split("|")[3].strip() == str(lines)
+    lock = RunLock(inventory)  # the inventory's writer holds DIR/.lock
+    lock.acquire()
+    try:
+        result = CliRunner().invoke(main, ["report", str(inventory), "--plain"])
+        assert f"in progress (process {os.getpid()}" in result.output, result.output
+    finally:
+        lock.release()
+    assert snapshot(tmp_path) == before
+
+
+def test_a_folder_of_several_stage_files_is_refused_naming_them(tmp_path):
+    for name in ("a.jsonl", "b.jsonl"):
+        _stage(tmp_path / "two" / name, [Row(id="a", value=1.0)]).close()
+    before = snapshot(tmp_path)
+    refused(["report", tmp_path / "two"], "holds several stages (a.jsonl, b.jsonl)")
+    assert snapshot(tmp_path) == before

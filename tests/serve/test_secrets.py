@@ -12,7 +12,14 @@ from upstream_app import Upstream
 from readout_audit import InputError
 from readout_audit._cli import main
 from readout_audit.judge import parse_configuration
-from readout_audit.serve import LEDGER_FILE, Endpoint, Ledger, RequestRunner, RetryPolicy
+from readout_audit.serve import (
+    LEDGER_FILE,
+    Endpoint,
+    Ledger,
+    RequestRunner,
+    RetryPolicy,
+    redact_url,
+)
 
 SECRET = "sk-live-SECRET-4242"
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "judge"
@@ -114,3 +121,17 @@ def test_a_malformed_judge_configuration_is_quoted_without_its_password():
         "field 'configuration': expected NAME=CONTRACT@JUDGESPEC, got "
         "'FINAL3@openai:http://[redacted]@127.0.0.1:8080/v1#j'"
     )
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("dG9rZW4=@127.0.0.1:9/v1", "[redacted]@127.0.0.1:9/v1"),
+        ("key=sk-abc@127.0.0.1:9/v1", "[redacted]@127.0.0.1:9/v1"),
+        ("user:secret@127.0.0.1:9/v1", "[redacted]@127.0.0.1:9/v1"),
+        ("a=FINAL3@user:secret@127.0.0.1:9/v1", "a=FINAL3@[redacted]@127.0.0.1:9/v1"),
+        ("a=HALL_R@smollm2-135m", "a=HALL_R@smollm2-135m"),
+    ],
+)
+def test_only_a_configurations_contract_prefix_is_kept_before_credentials(url, shown):
+    assert redact_url(url) == shown

@@ -45,8 +45,9 @@ def codec():
     return load_codec(EMBEDDED_SPEC)[0]
 
 
-def fake_openai(codec, logprobs: bool = True):
-    """An OpenAI-compatible server's answers (``/models``, completions, chat completions)."""
+def fake_openai(codec, logprobs: bool = True, usage: dict[str, int] = USAGE):
+    """An OpenAI-compatible server's answers (``/models``, completions, chat completions), each
+    reporting ``usage`` as it stands when the answer is made."""
 
     def answer(method: str, path: str, body: bytes) -> bytes:
         if method == "GET":
@@ -65,7 +66,7 @@ def fake_openai(codec, logprobs: bool = True):
                       "token_logprobs": [OPTIONS[" Paris"]], "top_logprobs": [TOP]}}  # fmt: skip
         if not logprobs:
             choice.pop("logprobs", None)
-        return json.dumps({"choices": [choice | {"index": 0}], "usage": USAGE}).encode()
+        return json.dumps({"choices": [choice | {"index": 0}], "usage": usage}).encode()
 
     return answer
 
@@ -142,6 +143,33 @@ def test_a_shifted_echo_is_never_recorded_and_the_rerun_records_the_true_numbers
     assert record.option_logprobs == pytest.approx(list(OPTIONS.values()), abs=1e-6)
     mass = sum(math.exp(v) for v in OPTIONS.values())
     assert record.option_mass == pytest.approx(mass, abs=1e-6)
+
+
+def test_an_impossible_usage_count_fails_its_request_by_name_and_a_rerun_sends_it_again(
+    codec, tmp_path
+):
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps({"id": "q", "prompt": PROMPT, "options": list(OPTIONS)}) + "\n")
+    out = tmp_path / "run"
+    usage = {**USAGE, "prompt_tokens": 10**30}
+    with FaultProxy(None, None, answer=fake_openai(codec, usage=usage)) as proxy:
+        args = ["score", "--items", items, "--out", out, "--tokenizer", "smollm2-135m",
+                "--model", f"openai:{proxy.url}#m", "--server", "openai", "--echo",
+                "--allow-nonconforming", "--concurrency", "1", "--plain"]  # fmt: skip
+        error = refused(args, "1 of 1 scored positions have no record", "q/production")
+        assert "impossible answer: an integer of 31 digits is out of range" in error
+        assert "not JSON" not in error
+        with Ledger(out / LEDGER_FILE) as ledger:
+            entries = ledger.entries()
+            spend = ledger.spend()
+        # answered, so failed (never unknown), and each reservation stays charged
+        assert [e.state for e in entries] == ["failed"] * 3 and spend.tokens > 0
+        assert read_run(out).records == []
+        usage.update(USAGE)  # the server reports its usage again: the rerun sends all three
+        result = CliRunner().invoke(main, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    (record,) = read_run(out).records
+    assert record.option_logprobs == pytest.approx(list(OPTIONS.values()), abs=1e-6)
 
 
 DRIP = 0.1

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from readout_audit._cli._fields import settings_from, settings_options
-from readout_audit._util import Seed, option_hint
+from readout_audit._util import INT_MAX, Seed, option_hint
 
 
 class Inner(BaseModel):
@@ -18,7 +18,7 @@ class Inner(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    rank: int = Field(default=4, ge=1)
+    rank: int = Field(default=4, ge=1, le=64, strict=True)
     """The ``rank`` of the thing."""
     names: tuple[str, ...] = ("a", "b")
     """Comma-separated names."""
@@ -47,7 +47,7 @@ class Outer(BaseModel):
     extend: bool = True
     forms: tuple[str, ...] = Field(default=(), json_schema_extra=option_hint(repeat=True))
     seed: Seed = 0
-    limit: int | None = Field(default=None, gt=0)
+    limit: int | None = Field(default=None, gt=0, le=INT_MAX, strict=True)
     hidden: str = Field(default="x", json_schema_extra=option_hint(skip=True))
     inner: Inner = Field(default_factory=Inner)
 
@@ -112,7 +112,7 @@ def test_help_is_the_fields_docstring_with_its_default_and_skipped_fields_have_n
 
     text = " ".join(CliRunner().invoke(command, ["--help"]).output.split())
     assert "--items TEXT Where the items are." in text
-    assert "The rank of the thing. [default: 4; x>=1]" in text  # reST literal shown plain
+    assert "The rank of the thing. [default: 4; 1<=x<=64]" in text  # reST literal shown plain
     assert "Comma-separated names. [default: a,b]" in text
     assert "--reader / --no-reader" in text and "--extend / --no-extend" in text
     assert "--out DIRECTORY" in text

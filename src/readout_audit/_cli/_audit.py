@@ -12,7 +12,7 @@ from readout_audit._cli._common import greedy_tokens, model_options, refuse_unus
 from readout_audit._cli._fields import settings_from, settings_options
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._score import run_command
-from readout_audit._cli._types import IdSets, Listed, SpecType
+from readout_audit._cli._types import IdSets, SpecType
 from readout_audit._cli._warn import warn
 from readout_audit.model import is_served
 from readout_audit.options import OptionsSettings, options_stage
@@ -59,9 +59,7 @@ def ptrue_command(out: Path, **options: Any) -> None:
 
 
 @click.command("yesno")
-@settings_options(
-    YesNoSettings, types_={"legacy_ids": Listed(int, "YES_ID,NO_ID"), "legacy_set": IdSets()}
-)
+@settings_options(YesNoSettings, types_={"legacy_set": IdSets()})
 @out_option
 @model_options
 @user_errors

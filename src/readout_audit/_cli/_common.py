@@ -16,9 +16,9 @@ from click.core import ParameterSource
 from readout_audit._cli._fields import settings_from, settings_options
 from readout_audit._cli._limit_plain import plain_option
 from readout_audit._cli._served import SERVED_ONLY, gate_options, served_options, with_options
-from readout_audit._cli._types import template_kwargs_option
+from readout_audit._cli._types import BoundedInt, template_kwargs_option
 from readout_audit._exceptions import ReadoutError
-from readout_audit._util import release_held, terminal_safe
+from readout_audit._util import INT_MAX, release_held, terminal_safe
 from readout_audit.kind import DEVICE_HELP, ModelChoice, RunSettings, check_out
 from readout_audit.model import EMBEDDED_SPEC, is_served
 from readout_audit.progress import progress_mode
@@ -139,7 +139,7 @@ RUN_OPTIONS = [
     click.option(
         "--greedy-tokens",
         default=None,
-        type=click.IntRange(0),
+        type=BoundedInt(0, max=INT_MAX),
         help="Length of the greedy continuation read at each scored position "
         "(default 16; the yes/no audit's string parse reads 6, as in its paper).",
     ),

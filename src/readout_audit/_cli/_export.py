@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -65,6 +66,25 @@ def export_command(run_dir: Path, table_format: TableFormat, out: Path | None, f
     click.echo(terminal_safe(f"{len(run.records)} records written to {written}"))
 
 
+def named_once(run_dirs: tuple[Path, ...]) -> None:
+    """Refuse a run named twice, under any spelling: a table of runs has one row per run.
+
+    A repeat is a slip in the list (a glob and a name, ``runs/b1`` and ``./runs/b1/``): listed
+    twice it reads as two runs that agree, and dropped in silence the table would hide that
+    the list was not the one meant. So it is refused, naming both spellings.
+    """
+    seen: dict[str, Path] = {}
+    for run_dir in run_dirs:
+        real = os.path.realpath(run_dir)
+        if real in seen:
+            raise click.BadParameter(
+                f"the run {seen[real]} is named twice ({seen[real]}, {run_dir}): name each run "
+                "once",
+                param_hint="RUN_DIRS",
+            )
+        seen[real] = run_dir
+
+
 @click.command("table")
 @click.argument("run_dirs", nargs=-1, required=True, type=RUN_DIR)
 @click.option("--csv", "csv_out", type=FILE, help="Also write the table as CSV.")
@@ -86,6 +106,7 @@ def table_command(
     plain: bool,
 ) -> None:
     """One row per run: kind, model, items, records, state, verdicts and headline numbers."""
+    named_once(run_dirs)
     if csv_out is not None:
         check_output_path(csv_out, option="csv", force=force)
     if html_out is not None:

@@ -15,21 +15,24 @@ import types
 import typing
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import annotated_types
 import click
-from pydantic import TypeAdapter, ValidationError
+from pydantic import Strict, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
 from readout_audit._cli._served import with_options
-from readout_audit._cli._types import FiniteFloat, Listed
+from readout_audit._cli._types import BoundedInt, FiniteFloat, Listed
 from readout_audit._util import HINT_KEY, OptionHint, terminal_safe, validation_problem
 
 F = TypeVar("F", bound=Callable[..., Any])
 M = TypeVar("M")
 
-__all__ = ["settings_from", "settings_options"]
+__all__ = ["SETTINGS", "settings_from", "settings_options"]
+
+SETTINGS = "settings_models"
+"""The attribute of a command's callback listing the settings models its options come from."""
 
 
 def settings_options(
@@ -44,7 +47,8 @@ def settings_options(
     ``model`` is a pydantic model or a pydantic dataclass.
 
     ``types_`` gives a field a click type of the CLI's own (a prompt spec read from its file);
-    ``aliases`` a second spelling of its option (lm-eval's ``--num_fewshot``).
+    ``aliases`` a second spelling of its option (lm-eval's ``--num_fewshot``). An integer field
+    (or element) without an upper bound or ``strict=True`` is a TypeError here, at import.
     """
     given_types, given_aliases = dict(types_ or {}), dict(aliases or {})
     options = [
@@ -52,7 +56,12 @@ def settings_options(
         for name, info in _fields(model)
         if name not in skip
     ]
-    return lambda command: with_options(command, options)
+
+    def decorate(command: F) -> F:
+        setattr(command, SETTINGS, (*getattr(command, SETTINGS, ()), model))
+        return with_options(command, options)
+
+    return decorate
 
 
 def settings_from(model: type[M], given: Mapping[str, Any], **fixed: Any) -> M:
@@ -63,12 +72,29 @@ def settings_from(model: type[M], given: Mapping[str, Any], **fixed: Any) -> M:
     try:
         return TypeAdapter(model).validate_python(_values(model, given, fixed))
     except ValidationError as error:
-        field, message = validation_problem(error)
-        name = (field or "").split(".")[-1]
-        flags = {n: _flag(n, i) for n, i in _fields(model)}
-        where = flags.get(name, f"--{name.replace('_', '-')}") if name else ""
+        _, message = validation_problem(error)
+        where = _option_at(model, tuple(error.errors()[0]["loc"]))
         text = f"{where}: {message}" if where else message  # may quote what was given
         raise click.UsageError(terminal_safe(text)) from None
+
+
+def _option_at(model: type[Any], location: tuple[int | str, ...]) -> str:
+    """The option a validation error's location names, with the key it names inside the value.
+
+    ``panel.halueval`` is ``--panel halueval`` (a key is never taken for another option); a
+    nested settings model's own problem names no option, its message names them.
+    """
+    fields = _model_fields(model)
+    for depth, part in enumerate(location):
+        if not isinstance(part, str) or part not in fields:
+            return ""
+        info = fields[part]
+        nested = _nested(info)
+        if nested is None:
+            keys = [key for key in location[depth + 1 :] if isinstance(key, str)]
+            return " ".join([_flag(part, info), *keys])
+        fields = _model_fields(nested)
+    return ""
 
 
 def _values(model: type[Any], given: Mapping[str, Any], fixed: Mapping[str, Any]) -> dict[str, Any]:
@@ -133,10 +159,18 @@ def _unwrap(annotation: Any) -> tuple[Any, bool]:
     return annotation, False
 
 
-def _bounds(info: FieldInfo) -> dict[str, Any]:
-    """The field's numeric constraints as a click range's arguments."""
+def _constrained(annotation: Any) -> tuple[Any, list[Any]]:
+    """An annotation without ``Annotated``, and the constraints ``Annotated`` gave it."""
+    if typing.get_origin(annotation) is not Annotated:
+        return annotation, []
+    base, *extra = typing.get_args(annotation)
+    return base, [m for e in extra for m in (e.metadata if isinstance(e, FieldInfo) else [e])]
+
+
+def _bounds(metadata: list[Any]) -> dict[str, Any]:
+    """Numeric constraints as a click range's arguments."""
     bounds: dict[str, Any] = {}
-    for item in info.metadata:
+    for item in metadata:
         if isinstance(item, annotated_types.Ge):
             bounds["min"] = item.ge
         elif isinstance(item, annotated_types.Gt):
@@ -148,29 +182,67 @@ def _bounds(info: FieldInfo) -> dict[str, Any]:
     return bounds
 
 
-def _type(annotation: Any, info: FieldInfo, hint: OptionHint) -> click.ParamType[Any, Any]:
+def _int_bounds(metadata: list[Any], name: str) -> dict[str, Any]:
+    """An integer's bounds, closed; a TypeError when it has no upper one or is not strict.
+
+    Unbounded, a huge value would be stored where its reader refuses it; not strict, True
+    would pass as 1.
+    """
+    bounds = _bounds(metadata)
+    if "max" not in bounds or not any(isinstance(m, Strict) and m.strict for m in metadata):
+        raise TypeError(f"{name}: an integer setting needs an upper bound (le=) and strict=True")
+    if bounds.pop("min_open", False):
+        bounds["min"] += 1
+    if bounds.pop("max_open", False):
+        bounds["max"] -= 1
+    return bounds
+
+
+def _type(
+    annotation: Any, metadata: list[Any], hint: OptionHint, name: str
+) -> click.ParamType[Any, Any]:
     """The click type of a field's (unwrapped) annotation, its bounds included."""
     if typing.get_origin(annotation) is Literal:
         return click.Choice([str(a) for a in typing.get_args(annotation)])
     if annotation is int:
-        bounds = _bounds(info)
-        if bounds.pop("min_open", False):
-            bounds["min"] += 1
-        if bounds.pop("max_open", False):
-            bounds["max"] -= 1
-        return click.IntRange(**bounds)
+        return BoundedInt(**_int_bounds(metadata, name))
     if annotation is float:
-        return FiniteFloat(**_bounds(info))
+        return FiniteFloat(**_bounds(metadata))
     if annotation is Path:
         kind = hint.get("path")
         return click.Path(path_type=Path, file_okay=kind != "dir", dir_okay=kind != "file")
     if annotation is str:
         return click.STRING
-    args = typing.get_args(annotation)
-    if typing.get_origin(annotation) is tuple and len(set(args)) == 1 and Ellipsis not in args:
-        # a fixed count of one type (a pair of settings): comma-separated, exactly that many
-        return Listed(args[0], shape=",".join(string.ascii_uppercase[: len(args)]))
+    if typing.get_origin(annotation) is tuple:
+        return _listed(annotation, hint, name)
     raise TypeError(f"no option type for {annotation!r}")
+
+
+def _listed(annotation: Any, hint: OptionHint, name: str) -> Listed:
+    """A tuple of one type as comma-separated values, each bounded as its element is.
+
+    A fixed count (a pair of settings) takes exactly that many.
+    """
+    args = typing.get_args(annotation)
+    element, metadata = _constrained(args[0])
+    if len(set(args) - {Ellipsis}) != 1 or element not in (int, float, str):
+        raise TypeError(f"no option type for {annotation!r}")
+    bounds = _int_bounds(metadata, name) if element is int else _bounds(metadata)
+    if Ellipsis in args:
+        return Listed(element, **bounds)
+    shape = hint.get("metavar") or ",".join(string.ascii_uppercase[: len(args)])
+    return Listed(element, shape, **bounds)
+
+
+def _given(given: click.ParamType[Any, Any], name: str) -> click.ParamType[Any, Any]:
+    """A command's own type for a field, refused (TypeError) if it is an unbounded integer."""
+    if isinstance(given, click.IntRange) and (
+        not isinstance(given, BoundedInt) or given.max is None
+    ):
+        raise TypeError(f"{name}: an integer option needs an upper bound (BoundedInt)")
+    if isinstance(given, Listed) and given.kind is int and given.each is None:
+        raise TypeError(f"{name}: a list of integers needs an upper bound")
+    return given
 
 
 def _plain(docstring: str) -> str:
@@ -203,17 +275,19 @@ def _option(
         else:
             decls = [f"{flag}/--no-{flag.removeprefix('--')}", _dest(name, info)]
     elif typing.get_origin(annotation) is tuple and (given_type is None or hint.get("repeat")):
-        element = typing.get_args(annotation)[0]
+        element, metadata = _constrained(typing.get_args(annotation)[0])
         if hint.get("repeat"):
-            kwargs.update(multiple=True, type=given_type or _type(element, info, hint))
+            own = given_type and _given(given_type, name)
+            kwargs.update(multiple=True, type=own or _type(element, metadata, hint, name))
         else:
-            kwargs["type"] = Listed(element)
+            kwargs["type"] = _listed(annotation, hint, name)
             default = ",".join(map(str, default)) if default else None
     elif typing.get_origin(annotation) is dict and hint.get("repeat"):
         # a mapping given as repeated KEY=VALUE texts, which the model's validator reads
         kwargs.update(multiple=True, type=given_type or click.STRING, show_default=False)
         default = None
     else:
-        kwargs["type"] = given_type or _type(annotation, info, hint)
+        own = given_type and _given(given_type, name)
+        kwargs["type"] = own or _type(annotation, info.metadata, hint, name)
     kwargs["default"] = default
     return click.option(*decls, **kwargs)

@@ -83,7 +83,7 @@ def judge_propose_command(
 
     Each context's archive is kept as it completes: the same command again resumes.
     """
-    opener = ModelChoice(model_spec, device=device).open
+    opener = settings_from(ModelChoice, {"model_spec": model_spec, "device": device}).open
     archive, kept = propose_to_file(out, settings_from(BeamSettings, given), opener, force=force)
     click.echo(f"archived {len(archive)} strings, retained {len(kept)}; written to {out}")
     for proposal in kept[:10]:

@@ -30,7 +30,6 @@ def sft_command(
 ) -> None:
     """Train the context-only SFT control: LoRA on the training papers' cuts (seed 001)."""
     run = settings_from(SftRun, given, progress=progress_mode(progress))
-    scorer = ModelChoice(
-        spec=model_spec, device=device, dtype=run.training.dtype, allow_download=allow_download
-    )
+    chosen = {"model_spec": model_spec, "device": device, "allow_download": allow_download}
+    scorer = settings_from(ModelChoice, chosen, dtype=run.training.dtype)
     click.echo(fine_tune(run, scorer).summary())

@@ -11,6 +11,9 @@ from typing import Any
 
 import click
 
+from readout_audit._cli._types import BoundedInt
+from readout_audit._util import INT_MAX
+
 plain_option = click.option(
     "--plain", is_flag=True, help="No colour, ASCII borders: for logs and pipes."
 )
@@ -19,4 +22,6 @@ plain_option = click.option(
 
 def limit_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """``--limit N``: only the first N of ``what`` the command reads (e.g. "items")."""
-    return click.option("--limit", type=click.IntRange(1), help=f"Only the first N {what}.")
+    return click.option(
+        "--limit", type=BoundedInt(1, max=INT_MAX), help=f"Only the first N {what}."
+    )

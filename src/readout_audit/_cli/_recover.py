@@ -12,11 +12,12 @@ from readout_audit._cli._common import greedy_tokens, model_options, user_errors
 from readout_audit._cli._fields import settings_from, settings_options
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._score import run_command
-from readout_audit._cli._types import Listed
+from readout_audit._cli._types import BoundedInt, Listed
+from readout_audit._util import INT_MAX
 from readout_audit.recover import GENERATORS, RecoverRun, recover_stage
 from readout_audit.stats import MAX_REPLICATES
 
-REPLICATES = click.IntRange(100, MAX_REPLICATES)
+REPLICATES = BoundedInt(100, max=MAX_REPLICATES)
 """The CLI's bootstrap and permutation counts: at least 100 (a notebook may take fewer)."""
 
 
@@ -28,7 +29,7 @@ REPLICATES = click.IntRange(100, MAX_REPLICATES)
         "generate": click.Choice(sorted(GENERATORS)),
         "configurations": Listed(),
         "grid": Listed(float, "LOW,HIGH,STEP"),
-        "probe_rows": click.IntRange(10),
+        "probe_rows": BoundedInt(10, max=INT_MAX),
         "n_perm": REPLICATES,
         "n_boot": REPLICATES,
     },

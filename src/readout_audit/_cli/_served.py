@@ -8,9 +8,10 @@ from typing import Any, TypeVar
 
 import click
 
-from readout_audit._cli._types import FiniteFloat
+from readout_audit._cli._types import BoundedInt, FiniteFloat
+from readout_audit._util import INT_MAX
 from readout_audit.model import ServedSettings
-from readout_audit.serve import CostCap
+from readout_audit.serve import MAX_CONCURRENCY, CostCap
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -74,7 +75,7 @@ def served_options(command: F) -> F:
             "--concurrency",
             default=4,
             show_default=True,
-            type=click.IntRange(1),
+            type=BoundedInt(1, max=MAX_CONCURRENCY),
             help="Served models: requests in flight per endpoint.",
         ),
         click.option(
@@ -92,7 +93,7 @@ def served_options(command: F) -> F:
         ),
         click.option(
             "--max-spend-tokens",
-            type=click.IntRange(1),
+            type=BoundedInt(1, max=INT_MAX),
             help="Served models: cap on prompt + completion tokens, reserved before sending.",
         ),
         click.option(

@@ -11,13 +11,37 @@ from typing import Any, TypeVar
 import click
 
 from readout_audit._exceptions import ReadoutError
-from readout_audit._util import decode_json, terminal_safe
+from readout_audit._util import INT_MAX, SEED_MAX, decode_json, terminal_safe
 from readout_audit.prompt import BUILTIN_SPECS, SPEC_SUFFIXES, SpecFile, read_spec_file
 from readout_audit.stats import MAX_REPLICATES
 
-SEED = click.IntRange(0, (1 << 63) - 1)
-"""A seed option: a non-negative integer every generator takes (numpy, torch, random)."""
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class BoundedInt(click.IntRange):
+    """An integer option bounded above (``max`` is required), written in ASCII digits.
+
+    An unbounded number would be stored in a manifest its own reader refuses, and ``int``
+    would read other scripts' digits ('٣' as 3).
+    """
+
+    def __init__(self, min: int | None = None, *, max: int, **open_ends: bool) -> None:
+        super().__init__(min, max, **open_ends)
+
+    def _describe_range(self) -> str:
+        """The range as help and errors show it, 2^63 − 1 spelled as the bound it is."""
+        described = super()._describe_range()
+        return described.replace(f"<={INT_MAX}", "<2^63") if self.max == INT_MAX else described
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The integer, or a usage error naming a value out of range or not in ASCII digits."""
+        if isinstance(value, str) and not value.isascii():
+            self.fail(f"{value!r} is not an integer in ASCII digits", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+SEED = BoundedInt(0, max=SEED_MAX)
+"""A seed option: a non-negative integer every generator takes (numpy, torch, random)."""
 
 
 def replicates_option(name: str, default: int, what: str) -> Callable[[F], F]:
@@ -26,7 +50,7 @@ def replicates_option(name: str, default: int, what: str) -> Callable[[F], F]:
         name,
         default=default,
         show_default=True,
-        type=click.IntRange(100, MAX_REPLICATES),
+        type=BoundedInt(100, max=MAX_REPLICATES),
         help=f"{what} (at most {MAX_REPLICATES:,}: memory grows with replicates × items, and a "
         "million already fixes a p-value's third decimal).",
     )
@@ -42,7 +66,9 @@ class FiniteFloat(click.FloatRange):
     name = "finite float"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        """The number, or a usage error naming a value that is not finite."""
+        """The number, or a usage error naming a value that is not finite or not ASCII."""
+        if isinstance(value, str) and not value.isascii():
+            self.fail(f"{value!r} is not a number in ASCII digits", param, ctx)
         number = super().convert(value, param, ctx)
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number", param, ctx)
@@ -99,13 +125,16 @@ template_kwargs_option = click.option(
 class Listed(click.ParamType[tuple[Any, ...], Any]):
     """Comma-separated values of one type (``42,123``), optionally exactly ``shape``'s count.
 
-    Numbers must be finite: the manifest would store NaN or an infinity as null, so the same
-    command could never resume its run. Empty parts are dropped; none at all is refused.
+    Each number is checked as its own option would be (``bounds``: a click range's; integers
+    need a ``max``): floats finite, as the manifest would store NaN or an infinity as null and
+    the same command could never resume its run. Empty parts are dropped; none is refused.
     """
 
-    def __init__(self, kind: type[Any] = str, shape: str | None = None) -> None:
+    def __init__(self, kind: type[Any] = str, shape: str | None = None, **bounds: Any) -> None:
         self.kind, self.shape = kind, shape
         self.name = shape or f"{kind.__name__}[,{kind.__name__}...]"
+        numbers = {int: BoundedInt, float: FiniteFloat}
+        self.each = numbers[kind](**bounds) if kind in numbers else None
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         """The values as a tuple, or a usage error naming what is wrong."""
@@ -113,13 +142,17 @@ class Listed(click.ParamType[tuple[Any, ...], Any]):
             return value
         parts = [part.strip() for part in str(value).split(",") if part.strip()]
         try:
+            if self.each is not None and not all(part.isascii() for part in parts):
+                raise ValueError("digits of another script")
             listed = tuple(self.kind(part) for part in parts)
         except ValueError:
             self.fail(f"expected comma-separated {self.kind.__name__}s, got {value!r}", param, ctx)
         if not listed:
             self.fail(f"nothing given in {value!r}", param, ctx)
-        if self.kind is not str and not all(math.isfinite(n) for n in listed):
+        if self.kind is float and not all(math.isfinite(n) for n in listed):
             self.fail(f"must be finite numbers, got {value!r}", param, ctx)
+        if self.each is not None:
+            listed = tuple(self.each.convert(n, param, ctx) for n in listed)
         if self.shape is not None and len(listed) != self.shape.count(",") + 1:
             self.fail(f"expected {self.shape}, got {value!r}", param, ctx)
         return listed
@@ -137,7 +170,7 @@ class IdSets(click.ParamType[tuple[tuple[int, ...], tuple[int, ...]], Any]):
         yes, sep, no = str(value).partition(":")
         if not sep:
             self.fail("expected YES_IDS:NO_IDS, e.g. 3582,8241:1217,3782", param, ctx)
-        ids = Listed(int)
+        ids = Listed(int, min=0, max=INT_MAX)
         return ids.convert(yes, param, ctx), ids.convert(no, param, ctx)
 
 

@@ -25,11 +25,20 @@ from readout_audit._util._jsonl import (
     write_lines_atomic,
     write_text_atomic,
 )
-from readout_audit._util._lock import LOCK, RunLock, hold, lock_holder, release_held
+from readout_audit._util._lock import (
+    LOCK,
+    RunLock,
+    hold,
+    lock_holder,
+    refuse_if_written,
+    release_held,
+)
 from readout_audit._util._models import field_path, read_models, validate_line, validation_problem
 from readout_audit._util._option_hint import (
     HINT_KEY,
+    INT_MAX,
     SEED_MAX,
+    THREADS_MAX,
     OptionHint,
     Seed,
     option_hint,
@@ -39,6 +48,7 @@ from readout_audit._util._text import terminal_safe
 __all__ = [
     "BoundsError",
     "HINT_KEY",
+    "INT_MAX",
     "JsonLines",
     "JsonlAppender",
     "LOCK",
@@ -47,6 +57,7 @@ __all__ = [
     "RunLock",
     "SEED_MAX",
     "Seed",
+    "THREADS_MAX",
     "check_regular",
     "decode_json",
     "dumps_line",
@@ -63,6 +74,7 @@ __all__ = [
     "read_input_text",
     "read_lines",
     "read_models",
+    "refuse_if_written",
     "release_held",
     "split_lines",
     "terminal_safe",

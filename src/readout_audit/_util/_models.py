@@ -63,7 +63,7 @@ def read_models(
     *,
     source: str,
     key: Callable[[M], Hashable],
-    key_field: str,
+    key_field: str | None = None,
     repeated: Callable[[Hashable, int], str] = _repeats,
     prepare: Callable[[Any, int], Any] | None = None,
     check: Callable[[M, int], None] | None = None,
@@ -71,7 +71,8 @@ def read_models(
     """Every (line, value) validated as ``model``, keys unique; errors name source and line.
 
     ``prepare(value, line)`` fills defaults before validation, ``check(model, line)`` adds the
-    caller's own rules, ``repeated(key, first line)`` words a repeated key's error.
+    caller's own rules, ``repeated(key, first line)`` words a repeated key's error (which names
+    the field ``key_field`` when the key is one field's).
     """
     found: list[M] = []
     first: dict[Hashable, int] = {}

@@ -7,14 +7,20 @@ what a type cannot: another option name, a metavar, a file or a folder, a repeat
 
 from __future__ import annotations
 
+import os
 from typing import Annotated, Any, Literal, TypedDict
 
 from pydantic import Field
 
-SEED_MAX = (1 << 63) - 1
+INT_MAX = (1 << 63) - 1
+"""The largest integer a setting may hold (a signed 64-bit one): numpy, torch, ``islice`` and
+the manifest's reader all take it, so a run that records it can be read back and resumed."""
+SEED_MAX = INT_MAX
 """The largest seed every generator takes (numpy, torch, random)."""
-Seed = Annotated[int, Field(ge=0, le=SEED_MAX)]
-"""A seed: a non-negative integer every generator takes."""
+Seed = Annotated[int, Field(ge=0, le=SEED_MAX, strict=True)]
+"""A seed: a non-negative integer every generator takes (a bool is no seed)."""
+THREADS_MAX = os.cpu_count() or 1
+"""The most CPU threads a model may use: this machine's cores (torch refuses far more)."""
 
 HINT_KEY = "option"
 """The key of ``json_schema_extra`` that holds a field's :class:`OptionHint`."""

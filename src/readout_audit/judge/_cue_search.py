@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from readout_audit._util import Seed, option_hint
+from readout_audit._util import INT_MAX, Seed, option_hint
 from readout_audit.judge.inventory import (
     PAPER_SEED,
     SourceSettings,
@@ -55,15 +55,15 @@ class SearchSettings(BaseModel):
     sources: SourceSettings = SourceSettings()
     seed: Seed = PAPER_SEED
     presentation: Presentation = "sorted"
-    development: int | None = Field(default=None, ge=1)
+    development: int | None = Field(default=None, ge=1, le=INT_MAX, strict=True)
     """Development questions per dataset [screen 12, extend 8]."""
-    confirmation: int | None = Field(default=None, ge=1)
+    confirmation: int | None = Field(default=None, ge=1, le=INT_MAX, strict=True)
     """Withheld confirmation questions per dataset [screen 12, extend 24]."""
-    keep: int | None = Field(default=None, ge=1)
+    keep: int | None = Field(default=None, ge=1, le=INT_MAX, strict=True)
     """Bridges frozen [screen 16; extend 2 per scaffold]."""
-    rounds: int | None = Field(default=None, ge=0)
+    rounds: int | None = Field(default=None, ge=0, le=INT_MAX, strict=True)
     """Extension rounds [extend 2]."""
-    per_round: int | None = Field(default=None, ge=1)
+    per_round: int | None = Field(default=None, ge=1, le=INT_MAX, strict=True)
     """New strings per round [32]."""
 
     @model_validator(mode="after")

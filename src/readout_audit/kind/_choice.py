@@ -14,9 +14,10 @@ from pydantic.dataclasses import dataclass
 from rich.console import Console
 from rich.text import Text
 
-from readout_audit._util import option_hint, terminal_safe
+from readout_audit._util import INT_MAX, THREADS_MAX, option_hint, terminal_safe
 from readout_audit.model import (
     EMBEDDED_SPEC,
+    Device,
     Dtype,
     PrefixSharing,
     ScoringModel,
@@ -56,7 +57,7 @@ class ModelChoice:
     openai:<base-url>[,<base-url>...]#<model-name> (or openai:<file of URLs>#<name>)."""
     allow_download: bool = False
     """Let hf: specs download from the Hugging Face Hub."""
-    device: str = "auto"
+    device: Device = "auto"
     """auto (cuda if available, else mps, else cpu), cpu, cuda, cuda:N or mps."""
     dtype: Dtype = "auto"
     """Weights' dtype; auto is bfloat16 on a GPU and float32 on the CPU."""
@@ -65,12 +66,14 @@ class ModelChoice:
     placement, recorded in the manifest)."""
     trust_remote_code: bool = False
     """Run a hf: checkpoint's own modelling code (off by default; recorded)."""
-    threads: int | None = Field(default=None, ge=1)
-    """CPU threads for the model (default: torch's, one per core); fewer can be faster on a
-    busy machine."""
+    threads: int | None = Field(default=None, ge=1, le=THREADS_MAX, strict=True)
+    """CPU threads for the model (default: torch's, one per core; at most this machine's
+    cores); fewer can be faster on a busy machine."""
     cache_budget_mb: int | None = Field(
         default=None,
         ge=1,
+        le=INT_MAX >> 20,  # its bytes are an int64 too
+        strict=True,
         json_schema_extra=option_hint("--cache-budget", metavar="MB", dest="cache_budget"),
     )
     """Largest key-value cache of one forward (default 1024 MB); a batch over it is scored in

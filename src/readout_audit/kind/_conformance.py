@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from readout_audit._exceptions import RunDirectoryError
-from readout_audit._util import option_hint, write_json_atomic
+from readout_audit._exceptions import InputError, RunDirectoryError
+from readout_audit._util import INT_MAX, THREADS_MAX, option_hint, write_json_atomic
 from readout_audit.log import Manifest, StageFile, check_unlocked, stage_manifest_path
 from readout_audit.model import (
     CONFORMANCE_FILE,
@@ -31,6 +31,8 @@ from readout_audit.model import (
     ServedSettings,
     check_endpoint,
     conformance_models,
+    is_served,
+    parse_model_spec,
     tolerance_for,
 )
 from readout_audit.serve import LEDGER_FILE
@@ -125,10 +127,26 @@ class ConformanceRun(BaseModel):
     reference, else unquantised."""
     tolerance: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     """Largest accepted |served − local| log-prob (default: by quantisation)."""
-    threads: int | None = Field(default=None, ge=1)
-    """CPU threads for the local reference (default: torch's, one per core)."""
-    limit: int | None = Field(default=None, ge=1)
+    threads: int | None = Field(default=None, ge=1, le=THREADS_MAX, strict=True)
+    """CPU threads for the local reference (default: torch's, one per core; at most this
+    machine's cores)."""
+    limit: int | None = Field(default=None, ge=1, le=INT_MAX, strict=True)
     """Only the first N probe prompts (raw prompts first, then chat prompts)."""
+
+    @field_validator("reference")
+    @classmethod
+    def _local(cls, value: str) -> str:
+        """The reference runs here: a served spec (its URL never echoed) or any other is refused."""
+        if is_served(value):
+            raise ValueError(
+                "is a served model, but the reference is the same weights run here: "
+                f"{EMBEDDED_SPEC}, hf:<hub-id-or-dir>[@revision] or gguf:<path>"
+            )
+        try:
+            parse_model_spec(value)
+        except InputError as error:
+            raise ValueError(error.message) from None
+        return value
 
 
 def check_served(

@@ -17,6 +17,7 @@ from readout_audit.model import (
     PositionRequest,
     PositionScores,
     ScoringModel,
+    check_model,
     leading_context,
     ordered_jobs,
 )
@@ -85,6 +86,7 @@ def run_kind(
     ``overwrite``: a run already in ``out`` (of any configuration) is deleted first, as when a
     notebook cell runs again after its items changed; otherwise it is resumed or refused.
     """
+    check_model(model)
     size = batch_size or DEFAULT_BATCH_SIZE
     manifest = Manifest.create(kind.name, model.info, config, seeds)  # checked before any write
     with RunDirectory(out, kind, overwrite=overwrite) as run_dir:

@@ -15,7 +15,7 @@ from typing import Generic, TypedDict, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from readout_audit._exceptions import InputError, RunDirectoryError
-from readout_audit._util import hold, option_hint, release_held
+from readout_audit._util import INT_MAX, hold, option_hint, release_held
 from readout_audit.kind._choice import ModelChoice
 from readout_audit.log import existing_manifest, read_only_files, unwritable
 from readout_audit.model import DEFAULT_BATCH_SIZE, ScoringModel, TextCodec
@@ -30,13 +30,13 @@ class RunSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    top_k: int = Field(DEFAULT_TOP_K, ge=1)
+    top_k: int = Field(DEFAULT_TOP_K, ge=1, le=INT_MAX, strict=True)
     """Tokens of each scored position's distribution kept in its record."""
     template_kwargs: dict[str, JsonValue] = Field(
         default_factory=dict, json_schema_extra=option_hint(skip=True)
     )
     """Chat-template arguments, e.g. ``{"enable_thinking": False}``."""
-    batch_size: int = Field(DEFAULT_BATCH_SIZE, ge=1)
+    batch_size: int = Field(DEFAULT_BATCH_SIZE, ge=1, le=INT_MAX, strict=True)
     """Scored positions per model call (one padded forward, one batched decode)."""
     progress: ProgressMode = Field("off", json_schema_extra=option_hint(skip=True))
     """``bar``, ``lines`` or ``off``: a mode, never a truth value (``"off"`` is truthy)."""
@@ -82,8 +82,9 @@ class StageRun(Generic[T]):
 def check_out(out: Path, kind: str | None = None) -> None:
     """Before the model loads: ``out`` is a writable directory, unlocked, of the same kind.
 
-    An existing directory's lock is taken here and kept until the run directory takes it over
-    (or :func:`run_stage` ends), so a second writer is refused before it loads a model too.
+    ``out``'s lock is taken here (the directory made if it does not exist yet, and removed
+    again if nothing is written into it) and kept until the run directory takes it over (or
+    :func:`run_stage` ends), so a second writer is refused before it loads a model too.
     """
     if out.exists() and not out.is_dir():
         raise InputError("is a file, not a run directory", source=str(out), field="out")
@@ -101,7 +102,7 @@ def check_out(out: Path, kind: str | None = None) -> None:
                 f"{out} holds a {found.kind} run and this command writes {kind} runs; "
                 "choose another --out"
             )
-        hold(out)  # kept through the model's loading: a second writer is refused now
+    hold(out)  # kept through the model's loading: a second writer is refused now
 
 
 def run_stage(

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from readout_audit._exceptions import InputError
-from readout_audit._util import option_hint, terminal_safe
-from readout_audit.lift._cutfile import cut_papers, cut_stage_manifest, cut_table, write_cuts
+from readout_audit._util import INT_MAX, option_hint, terminal_safe
+from readout_audit.lift._cutfile import (
+    CUT_KIND,
+    cut_papers,
+    cut_stage_manifest,
+    cut_table,
+    write_cuts,
+)
 from readout_audit.lift._select import CutSettings
 from readout_audit.lift._sources import read_papers
 from readout_audit.log import check_output_path, check_unlocked, stage_manifest_path
@@ -27,7 +34,7 @@ class CutRun(BaseModel):
     training_out: Path | None = Field(default=None, json_schema_extra=option_hint(path="file"))
     """Also write every qualifying cut of the admitted papers, no per-paper quota, to this cut
     file: the training cuts of readout lift sft --training-cuts."""
-    limit: int | None = Field(default=None, ge=1)
+    limit: int | None = Field(default=None, ge=1, le=INT_MAX, strict=True)
     """Only the first N papers of the sources, in order."""
     force: bool = False
     """Replace a file already at --out or --training-out (never one inside a run directory,
@@ -58,14 +65,23 @@ def check_cut_outputs(run: CutRun) -> None:
     A cut file stage already there is resumed (no ``force`` needed); any other existing file
     needs ``force``.
     """
-    if run.training_out is not None and run.training_out.absolute() == run.out.absolute():
-        raise InputError("must differ from --out", field="training-out")
+    if run.training_out is not None and os.path.realpath(run.training_out) == os.path.realpath(
+        run.out
+    ):
+        raise InputError(
+            "must differ from --out", source=str(run.training_out), field="training-out"
+        )
     for option, out in (("out", run.out), ("training-out", run.training_out)):
         if out is None:
             continue
-        resumable = cut_stage_manifest(out) is not None
-        for path in (out, stage_manifest_path(out)):
-            check_output_path(path, option=option, inputs=run.sources, force=run.force or resumable)
+        own = (out, CUT_KIND)
+        check_output_path(out, option=option, inputs=run.sources, force=True, own=own)
+        paths = (out, stage_manifest_path(out))  # ``out`` is no folder: it has a name
+        # never another stage's file, an input or a special file; then replaced only if forced
+        check_output_path(paths[1], option=option, inputs=run.sources, force=True, own=own)
+        if not run.force and cut_stage_manifest(out) is None:  # a cut stage resumes unforced
+            for path in paths:
+                check_output_path(path, option=option, inputs=run.sources, own=own)
         check_unlocked(out)
 
 

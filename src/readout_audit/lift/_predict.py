@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from readout_audit._exceptions import InputError
-from readout_audit._util import Seed, option_hint, terminal_safe
+from readout_audit._util import INT_MAX, Seed, option_hint, terminal_safe
 from readout_audit.lift._cut import Cut, sha256_text
 from readout_audit.lift._cutfile import read_cuts
 from readout_audit.lift._forecasts import Forecast, forecast_key
@@ -55,6 +55,8 @@ PROSE_PROMPT = (
 """Our predictor prompt for a prose cut (the paper asks for about 1,800 characters)."""
 
 PROSE_TARGET_CHARS = 1800
+PREDICT_KIND = "lift-predict"
+"""The kind of a forecast file's stage manifest."""
 
 
 def target_chars(cut: Cut) -> int:
@@ -255,7 +257,7 @@ def write_forecasts(
         },
         "max_new_tokens": max_new_tokens,
     }
-    manifest = Manifest.create("lift-predict", model.info, config, seeds={"seed": seed})
+    manifest = Manifest.create(PREDICT_KIND, model.info, config, seeds={"seed": seed})
     with (
         StageFile(
             out, manifest, Forecast, forecast_key, key_field="cut_id", what="forecasts"
@@ -298,13 +300,13 @@ class PredictRun(BaseModel):
     out: Path
     """The forecast file (JSON lines), resumed if it exists with the same settings; its
     manifest is written beside it as <out>.manifest.json."""
-    limit: int | None = Field(default=None, ge=1)
+    limit: int | None = Field(default=None, ge=1, le=INT_MAX, strict=True)
     """Only the first N cuts of the cut file."""
     setting: str | None = None
     """Name of this predictor setting in the records (default: the model's name + -t1)."""
     seed: Seed = 0
     """Run seed; each cut's sampling seed is derived from it and the cut id by SHA-256."""
-    max_new_tokens: int | None = Field(default=None, ge=1)
+    max_new_tokens: int | None = Field(default=None, ge=1, le=INT_MAX, strict=True)
     """Generation bound per cut (default: half the asked characters plus 16)."""
     plain_prompt: bool = False
     """Send the prompt as plain text even when the model has a chat template."""
@@ -324,7 +326,9 @@ class ModelOpening(Protocol):
 
 def predict_cut_file(run: PredictRun, model: ModelOpening) -> list[Forecast]:
     """Check the forecast file (unlocked, not an input), open the model, write every forecast."""
-    check_output_path(run.out, option="out", inputs=[run.cuts], force=True)
+    check_output_path(
+        run.out, option="out", inputs=[run.cuts], force=True, own=(run.out, PREDICT_KIND)
+    )
     cuts = read_cuts(run.cuts)[: run.limit]
     check_unlocked(run.out)  # a second writer stops here, before the model loads
     return write_forecasts(

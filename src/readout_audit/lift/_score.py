@@ -39,6 +39,7 @@ from readout_audit.model import (
     RoutedExecutor,
     ScoringModel,
     TextCodec,
+    check_model,
 )
 from readout_audit.progress import ProgressMode
 
@@ -269,6 +270,7 @@ def score_lift(
     """
     from readout_audit.lift._kind import LIFT
 
+    check_model(model)
     setup = setup or LiftSetup()
     forecasts = forecasts or {}
     check_cuts(cuts, forecasts)

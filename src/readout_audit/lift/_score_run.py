@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from readout_audit._exceptions import InputError
-from readout_audit._util import Seed, option_hint, release_held
+from readout_audit._util import INT_MAX, Seed, option_hint, release_held
 from readout_audit.kind import ScoreResult, check_out
 from readout_audit.lift._conditions import LiftSetup
 from readout_audit.lift._cut import Cut
@@ -52,9 +52,11 @@ class LiftScoreRun(BaseModel):
     """The setting of forecast lines that name none."""
     out: Path
     """The run directory; a run of the same configuration there is resumed."""
-    limit: int | None = Field(default=None, ge=1)
+    limit: int | None = Field(default=None, ge=1, le=INT_MAX, strict=True)
     """Only the first N cuts of the cut file (and only their forecasts)."""
-    multipliers: tuple[int, ...] = Field(default=(1, 3), min_length=1)
+    multipliers: tuple[Annotated[int, Field(ge=1, le=INT_MAX, strict=True)], ...] = Field(
+        default=(1, 3), min_length=1
+    )
     """Recent-context controls as multiples of B = |Y| + 40 (equation cuts)."""
     oracle: bool = True
     """Score the oracle: the true suffix in the scaffold (--no-oracle skips it)."""
@@ -76,7 +78,7 @@ class LiftScoreRun(BaseModel):
     hardest_by: str | None = Field(default=None, json_schema_extra=option_hint(metavar="SETTING"))
     """Section 9's heuristic: compare the settings on the fifth of cuts where this setting's
     lift is lowest (default: the last setting given)."""
-    batch_size: int = Field(default=DEFAULT_BATCH_SIZE, ge=1)
+    batch_size: int = Field(default=DEFAULT_BATCH_SIZE, ge=1, le=INT_MAX, strict=True)
     """Scored positions per model call."""
     progress: ProgressMode = "off"
     """``off``: nothing on stderr; else a bar or a line at least every 10 s."""
@@ -91,13 +93,6 @@ class LiftScoreRun(BaseModel):
                 return tuple(int(m) for m in value.split(","))
             except ValueError:
                 raise ValueError(f"{value!r} is not a comma-separated list of integers") from None
-        return value
-
-    @field_validator("multipliers")
-    @classmethod
-    def _at_least_one(cls, value: tuple[int, ...]) -> tuple[int, ...]:
-        if any(m < 1 for m in value):
-            raise ValueError("multipliers must be integers of at least 1")
         return value
 
     @field_validator("contrasts", mode="before")

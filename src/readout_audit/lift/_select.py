@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from readout_audit._util import Seed, option_hint
+from readout_audit._util import INT_MAX, Seed, option_hint
 from readout_audit.lift._cut import Cut, CutKind, sha256_text
 from readout_audit.lift._sources import TexPaper
 
@@ -50,19 +50,19 @@ class CutSettings(BaseModel):
     """Equation suffixes (section 4) or prose/TeX blocks (section 7)."""
     seed: Seed = 0
     """Seeds the pick among a paper's qualifying cuts (with the paper's id)."""
-    per_paper: int = Field(default=KIND_DEFAULT, ge=1)
+    per_paper: int = Field(default=KIND_DEFAULT, ge=1, le=INT_MAX, strict=True)
     """At most this many cuts per paper (default 10 equation cuts, 20 prose cuts)."""
     every: bool = Field(default=False, json_schema_extra=option_hint(skip=True))
     """Keep every qualifying cut of an admitted paper, no quota: a training cut file for the
     SFT control, whose examples are all of a training paper's cuts."""
-    min_cuts: int = Field(default=MIN_CUTS, ge=1)
+    min_cuts: int = Field(default=MIN_CUTS, ge=1, le=INT_MAX, strict=True)
     """Admit a paper only when it offers at least this many qualifying cuts (the paper's rule:
     ten); a paper with fewer gives none."""
-    min_context: int = Field(default=10_000, ge=0)
+    min_context: int = Field(default=10_000, ge=0, le=INT_MAX, strict=True)
     """Cleaned characters required before a cut, and the context's length."""
-    min_target: int = Field(default=KIND_DEFAULT, ge=1)
+    min_target: int = Field(default=KIND_DEFAULT, ge=1, le=INT_MAX, strict=True)
     """Fewest target characters (default 50 for equations, 200 for prose)."""
-    max_target: int = Field(default=KIND_DEFAULT, ge=1)
+    max_target: int = Field(default=KIND_DEFAULT, ge=1, le=INT_MAX, strict=True)
     """Most target characters (default 400 for equations; 2000 for prose, longer blocks cut)."""
 
     @model_validator(mode="before")
@@ -72,9 +72,11 @@ class CutSettings(BaseModel):
             kind = data.get("kind", "equation")
             low, high = TARGET_BOUNDS.get(kind, (1, 1))
             data = {**data}
-            data["min_target"] = data.get("min_target") or low
-            data["max_target"] = data.get("max_target") or high
-            data["per_paper"] = data.get("per_paper") or PER_PAPER.get(kind, 1)
+            # None is "not given"; 0 is given, and refused by the bound (never the default)
+            for name, default in (("min_target", low), ("max_target", high)):
+                data[name] = default if data.get(name) is None else data[name]
+            if data.get("per_paper") is None:
+                data["per_paper"] = PER_PAPER.get(kind, 1)
         return data
 
     @model_validator(mode="after")

@@ -326,10 +326,17 @@ def read_papers(sources: Sequence[Path], limit: int | None = None) -> list[TexPa
     Sources after those that give the first ``limit`` papers are not read.
     """
     papers: dict[str, TexPaper] = {}
+    files: dict[str, str] = {}  # each file read, resolved, by the source that gave it
     for path in sources:
         if limit is not None and len(papers) >= limit:
             break
         for paper in read_source(Path(path)):
+            real = os.path.realpath(paper.source)
+            if real in files:
+                earlier = files[real]
+                how = "given twice" if earlier == str(path) else f"read from {earlier} and {path}"
+                raise InputError(f"{paper.source} is {how}; give it once", source=str(path))
+            files[real] = str(path)
             if paper.id in papers:
                 raise InputError(
                     f"paper id {paper.id!r} is read from both {papers[paper.id].source} "

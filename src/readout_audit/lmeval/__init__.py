@@ -23,6 +23,7 @@ from readout_audit.lmeval._summary import (
 from readout_audit.lmeval._tasks import (
     DEFAULT_FEWSHOT_SEED,
     MissingExtraError,
+    TaskOptions,
     TaskSettings,
     require_lm_eval,
     task_documents,
@@ -41,6 +42,7 @@ __all__ = [
     "RepairRow",
     "Reproduction",
     "TaskAudit",
+    "TaskOptions",
     "TaskSettings",
     "audit_lm_eval",
     "doc_item",

@@ -26,7 +26,13 @@ from readout_audit.lmeval._record import LMEvalRecord
 from readout_audit.lmeval._reproduce import default_tolerance
 from readout_audit.lmeval._sections import lm_eval_sections
 from readout_audit.lmeval._summary import LMEvalSummary, summarise_lm_eval
-from readout_audit.model import DEFAULT_BATCH_SIZE, PositionScores, ScoringModel, TextCodec
+from readout_audit.model import (
+    DEFAULT_BATCH_SIZE,
+    PositionScores,
+    ScoringModel,
+    TextCodec,
+    check_model,
+)
 from readout_audit.options import options_record, options_request
 from readout_audit.progress import ProgressMode
 from readout_audit.prompt import Rendering
@@ -163,6 +169,7 @@ def audit_lm_eval(
     in whitespace is also read after it. ``tolerance`` bounds |re-scored − logged|
     log-likelihood for documents read from logged samples (default: :func:`default_tolerance`).
     """
+    check_model(model)
     if not docs:
         raise ValueError("no documents to audit")
 

@@ -62,11 +62,27 @@ def task_folder_files(folder: Path) -> list[Path]:
     for path in files:
         check_regular(path, limit=None)
     seen = {os.path.realpath(path) for path in files}
-    pending = [path for path in files if path.suffix == ".yaml"]
-    for path in pending:  # grows with the included files not seen yet
-        for included in _includes(path, read_task_yaml(path)):
+    pending = [(path, read_task_yaml(path)) for path in files if path.suffix == ".yaml"]
+    for path, document in pending:  # grows with the included files not seen yet
+        for included in _includes(path, document):
+            task = _included_task(path, included)
             if os.path.realpath(included) not in seen:
                 seen.add(os.path.realpath(included))
                 files.append(included)
-                pending.append(included)
+                pending.append((included, task))
     return files
+
+
+def _included_task(path: Path, included: Path) -> Any:
+    """The task YAML ``path`` includes, refused naming both files unless it is a mapping.
+
+    lm-eval would drop the task, and say only that it knows no task of that name.
+    """
+    document = read_task_yaml(included)
+    if not isinstance(document, dict):
+        raise InputError(
+            f"includes {included}, which is no task YAML (a mapping of lm-eval's task settings)",
+            source=str(path),
+            field="include",
+        )
+    return document

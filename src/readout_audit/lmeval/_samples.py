@@ -16,8 +16,9 @@ from readout_audit.model import FLOAT32_BUDGET
 
 SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
 """lm-eval's file name: ``samples_<task>_<date>.jsonl`` (``EvaluationTracker``)."""
-DECIMAL = re.compile(r"-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
-"""A number as Python writes a float: the only text a logged log-likelihood may be."""
+DECIMAL = re.compile(r"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
+"""A number as Python writes a float: the only text a logged log-likelihood may be (ASCII
+digits only: ``float`` would read ``'-١.٥'`` as -1.5)."""
 
 
 def samples_files(source: str | Path) -> list[tuple[str, Path]]:

@@ -9,12 +9,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from readout_audit._exceptions import InputError
-from readout_audit._util import option_hint, terminal_safe
+from readout_audit._util import INT_MAX, option_hint, terminal_safe
 from readout_audit.kind import RunSettings, ScoreResult, StageRun
 from readout_audit.lmeval._audit import audit_lm_eval, doc_variants, prepare_doc
 from readout_audit.lmeval._doc import LMEvalDoc, stem_in_context
 from readout_audit.lmeval._samples import read_samples, samples_files
-from readout_audit.lmeval._tasks import TaskSettings, task_documents
+from readout_audit.lmeval._tasks import TaskOptions, TaskSettings, task_documents
 from readout_audit.model import ScoringModel, TextCodec
 from readout_audit.readout import DEFAULT_GREEDY_TOKENS
 
@@ -37,7 +37,11 @@ class DocReading(BaseModel):
     """Largest |re-scored − logged| log-likelihood that reproduces a logged run [float32
     budget; 0.05 for a half-precision model; a served model's weights-type tolerance]."""
     greedy_tokens: int = Field(
-        default=DEFAULT_GREEDY_TOKENS, ge=0, json_schema_extra=option_hint(skip=True)
+        default=DEFAULT_GREEDY_TOKENS,
+        ge=0,
+        le=INT_MAX,
+        strict=True,
+        json_schema_extra=option_hint(skip=True),
     )
     """Length of the greedy continuation read at each scored position."""
 
@@ -47,7 +51,7 @@ class LMEvalRun(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    tasks: TaskSettings = Field(default_factory=TaskSettings)
+    tasks: TaskOptions = Field(default_factory=TaskOptions)
     samples: Path | None = None
     """A finished run's --log_samples output: a samples_<task>_<date>.jsonl file or a folder
     of them. Every logged request is re-scored and compared before the audit."""
@@ -57,9 +61,13 @@ class LMEvalRun(BaseModel):
         """The files the audit reads, checked now: the logged samples, or the tasks' YAMLs."""
         if self.samples is not None:
             return [file for _, file in samples_files(self.samples)]
+        return self.task_settings().check()
+
+    def task_settings(self) -> TaskSettings:
+        """The tasks lm-eval builds, when no logged run is read instead."""
         if not self.tasks.tasks:
             raise InputError("give --tasks, or --samples with a logged run", field="tasks")
-        return self.tasks.check()
+        return TaskSettings.model_validate(self.tasks.model_dump())
 
 
 def doubled_stems(docs: list[LMEvalDoc], stem: str) -> list[str]:
@@ -99,7 +107,7 @@ def lm_eval_stage(
     def preflight(codec: TextCodec, settings: RunSettings) -> None:
         if samples is None:
             note(f"lm-eval: building the requests of {terminal_safe(', '.join(tasks.tasks))}")
-            docs.extend(task_documents(tasks, codec, settings.template_kwargs))
+            docs.extend(task_documents(run.task_settings(), codec, settings.template_kwargs))
             note(f"lm-eval: {len(docs)} documents")
         for doc in docs:
             for variant in doc_variants(doc, reading.stem, reading.keep_whitespace):

@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from readout_audit._exceptions import InputError, ReadoutError
-from readout_audit._util import Seed, hub_hint, option_hint
+from readout_audit._util import INT_MAX, Seed, hub_hint, option_hint
 from readout_audit.lmeval._doc import LMEvalDoc, choices_problem
 from readout_audit.lmeval._folder import task_folder_files
 from readout_audit.lmeval._hub import from_hub, hub_access
@@ -40,8 +40,12 @@ def require_lm_eval() -> Any:
     return lm_eval
 
 
-class TaskSettings(BaseModel):
-    """lm-eval's own prompt options, with its defaults (each option also spelled as lm-eval's)."""
+class TaskOptions(BaseModel):
+    """lm-eval's own prompt options, with its defaults (each option also spelled as lm-eval's).
+
+    A logged run's audit reads only ``tasks`` and ``limit``, to pick its samples; building
+    tasks takes :class:`TaskSettings`, which names at least one.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
@@ -49,7 +53,7 @@ class TaskSettings(BaseModel):
     """lm-eval task, group or tag names, comma-separated."""
     include_path: Path | None = None
     """A folder of task YAML files (lm-eval's --include_path)."""
-    num_fewshot: int | None = Field(default=None, ge=0)
+    num_fewshot: int | None = Field(default=None, ge=0, le=INT_MAX, strict=True)
     """lm-eval's --num_fewshot."""
     apply_chat_template: bool = False
     """lm-eval's --apply_chat_template."""
@@ -57,7 +61,7 @@ class TaskSettings(BaseModel):
     """lm-eval's --fewshot_as_multiturn."""
     system_instruction: str | None = None
     """lm-eval's --system_instruction."""
-    limit: int | None = Field(default=None, ge=1)
+    limit: int | None = Field(default=None, ge=1, le=INT_MAX, strict=True)
     """Only the first N documents of each task (lm-eval's --limit)."""
     fewshot_seed: Seed = DEFAULT_FEWSHOT_SEED
     """Seed of the few-shot sampler (lm-eval's --fewshot_seed)."""
@@ -68,13 +72,21 @@ class TaskSettings(BaseModel):
         """The settings as the run manifest records them."""
         return self.model_dump(mode="json")
 
+
+class TaskSettings(TaskOptions):
+    """The lm-eval tasks to build (at least one named) and lm-eval's prompt options."""
+
+    @model_validator(mode="after")
+    def _named(self) -> TaskSettings:
+        if not self.tasks:
+            raise ValueError("name at least one lm-eval task, group or tag in tasks")
+        return self
+
     def check(self) -> list[Path]:
         """Refuse contradictory settings and unusable task files before anything loads.
 
         Returns the files of ``include_path`` that lm-eval reads (see :func:`task_folder_files`).
         """
-        if not self.tasks:
-            raise InputError("name at least one task", field="tasks")
         if self.fewshot_as_multiturn and not self.apply_chat_template:
             raise InputError(
                 "--fewshot-as-multiturn needs --apply-chat-template (as in lm-eval)",
@@ -232,15 +244,20 @@ def _documents(
     elif task.get_config("num_fewshot") is None:
         task.set_config(key="num_fewshot", value=0)
     task.set_fewshot_seed(seed=settings.fewshot_seed)
-    task.build_all_requests(
-        limit=settings.limit,
-        rank=0,
-        world_size=1,
-        system_instruction=settings.system_instruction,
-        apply_chat_template=settings.apply_chat_template,
-        fewshot_as_multiturn=settings.fewshot_as_multiturn,
-        chat_template=chat if settings.apply_chat_template else None,
-    )
+    try:
+        task.build_all_requests(
+            limit=settings.limit,
+            rank=0,
+            world_size=1,
+            system_instruction=settings.system_instruction,
+            apply_chat_template=settings.apply_chat_template,
+            fewshot_as_multiturn=settings.fewshot_as_multiturn,
+            chat_template=chat if settings.apply_chat_template else None,
+        )
+    except IndexError:  # lm-eval indexes a few-shot example's choices by its gold
+        if output_type == "multiple_choice":
+            _refuse_gold(name, task)
+        raise
     by_doc: dict[int, list[Any]] = {}
     for instance in task.instances:
         by_doc.setdefault(instance.doc_id, []).append(instance)
@@ -289,17 +306,36 @@ def _document(
         context=pairs[0][0] if pairs else "",
         continuations=tuple(c for _, c in pairs),
         choices=choices,
-        gold=_gold(task.doc_to_target(doc), choices),
+        gold=_gold(f"{name}/{doc_id}", task.doc_to_target(doc), choices),
     )
 
 
-def _gold(target: Any, choices: Sequence[str]) -> tuple[int, ...]:
-    """lm-eval's gold indices: an index, a list of them, or a choice's text."""
+def _gold(item_id: str, target: Any, choices: Sequence[str]) -> tuple[int, ...]:
+    """lm-eval's gold indices of the document ``item_id``: an index, a list of them, or a text.
+
+    One that names none of its choices is refused, naming the document (one without choices is
+    refused by its own check, ``choices_problem``).
+    """
+    if not choices:
+        return ()
     targets = target if isinstance(target, list) else [target]
     found = []
     for value in targets:
-        if isinstance(value, str):
-            value = choices.index(value) if value in choices else -1
-        if isinstance(value, int) and 0 <= value < len(choices):
-            found.append(value)
+        index = choices.index(value) if isinstance(value, str) and value in choices else value
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(choices):
+            raise InputError(
+                f"the gold {repr(value)[:40]} names none of the document's {len(choices)} "
+                "choices (an index from 0, or a choice's text)",
+                item_id=item_id,
+                field="doc_to_target",
+            )
+        found.append(index)
     return tuple(found)
+
+
+def _refuse_gold(name: str, task: Any) -> None:
+    """Refuse the first document, few-shot examples first, whose gold names none of its choices."""
+    for split, docs in (("few-shot ", task.fewshot_docs() or []), ("", task.eval_docs)):
+        for doc_id, doc in enumerate(docs):
+            choices = [str(c) for c in task.doc_to_choice(doc)]
+            _gold(f"{name}/{split}{doc_id}", task.doc_to_target(doc), choices)

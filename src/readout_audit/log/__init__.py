@@ -10,10 +10,17 @@ from readout_audit.log._kinds import (
     get_run_kind,
     load_plugins,
     register_run_kind,
+    register_stage_kind,
     run_kinds,
 )
 from readout_audit.log._manifest import Invocation, Manifest, now, package_versions
-from readout_audit.log._outputs import check_output_path, read_only_files, unwritable
+from readout_audit.log._outputs import (
+    StageOwner,
+    check_output_path,
+    read_only_files,
+    stage_owning,
+    unwritable,
+)
 from readout_audit.log._record import (
     RECORD_SCHEMA_VERSION,
     RunRecord,
@@ -34,6 +41,7 @@ from readout_audit.log._stage import (
     check_unlocked,
     differences,
     load_manifest,
+    read_fixed,
     read_json_file,
     resumed_manifest,
     stage_lock,
@@ -85,6 +93,7 @@ __all__ = [
     "Stage",
     "StageFile",
     "StageFileInfo",
+    "StageOwner",
     "StageView",
     "Summary",
     "TableFormat",
@@ -93,6 +102,7 @@ __all__ = [
     "Verdict",
     "broken_plugins",
     "check_output_path",
+    "stage_owning",
     "check_unlocked",
     "csv_text",
     "differences",
@@ -105,6 +115,7 @@ __all__ = [
     "load_plugins",
     "now",
     "package_versions",
+    "read_fixed",
     "read_json_file",
     "read_manifest",
     "read_only_files",
@@ -113,6 +124,7 @@ __all__ = [
     "record_columns",
     "records_frame",
     "register_run_kind",
+    "register_stage_kind",
     "resumed_manifest",
     "run_kinds",
     "stage_lock",

@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable
 from functools import partial
 from importlib import metadata
+from pathlib import Path
 from typing import Any, Protocol
 
 from readout_audit._exceptions import ReadoutError
@@ -52,6 +53,7 @@ class UnknownKindError(ReadoutError, KeyError):
 
 
 _KINDS: dict[str, RunKind] = {}
+_STAGES: dict[str, str] = {}
 _BROKEN: list[str] = []
 _loaded = False
 
@@ -62,6 +64,14 @@ def register_run_kind(kind: RunKind) -> None:
     if existing is not None and existing is not kind:
         raise ReadoutError(f"an audit kind named {kind.name!r} is already registered")
     _KINDS[kind.name] = kind
+
+
+def register_stage_kind(name: str, what: str) -> None:
+    """Say what a folder stage of a kind other than a run holds (``lift-sft``: a fine-tuning).
+
+    A run command given such a folder then says what it was given, not that the kind is unknown.
+    """
+    _STAGES[name] = what
 
 
 def load_plugins() -> None:
@@ -95,9 +105,17 @@ def broken_plugins() -> list[str]:
     return list(_BROKEN)
 
 
-def get_run_kind(name: str) -> RunKind:
-    """The kind of that name (the manifest's ``kind``), or an error listing the known ones."""
+def get_run_kind(name: str, where: Path | None = None) -> RunKind:
+    """The kind of that name (the manifest's ``kind``), or an error listing the known ones.
+
+    Another stage's kind (a fine-tuning's) is refused as that stage, naming the folder ``where``.
+    """
     load_plugins()
+    if name in _STAGES and name not in _KINDS:
+        raise UnknownKindError(
+            f"{where or 'the folder'} holds {_STAGES[name]} (kind {name!r}), not an audit run: "
+            "a command that reads or overwrites runs leaves it alone; give a run directory"
+        )
     if name not in _KINDS:
         broken = "".join(f"; {reason}" for reason in _BROKEN)
         raise UnknownKindError(

@@ -87,6 +87,9 @@ class Manifest(BaseModel):
     versions: dict[str, str] = Field(default_factory=package_versions)
     platform: str = Field(default_factory=platform.platform)
     invocations: list[Invocation] = Field(default_factory=list)
+    fixed: dict[str, str] = Field(default_factory=dict)
+    """File name → SHA-256 of each document the stage fixed once beside it (``Stage.fix``):
+    a document copied in from another stage no longer matches, so it is refused when read."""
 
     @classmethod
     def create(

@@ -1,8 +1,10 @@
-"""Files a command writes where the user says: never inside a run directory or over an input.
+"""Files a command writes where the user says: never over a stage's files or an input.
 
-A run directory's files (manifest, records, summary, artifacts, a served run's request ledger, a
-plug-in kind's own files) belong to the run's writers alone, so no report, comparison or other
-output lands among them, whatever its name. An existing regular file is replaced only when
+A stage's files (a run directory and everything in it, a stage file, its manifest and its lock,
+a stage folder such as a judge inventory's) belong to that stage's own writer alone, so no
+report, export or other command's output lands among them, whatever its name, even forced.
+Every file a command reads is an input: a file named, or one found inside a folder it reads,
+so nothing is written inside an input folder. An existing regular file is replaced only when
 forced; a device, a FIFO or a link never is.
 """
 
@@ -12,10 +14,14 @@ import os
 import stat
 import tempfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
-from readout_audit._exceptions import InputError, RunDirectoryError
-from readout_audit.log._run import MANIFEST, read_manifest
+from readout_audit._exceptions import InputError, ReadoutError
+from readout_audit._util import LOCK
+from readout_audit.log._run import MANIFEST
+from readout_audit.log._stage import MANIFEST_SUFFIX, load_manifest, stage_manifest_path
 
 
 def _real(path: Path) -> Path:
@@ -23,20 +29,77 @@ def _real(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
-def _is_run(directory: Path) -> bool:
-    """Whether ``directory`` holds a run manifest (a web extension's ``manifest.json`` is not)."""
-    if not (directory / MANIFEST).is_file():
-        return False
+@dataclass(frozen=True)
+class StageOwner:
+    """The stage a path belongs to: where it is, its kind, and which of its files the path is."""
+
+    stage: Path
+    kind: str
+    part: Literal["member", "file", "manifest", "lock"]
+    """``member``: inside a stage folder; ``file``, ``manifest``, ``lock``: a stage file's."""
+
+    def refusal(self) -> str:
+        """Why another command may not write the path, in one line."""
+        if self.part == "member" and (self.stage / MANIFEST).is_file():
+            return (
+                f"is inside the run directory {self.stage}, whose files only the run writes; "
+                "choose a path outside it"
+            )
+        if self.part == "member":
+            return (
+                f"is inside the stage folder {self.stage} ({self.kind}), whose files only its "
+                "own writer writes; choose a path outside it"
+            )
+        what = {"file": "the stage file", "manifest": "the manifest of", "lock": "the lock of"}
+        return (
+            f"is {what[self.part]} {self.stage} ({self.kind}), which only its own writer "
+            "replaces, even with --force; choose another path"
+        )
+
+
+def _manifest_kind(path: Path) -> str | None:
+    """The kind a stage manifest at ``path`` names, or None when none is there (or it is not one).
+
+    A web extension's ``manifest.json`` or a user's JSON file is no stage's.
+    """
+    if not path.is_file():
+        return None
     try:
-        read_manifest(directory)
-    except (RunDirectoryError, OSError, ValueError):
-        return False
-    return True
+        return load_manifest(path, "it is no stage's").kind
+    except (ReadoutError, OSError, ValueError):
+        return None
 
 
-def _enclosing_run(path: Path) -> Path | None:
-    """The nearest directory above ``path`` holding a run's manifest, if any."""
-    return next((d for d in _real(path).parents if _is_run(d)), None)
+def _folder_kind(folder: Path) -> str | None:
+    """The kind of the stage ``folder`` is: a run directory, or a locked folder of stage files."""
+    kind = _manifest_kind(folder / MANIFEST)
+    if kind is None and os.path.lexists(folder / LOCK):
+        manifests = sorted(folder.glob("*" + MANIFEST_SUFFIX))
+        kind = next((k for m in manifests if (k := _manifest_kind(m)) is not None), None)
+    return kind
+
+
+def stage_owning(path: Path) -> StageOwner | None:
+    """The stage ``path`` (existing or not) belongs to, the outermost first, or None.
+
+    A stage folder's members come first (a judge inventory's ``inventory.jsonl`` is the
+    inventory folder's); then a stage file, its ``.manifest.json`` or its ``.lock``.
+    """
+    real = _real(path)
+    for folder in reversed(real.parents):
+        kind = _folder_kind(folder)
+        if kind is not None:
+            return StageOwner(folder, kind, "member")
+    name = real.name
+    if name.endswith(MANIFEST_SUFFIX) and (kind := _manifest_kind(real)) is not None:
+        return StageOwner(real.with_name(name.removesuffix(MANIFEST_SUFFIX)), kind, "manifest")
+    if name.endswith(LOCK) and name != LOCK:
+        base = real.with_name(name.removesuffix(LOCK))
+        if (kind := _manifest_kind(stage_manifest_path(base))) is not None:
+            return StageOwner(base, kind, "lock")
+    if (kind := _manifest_kind(stage_manifest_path(real))) is not None:
+        return StageOwner(real, kind, "file")
+    return None
 
 
 def unwritable(path: Path) -> str | None:
@@ -71,18 +134,32 @@ def read_only_files(directory: Path) -> list[Path]:
     return found
 
 
-def _refusal(path: Path, inputs: Iterable[Path], force: bool) -> str | None:
+def _input_refusal(real: Path, inputs: Iterable[Path]) -> str | None:
+    """Why ``real`` (a resolved path) is one of the command's inputs, or None."""
+    for given in inputs:
+        source = _real(Path(given))
+        if real == source:
+            return "is also an input of this command; choose another path"
+        if source in real.parents:
+            return (
+                f"is inside {given}, a folder this command reads (every file in it is an "
+                "input); choose a path outside it"
+            )
+    return None
+
+
+def _refusal(
+    path: Path, inputs: Iterable[Path], force: bool, own: tuple[Path, str] | None
+) -> str | None:
     """Why ``path`` may not be written, or None when it may."""
     if path.is_dir():
         return "is a directory; give a file name"
-    run = _enclosing_run(path)
-    if run is not None:
-        return (
-            f"is inside the run directory {run}, whose files only the run writes; "
-            "choose a path outside it"
-        )
-    if any(_real(path) == _real(Path(given)) for given in inputs):
-        return "is also an input of this command; choose another path"
+    reason = _input_refusal(_real(path), inputs)
+    if reason is not None:
+        return reason
+    owner = stage_owning(path)
+    if owner is not None and (own is None or (owner.stage, owner.kind) != (_real(own[0]), own[1])):
+        return owner.refusal()
     if os.path.lexists(path):
         special = _not_a_file(path)
         if special is not None:
@@ -106,15 +183,21 @@ def _not_a_file(path: Path) -> str | None:
 
 
 def check_output_path(
-    path: Path, *, option: str, inputs: Iterable[Path] = (), force: bool = False
+    path: Path,
+    *,
+    option: str,
+    inputs: Iterable[Path] = (),
+    force: bool = False,
+    own: tuple[Path, str] | None = None,
 ) -> None:
     """Refuse ``path`` as the output named by ``--option`` before anything is written.
 
-    Refused: a directory, a path inside a run directory, one of the command's ``inputs``, an
-    existing entry that is not a regular file (a device, a FIFO, a link: replacing one would
-    swap ``/dev/null`` for a file) even with ``force``, and an existing file unless ``force``;
-    the ``InputError`` names the path, the option and the reason.
+    Refused: a directory; any stage's file (:func:`stage_owning`) but those of ``own`` (the
+    stage this command writes, and its kind); one of the command's ``inputs`` or a path inside
+    an input folder; an existing entry that is not a regular file (a device, a FIFO, a link:
+    replacing one would swap ``/dev/null`` for a file) even with ``force``; and an existing
+    file unless ``force``. The ``InputError`` names the path, the option and the reason.
     """
-    reason = _refusal(path, inputs, force)
+    reason = _refusal(path, list(inputs), force, own)
     if reason is not None:
         raise InputError(reason, source=str(path), field=option)

@@ -20,7 +20,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
@@ -34,6 +34,7 @@ from readout_audit._util import (
     loads_line,
     lock_holder,
     read_lines,
+    read_models,
     write_json_atomic,
     write_lines_atomic,
 )
@@ -86,11 +87,24 @@ def existing_manifest(directory: Path) -> Manifest | None:
         raise RunDirectoryError(f"{error}; {remedy}") from None
 
 
+def _repeated_record(key: Hashable, first: int) -> str:
+    return (
+        f"record {key!r} repeats line {first}: a run holds one record per key, so this run "
+        "directory is corrupt (a line written twice?) and is neither reported nor resumed; "
+        "keep one of the two lines, or score again into a new --out"
+    )
+
+
 def parse_records(kind: RunKind, lines: JsonLines) -> list[Any]:
-    """Every complete record line as the kind's record type, with located errors."""
-    records = []
-    for number, line in lines.lines:
-        raw = loads_line(line, source=str(lines.path), line=number)
+    """Every complete record line as the kind's record type, one per key, with located errors.
+
+    Read as a stage file's records are (:func:`read_models`): a key written twice is refused
+    naming both lines, never counted twice. Every reader of a run's records, its resumption
+    included, reads them here.
+    """
+
+    def current(raw: Any, number: int) -> Any:
+        """A record line at this schema version (an older one upgraded), or why it cannot be."""
         version = raw.get("schema_version") if isinstance(raw, dict) else None
         if version != RECORD_SCHEMA_VERSION and version not in UPGRADABLE_VERSIONS:
             raise RunDirectoryError(
@@ -98,17 +112,24 @@ def parse_records(kind: RunKind, lines: JsonLines) -> list[Any]:
                 f"readout-audit reads {RECORD_SCHEMA_VERSION} (and upgrades "
                 f"{', '.join(map(str, UPGRADABLE_VERSIONS))})"
             )
+        if version == RECORD_SCHEMA_VERSION:
+            return raw
         try:
-            if version != RECORD_SCHEMA_VERSION:
-                raw = kind.record_type.upgraded(raw)
-            records.append(kind.record_type.model_validate(raw))
+            return kind.record_type.upgraded(raw)
         except (KeyError, TypeError) as error:
             raise RunDirectoryError(
                 f"{lines.path}:{number}: not a valid version-{version} record ({error!r})"
             ) from None
-        except ValidationError as error:
-            raise RunDirectoryError(f"{lines.path}:{number}: not a valid record: {error}") from None
-    return records
+
+    source = str(lines.path)
+    return read_models(
+        ((number, loads_line(text, source=source, line=number)) for number, text in lines.lines),
+        kind.record_type,
+        source=source,
+        key=kind.record_key,
+        repeated=_repeated_record,
+        prepare=current,
+    )
 
 
 def _sha256(data: bytes) -> str:
@@ -267,7 +288,7 @@ def read_run(directory: str | Path) -> Run[Any]:
     """Read a run directory back, without the model; any kind found in the registry."""
     directory = Path(directory)
     manifest = read_manifest(directory)
-    kind = get_run_kind(manifest.kind)
+    kind = get_run_kind(manifest.kind, directory)
     writer = lock_holder(directory)
     lines = read_lines(directory / RECORDS, append_only=True)
     summary, problem = _read_summary(directory / SUMMARY, kind)
@@ -319,7 +340,7 @@ class RunDirectory(Stage):
         manifest = existing_manifest(self.directory)
         if manifest is None:
             return
-        names = [*RUN_FILES, *get_run_kind(manifest.kind).files]
+        names = [*RUN_FILES, *get_run_kind(manifest.kind, self.directory).files]
         paths = [self.directory / name for name in names]
         artifacts = self.directory / ARTIFACTS
         if artifacts.is_dir() and not artifacts.is_symlink():
@@ -337,14 +358,15 @@ class RunDirectory(Stage):
             artifacts.rmdir()
 
     def start(self, manifest: Manifest, retried: Callable[[Any], bool] | None = None) -> None:
-        """Write the manifest, or check it against the one on disk, and load the done keys.
+        """Load the done keys, then write the manifest or check it against the one on disk.
 
-        ``retried``: records this invocation answers again (a served request that failed or
+        Records that cannot be resumed (a key written twice) are refused before anything
+        changes. ``retried``: records this invocation answers again (a served request that failed or
         whose outcome was unknown); they are withdrawn from ``records.jsonl`` (rewritten
         atomically) before any new record is appended, so their keys are not done.
         """
-        self._resume(manifest, f"{self.directory} holds a run")
         existing = parse_records(self.kind, read_lines(self.records_path, append_only=True))
+        self._resume(manifest, f"{self.directory} holds a run")
         if retried is not None and any(retried(r) for r in existing):
             existing = [r for r in existing if not retried(r)]
             write_lines_atomic(self.records_path, [r.model_dump_json() for r in existing])

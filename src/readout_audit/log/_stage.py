@@ -14,6 +14,7 @@ once (a frozen selection, a plan) go through :func:`write_once`.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Hashable
 from pathlib import Path
@@ -51,12 +52,36 @@ def differences(old: dict[str, Any], new: dict[str, Any], prefix: str = "") -> l
     return found
 
 
-def read_json_file(path: Path, remedy: str) -> Any:
-    """A written file's JSON, decoded strictly (a repeated key, NaN or a cut file is corruption)."""
+def read_json_file(path: Path, remedy: str, sha256: str | None = None) -> Any:
+    """A written file's JSON, decoded strictly (a repeated key, NaN or a cut file is corruption).
+
+    With ``sha256``, only when the file's bytes hash to it (a document its manifest vouches for).
+    """
+    data = read_input_bytes(path)
+    if sha256 is not None and hashlib.sha256(data).hexdigest() != sha256:
+        raise RunDirectoryError(
+            f"{path} is not the document its manifest records (its SHA-256 differs: swapped "
+            f"or edited); {remedy}"
+        )
     try:
-        return decode_json(read_input_bytes(path).decode("utf-8"))
+        return decode_json(data.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
         raise RunDirectoryError(f"{path} is corrupt (not JSON: {error}); {remedy}") from None
+
+
+def read_fixed(path: Path, manifest: Manifest, remedy: str) -> Any:
+    """A document a stage fixed (:meth:`Stage.fix`), read only if ``manifest`` records its hash.
+
+    One copied in from another stage's folder, edited, or never recorded (written by an earlier
+    version) is refused naming it, with ``remedy``.
+    """
+    recorded = manifest.fixed.get(path.name)
+    if recorded is None:
+        raise RunDirectoryError(
+            f"{path} is not vouched for: its stage's manifest records no SHA-256 of it (an "
+            f"earlier version's?); {remedy}"
+        )
+    return read_json_file(path, remedy, sha256=recorded)
 
 
 def load_manifest(path: Path, remedy: str) -> Manifest:
@@ -151,6 +176,20 @@ class Stage:
         """Write the manifest as it now is (atomically)."""
         assert self.manifest is not None
         write_json_atomic(self.manifest_path, self.manifest.model_dump(mode="json"))
+
+    def fix(self, name: str, data: dict[str, Any]) -> None:
+        """Write the document ``name`` beside the manifest once, and record its SHA-256 there.
+
+        The manifest then vouches for it (:func:`read_fixed`); a rerun must find the same
+        document (:func:`write_once`), the one the manifest recorded when it has.
+        """
+        assert self.manifest is not None
+        path = self.manifest_path.with_name(name)
+        write_once(path, data)
+        if name not in self.manifest.fixed:
+            self.manifest.fixed[name] = hashlib.sha256(read_input_bytes(path)).hexdigest()
+            self.write_manifest()
+        read_fixed(path, self.manifest, "use a new output")
 
     def finish_invocation(self, planned: int | None = None) -> None:
         """Mark this invocation finished (with the records its plan holds, when counted)."""

@@ -45,13 +45,28 @@ class StageView:
         return bool(invocations) and invocations[-1].finished is not None
 
 
+def _stage_files_in(directory: Path) -> list[Path]:
+    """The manifests of the stage files a directory without a manifest of its own holds."""
+    if (directory / DIRECTORY_MANIFEST).exists():
+        return []
+    return sorted(p for p in directory.glob("*" + MANIFEST_SUFFIX) if p.is_file())
+
+
 def stage_manifest_of(path: Path) -> Path:
-    """Where the manifest of the stage at ``path`` is (``path`` may name the manifest itself)."""
+    """Where the manifest of the stage at ``path`` is (``path`` may name the manifest itself).
+
+    A directory holding one stage file and no manifest of its own (a judge inventory's
+    ``DIR``) is that stage; one holding several is refused, naming them.
+    """
     if path.name.endswith(MANIFEST_SUFFIX):
         return path
-    if path.is_dir():
-        return path / DIRECTORY_MANIFEST
-    return stage_manifest_path(path)
+    if not path.is_dir():
+        return stage_manifest_path(path)
+    inside = _stage_files_in(path)
+    if len(inside) > 1:
+        names = ", ".join(p.name.removesuffix(MANIFEST_SUFFIX) for p in inside)
+        raise RunDirectoryError(f"{path} holds several stages ({names}): report one of them")
+    return inside[0] if inside else path / DIRECTORY_MANIFEST
 
 
 def _info(path: Path) -> StageFileInfo:
@@ -78,7 +93,8 @@ def read_stage(path: str | Path) -> StageView:
         return StageView(root, manifest, [_info(p) for p in members], lock_holder(root))
     stage = manifest_path.with_name(manifest_path.name.removesuffix(MANIFEST_SUFFIX))
     files = [_info(p) for p in (stage, manifest_path) if p.is_file()]
-    return StageView(stage, manifest, files, lock_holder(stage, beside=True))
+    writer = lock_holder(stage, beside=True) or lock_holder(stage.parent)  # an inventory: DIR/.lock
+    return StageView(stage, manifest, files, writer)
 
 
 def holds_run(path: Path) -> bool:
@@ -93,6 +109,6 @@ def holds_run(path: Path) -> bool:
         return True
     manifest = path / DIRECTORY_MANIFEST
     if not manifest.is_file():
-        return True  # no stage either: the run reader says what is missing
+        return not _stage_files_in(path)  # no stage either: the run reader says what is missing
     kind = load_manifest(manifest, "it cannot be reported").kind
     return kind in {k.name for k in run_kinds()}

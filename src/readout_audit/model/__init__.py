@@ -9,6 +9,7 @@ from readout_audit.model._backend import (
     PositionScores,
     ScoringModel,
     Unembedding,
+    check_model,
 )
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._conformance import (
@@ -20,7 +21,7 @@ from readout_audit.model._conformance import (
     float32_budget,
     tolerance_for,
 )
-from readout_audit.model._device import DTYPES, Dtype, resolve_device
+from readout_audit.model._device import DTYPES, Device, Dtype, resolve_device
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._embedded import EMBEDDED_SPEC, embedded_gguf_path
 from readout_audit.model._executor import (
@@ -56,6 +57,7 @@ __all__ = [
     "Conformance",
     "DEFAULT_BATCH_SIZE",
     "DTYPES",
+    "Device",
     "Dtype",
     "EMBEDDED_SPEC",
     "EndpointConformance",
@@ -86,6 +88,7 @@ __all__ = [
     "batches",
     "byte_bound",
     "check_endpoint",
+    "check_model",
     "conformance_models",
     "embedded_gguf_path",
     "float32_budget",

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from readout_audit._exceptions import CapabilityError
+from readout_audit._exceptions import CapabilityError, InputError
 from readout_audit.model._codec import TextCodec
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._generation import GENERATION_DEFAULTS, GenerationSettings
@@ -229,3 +229,17 @@ class ScoringModel(ABC):
         from readout_audit.model._executor import LocalExecutor
 
         return LocalExecutor(self, batch_size)
+
+
+def check_model(model: object) -> None:
+    """Refuse anything but a :class:`ScoringModel`, saying how to make one, before it is used.
+
+    A notebook may pass a spec string or a ``transformers`` model where a loaded model belongs;
+    the error names the loaders instead of a missing attribute deep in the run.
+    """
+    if not isinstance(model, ScoringModel):
+        raise InputError(
+            f"expected a ScoringModel, got {type(model).__name__}: load one with load_model(spec) "
+            "or load_served(spec), or wrap a transformers model with wrap_model(model, tokenizer)",
+            field="model",
+        )

@@ -28,6 +28,9 @@ class TextCodec:
         """What applies the chat template: the tokenizer, or a multimodal processor."""
         self.name = name
         self.context_window = context_window
+        self.width: int | None = None
+        """The model's hidden size, when its configuration is read before the weights: what a
+        check such as a LoRA rank's needs before the slow load; None when not known."""
         self.prefix_ids: tuple[int, ...] = tuple(
             tokenizer("", add_special_tokens=True)["input_ids"]
         )

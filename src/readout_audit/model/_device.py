@@ -3,14 +3,33 @@
 from __future__ import annotations
 
 import re
-from typing import Literal, get_args
+from typing import Annotated, Literal, get_args
+
+from pydantic import AfterValidator
 
 from readout_audit._exceptions import InputError
 
 DEVICES = "auto, cpu, cuda, cuda:N or mps"
 Dtype = Literal["auto", "float32", "float64", "bfloat16", "float16"]
 DTYPES: tuple[str, ...] = get_args(Dtype)
-_CUDA = re.compile(r"^cuda(?::(\d+))?$")
+_CUDA = re.compile(r"cuda(?::([0-9]{1,4}))?")
+"""``cuda`` or ``cuda:N``: ASCII digits only (``int`` would read ``cuda:٣`` as GPU 3)."""
+
+
+def _unknown(device: str) -> str:
+    """Why ``device`` is refused, quoting it escaped (it may hold a terminal's control codes)."""
+    return f"unknown device {device!r}; expected {DEVICES}"
+
+
+def _named(device: str) -> str:
+    """``device`` when it names a device, whether or not this machine has it."""
+    if device not in ("auto", "cpu", "mps") and _CUDA.fullmatch(device) is None:
+        raise ValueError(_unknown(device))
+    return device
+
+
+Device = Annotated[str, AfterValidator(_named)]
+"""A settings field naming a device: refused when built, not when the model loads."""
 
 
 def resolve_device(device: str) -> str:
@@ -30,9 +49,9 @@ def resolve_device(device: str) -> str:
         if not torch.backends.mps.is_available():
             raise InputError("device 'mps' is not available on this machine", field="device")
         return "mps"
-    found = _CUDA.match(device)
+    found = _CUDA.fullmatch(device)
     if found is None:
-        raise InputError(f"unknown device {device!r}; expected {DEVICES}", field="device")
+        raise InputError(_unknown(device), field="device")
     if not torch.cuda.is_available():
         build = f"CUDA {torch.version.cuda}" if torch.version.cuda else "a CPU-only build"
         raise InputError(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from readout_audit._exceptions import InputError, ModelNotAvailableError
-from readout_audit._util import hub_hint
+from readout_audit._util import THREADS_MAX, hub_hint
 from readout_audit.model._backend import ModelFile, ModelInfo, ScoringModel
 from readout_audit.model._cache import converted, sha256_file, store_converted
 from readout_audit.model._device import resolve_device, resolve_dtype
@@ -188,8 +188,11 @@ def set_threads(threads: int | None) -> None:
     """Set torch's CPU threads for the process (None leaves torch's default, one per core)."""
     if threads is None:
         return
-    if threads < 1:
-        raise InputError(f"threads must be at least 1, got {threads}", field="threads")
+    if type(threads) is not int or not 1 <= threads <= THREADS_MAX:
+        raise InputError(
+            f"threads must be from 1 to this machine's {THREADS_MAX} cores, got {threads!r}",
+            field="threads",
+        )
     import torch
 
     torch.set_num_threads(threads)
@@ -339,6 +342,7 @@ def _read_codec(checkpoint: _Checkpoint) -> tuple[Any, Any, TextCodec, bool]:
         if vision
         else TextCodec(tokenizer, name=type(tokenizer).__name__, context_window=window)
     )
+    codec.width = getattr(config.get_text_config(), "hidden_size", None)
     return config, tokenizer, codec, vision
 
 

@@ -26,6 +26,7 @@ from readout_audit.model import (
     PositionScores,
     ScoringModel,
     TextCodec,
+    check_model,
 )
 from readout_audit.options._accuracy import RungAccuracy, rung_accuracy
 from readout_audit.options._checks import options_checks, variant_summary
@@ -259,6 +260,7 @@ def audit_options(
     reader, a missing note is rendered empty. The forecast spec's own rungs include T1 and
     T1_stem, readouts (d) and (e).
     """
+    check_model(model)
     chosen, _ = select_rungs(spec, variants, extra_variants)
     kwargs = dict(template_kwargs or {})
     if reader is None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator
 
-from readout_audit._util import option_hint
+from readout_audit._util import INT_MAX, option_hint
 from readout_audit.data import MCItem, load_mc_source
 from readout_audit.kind import RunSettings, ScoreResult, StageRun
 from readout_audit.model import ScoringModel
@@ -42,15 +42,19 @@ class OptionsSettings(BaseModel):
     """Comma-separated rungs of the prompt ladder, or quick: the rungs the checks read
     (production, stem, space_appended). Default: all: the generic ladder, the forecast spec's
     conditions fixed_note, A1, A2, T1, T2 with their stems, a spec file's own."""
-    limit: int | None = Field(default=None, ge=1)
+    limit: int | None = Field(default=None, ge=1, le=INT_MAX, strict=True)
     """Only the first N items."""
     reader: bool | None = None
     """Run the note-only reader for the forecast target (default: when every item has a gold
     letter and a note or passage)."""
-    note_budget: int = Field(default=32, ge=1)
+    note_budget: int = Field(default=32, ge=1, le=INT_MAX, strict=True)
     """Word budget of notes written from passages."""
     greedy_tokens: int = Field(
-        default=DEFAULT_GREEDY_TOKENS, ge=0, json_schema_extra=option_hint(skip=True)
+        default=DEFAULT_GREEDY_TOKENS,
+        ge=0,
+        le=INT_MAX,
+        strict=True,
+        json_schema_extra=option_hint(skip=True),
     )
     """Length of the greedy continuation read at each scored position."""
 

@@ -23,7 +23,13 @@ from readout_audit.kind import (
     run_kind,
 )
 from readout_audit.log import Interval, PairedScores, RunDirectory, Summary
-from readout_audit.model import DEFAULT_BATCH_SIZE, PositionRequest, PositionScores, ScoringModel
+from readout_audit.model import (
+    DEFAULT_BATCH_SIZE,
+    PositionRequest,
+    PositionScores,
+    ScoringModel,
+    check_model,
+)
 from readout_audit.progress import ProgressMode, as_mode, reporter
 from readout_audit.ptrue._answers import (
     LIBRARY_SEED,
@@ -341,6 +347,7 @@ def audit_ptrue(
     kept in the run directory (``artifacts/answers.json``), so a resumed run judges the same
     ones.
     """
+    check_model(model)
     protocol = _Protocol(
         dict(template_kwargs or {}), correctness, answers, prompt_mode, seed, top_k, batch_size
     )

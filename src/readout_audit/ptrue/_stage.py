@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from readout_audit._util import Seed, option_hint
+from readout_audit._util import INT_MAX, Seed, option_hint
 from readout_audit.data import LIBRARY_SHOTS, Correctness, QAItem, read_qa_source
 from readout_audit.kind import RunSettings, ScoreResult, StageRun
 from readout_audit.model import ScoringModel
@@ -31,9 +31,9 @@ class PTrueSettings(BaseModel):
     shots_from: str | None = None
     """MMLU dev rows for the examples (CSV file or folder, or hf:...; an hf: --items reads its
     own dev split)."""
-    shots: int = Field(default=LIBRARY_SHOTS, ge=0)
+    shots: int = Field(default=LIBRARY_SHOTS, ge=0, le=INT_MAX, strict=True)
     """Examples per MMLU subject (lm-polygraph's 5)."""
-    limit: int | None = Field(default=None, ge=1)
+    limit: int | None = Field(default=None, ge=1, le=INT_MAX, strict=True)
     """Only the first N items."""
     correctness: Correctness = "paper"
     """paper: the first letter of the item's own set (A-D), or the answer's first line equal to

@@ -27,6 +27,7 @@ from readout_audit.model import (
     ScoringModel,
     TextCodec,
     Unembedding,
+    check_model,
 )
 from readout_audit.progress import ProgressMode
 from readout_audit.prompt import render
@@ -316,6 +317,7 @@ def audit_recover(
     """
     from readout_audit.recover._kind import RECOVER
 
+    check_model(model)
     setup = setup or RecoverSetup()
     kwargs = dict(template_kwargs or {})
     codec = model.codec

@@ -43,9 +43,9 @@ class OffsetGrid:
 
     def __post_init__(self) -> None:
         finite = all(math.isfinite(v) for v in (self.low, self.high, self.step))
-        if not finite or not self.step > 0 or not self.high >= self.low:
+        if not finite or not self.step > 0 or not self.high >= self.low or not _spanned(self):
             raise InputError(
-                "an offset grid needs finite bounds, step > 0 and high ≥ low, got "
+                "an offset grid needs finite bounds, a finite span, step > 0 and high ≥ low, got "
                 f"low={self.low}, high={self.high}, step={self.step}",
                 field="grid",
             )
@@ -270,6 +270,11 @@ def _first_best(candidates: np.ndarray, counts: np.ndarray, n: int, target: np.n
     return float(loss.min()), float(collapse.min()), float(norm.min()), tuple(candidates[rows[0]])
 
 
+def _spanned(grid: OffsetGrid) -> bool:
+    """Whether the grid's span and its count of steps are finite (1e308 - -1e308 is not)."""
+    return math.isfinite((grid.high - grid.low) / grid.step)
+
+
 def _doubled(grid: OffsetGrid, free: int) -> OffsetGrid | None:
     """The grid's span doubled about its centre, or None past the search's bound.
 
@@ -277,8 +282,10 @@ def _doubled(grid: OffsetGrid, free: int) -> OffsetGrid | None:
     grid holds every value of the narrower one and its fit is never worse.
     """
     half = math.ceil((grid.size - 1) / 2) * grid.step
+    if half == 0 or not math.isfinite((grid.high - grid.low + 2 * half) / grid.step):
+        return None
     wider = OffsetGrid(grid.low - half, grid.high + half, grid.step)
-    return None if half == 0 or wider.size**free > MAX_CANDIDATES else wider
+    return None if wider.size**free > MAX_CANDIDATES else wider
 
 
 def _pinned(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import (
     BaseModel,
@@ -22,7 +22,7 @@ from pydantic import (
 )
 
 from readout_audit._exceptions import InputError
-from readout_audit._util import SEED_MAX, Seed, option_hint, validation_problem
+from readout_audit._util import INT_MAX, Seed, option_hint, validation_problem
 from readout_audit.data import LABELS, Item, LogicItem, Message
 from readout_audit.model import TextCodec
 from readout_audit.recover._offsets import OffsetGrid
@@ -174,9 +174,9 @@ class RecoverSetup(BaseModel):
     """Comma-separated PROMPT/VERBALIZER configurations, the first the main one, or ``all`` for
     the 20 built-in ones (prompts main, question-first, terse, judge, plain × verbalizers
     words, capitalised, abc, abc-options)."""
-    variant_items: int | None = Field(default=300, ge=1)
+    variant_items: int | None = Field(default=300, ge=1, le=INT_MAX, strict=True)
     """Items per split scored under each configuration after the first."""
-    layers: tuple[int, ...] | None = None
+    layers: tuple[Annotated[int, Field(ge=-INT_MAX, le=INT_MAX, strict=True)], ...] | None = None
     """Comma-separated hidden-state layers to store and probe (0 = embeddings, -1 = last)
     [the middle and the last]."""
     chat: bool | None = None
@@ -189,22 +189,22 @@ class RecoverSetup(BaseModel):
         json_schema_extra=option_hint(metavar="LOW,HIGH,STEP"),
     )
     """Offset grid LOW,HIGH,STEP."""
-    probe_rows: int = 2000
+    probe_rows: int = Field(default=2000, ge=1, le=INT_MAX, strict=True)
     """Most training rows one probe fits on."""
-    probe_seeds: tuple[int, ...] = (42, 123, 456)
+    probe_seeds: tuple[Seed, ...] = (42, 123, 456)
     """Comma-separated seeds of the probes: each takes its own block of the training rows when
     there are enough for all, else its own bootstrap replicate of them."""
     collapse_threshold: float = Field(default=0.8, gt=0, le=1)
     """Share of one label at which raw string scores count as collapsed."""
     seed: Seed = 0
     """Seed of the permutation null, the bootstraps and the fit-budget subsamples."""
-    max_tokens: int | None = Field(default=1024, ge=16)
+    max_tokens: int | None = Field(default=1024, ge=16, le=INT_MAX, strict=True)
     """Token limit of a prompt with its longest candidate (the paper's 1,024); a longer item loses
     the first words of its context, and its record says how many."""
-    n_perm: int = 10_000
+    n_perm: int = Field(default=10_000, ge=1, le=MAX_REPLICATES, strict=True)
     """Permutations of the null (at most 1,000,000: memory grows with replicates × items, and
     a million already fixes a p-value's third decimal)."""
-    n_boot: int = 10_000
+    n_boot: int = Field(default=10_000, ge=1, le=MAX_REPLICATES, strict=True)
     """Bootstrap replicates (at most 1,000,000: memory grows with replicates × items, and a
     million already fixes a p-value's third decimal)."""
 
@@ -261,20 +261,11 @@ class RecoverSetup(BaseModel):
                 grid.check_size(len(LABELS) - 1)
         return grid
 
-    @field_validator("n_perm", "n_boot")
-    @classmethod
-    def _replicates(cls, count: int) -> int:
-        if not 1 <= count <= MAX_REPLICATES:
-            raise ValueError(f"must be in [1, {MAX_REPLICATES:,}], got {count}")
-        return count
-
     @field_validator("probe_seeds")
     @classmethod
     def _probe_seeds(cls, seeds: tuple[int, ...]) -> tuple[int, ...]:
         if not seeds:
             raise ValueError("name at least one probe seed")
-        if any(not 0 <= seed <= SEED_MAX for seed in seeds):
-            raise ValueError(f"seeds must be in [0, 2^63), got {list(seeds)}")
         return seeds
 
     def uses_chat(self, codec: TextCodec) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from readout_audit._exceptions import InputError
-from readout_audit._util import Seed, option_hint
+from readout_audit._util import INT_MAX, Seed, option_hint
 from readout_audit.data import (
     CONTROLLED_SPLITS,
     LogicItem,
@@ -62,13 +62,13 @@ class RecoverSources(BaseModel):
     """Generate the synthetic deduction splits instead of reading items: controlled-logic
     (balanced so that no surface feature tells the label) or paper-logic (seed 003's
     Appendix B as printed)."""
-    n: int = Field(default=GENERATED_N, ge=3, le=100_000)
+    n: int = Field(default=GENERATED_N, ge=3, le=100_000, strict=True)
     """Generated items per fit and held-out split."""
-    train_n: int = Field(default=GENERATED_TRAIN_N, ge=3, le=100_000)
+    train_n: int = Field(default=GENERATED_TRAIN_N, ge=3, le=100_000, strict=True)
     """Generated probe-training items."""
     generator_seed: Seed = 0
     """Seed of the generated set (a held-out NAME@SEED draws from its own)."""
-    limit: int | None = Field(default=None, ge=1)
+    limit: int | None = Field(default=None, ge=1, le=INT_MAX, strict=True)
     """Only the first N items of each split (probe training, fit, every held-out split), read
     or generated."""
     allow_download: bool = Field(default=False, json_schema_extra=option_hint(skip=True))

@@ -24,7 +24,13 @@ from readout_audit.kind import (
     run_kind,
 )
 from readout_audit.log import ScoreRecord
-from readout_audit.model import DEFAULT_BATCH_SIZE, PositionScores, ScoringModel, TextCodec
+from readout_audit.model import (
+    DEFAULT_BATCH_SIZE,
+    PositionScores,
+    ScoringModel,
+    TextCodec,
+    check_model,
+)
 from readout_audit.progress import ProgressMode
 from readout_audit.prompt import Rendering, context_field, render
 from readout_audit.readout import (
@@ -181,6 +187,7 @@ def score(
     All items are rendered, encoded and checked against the model's window before any is
     scored, so bad input stops the run before it writes anything.
     """
+    check_model(model)
     kwargs = dict(template_kwargs or {})
     jobs = [
         score_job(prepare(i, model.codec, kwargs, greedy_tokens), top_k, greedy_tokens)

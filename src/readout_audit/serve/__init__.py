@@ -1,6 +1,7 @@
 """Requests to served models: paced, concurrent, retrying, and recorded call by call in a ledger."""
 
 from readout_audit.serve._call import (
+    MAX_CONCURRENCY,
     CallResult,
     CostCap,
     Endpoint,
@@ -27,6 +28,7 @@ __all__ = [
     "Ledger",
     "LedgerEntry",
     "LedgerListing",
+    "MAX_CONCURRENCY",
     "MAX_REPLY_BYTES",
     "Outcome",
     "RequestRunner",

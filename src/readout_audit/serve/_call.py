@@ -23,10 +23,13 @@ RESERVED_HEADERS = frozenset(
 """Headers the client sets itself; an endpoint may not override them."""
 REDACTED = "[redacted]"
 """What a secret (a header value, a URL's credentials or query value) becomes when shown."""
-_USERINFO = re.compile(r"(?<=//)\S*@|(?<!\S)[^/\s]*@(?![^/\s]*://)")
+_USERINFO = re.compile(
+    r"(?<=//)\S*@|(?<!\S)(?P<prefix>[\w.-]*=[A-Z][A-Z0-9_]*@)?+[^/\s]*@(?![^/\s]*://)"
+)
 """A URL's ``user:password@``: after ``//`` up to the last ``@`` (a password may hold ``/``,
-``?`` or ``#``), or before the first ``/`` of a URL written without its scheme (not a prefix
-such as ``NAME=CONTRACT@`` before a URL)."""
+``?`` or ``#``), or before the first ``/`` of a URL written without its scheme. A judge
+configuration's ``NAME=CONTRACT@`` prefix is kept (it holds no secret), before a URL or not:
+a contract is an upper-case name (``FINAL3``), so a token such as ``dG9rZW4=`` is redacted."""
 _QUERY = re.compile(r"\?[^#\s]+")
 
 
@@ -41,7 +44,10 @@ def redact_url(url: str) -> str:
         parts = (part.partition("=") for part in query[0][1:].split("&"))
         return "?" + "&".join(f"{name}={REDACTED}" if sep else REDACTED for name, sep, _ in parts)
 
-    return _QUERY.sub(values, _USERINFO.sub(f"{REDACTED}@", url))
+    def userinfo(found: re.Match[str]) -> str:
+        return f"{found['prefix'] or ''}{REDACTED}@"
+
+    return _QUERY.sub(values, _USERINFO.sub(userinfo, url))
 
 
 def _positive(value: float, field_name: str, source: str) -> None:
@@ -51,6 +57,10 @@ def _positive(value: float, field_name: str, source: str) -> None:
         )
 
 
+MAX_CONCURRENCY = 1024
+"""The most requests in flight on one endpoint: each is a thread of this process."""
+
+
 @dataclass(frozen=True)
 class Endpoint:
     """An OpenAI-compatible server (or one replica of it) and how hard to drive it."""
@@ -58,7 +68,7 @@ class Endpoint:
     base_url: str
     """``http://127.0.0.1:8080/v1`` (http or https); each call's path is appended."""
     concurrency: int = 4
-    """Requests in flight at once on this endpoint."""
+    """Requests in flight at once on this endpoint (at most :data:`MAX_CONCURRENCY`)."""
     starts_per_s: float | None = None
     """At most this many request starts per second (a token bucket of one); None: unpaced."""
     timeout_s: float = 120.0
@@ -88,9 +98,9 @@ class Endpoint:
                 source=source,
                 field="base_url",
             )
-        if not isinstance(self.concurrency, int) or self.concurrency < 1:
+        if type(self.concurrency) is not int or not 1 <= self.concurrency <= MAX_CONCURRENCY:
             raise InputError(
-                f"must be an integer ≥ 1, got {self.concurrency!r}",
+                f"must be an integer in [1, {MAX_CONCURRENCY}], got {self.concurrency!r}",
                 source=source,
                 field="concurrency",
             )

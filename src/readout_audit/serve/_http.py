@@ -26,7 +26,7 @@ from typing import Any, Literal, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 from readout_audit._exceptions import ModelNotAvailableError
-from readout_audit._util import parse_bounded
+from readout_audit._util import BoundsError, parse_bounded
 from readout_audit.serve._call import REDACTED, Endpoint, redact_url
 
 CONTINUE_WAIT_S = 1.0
@@ -41,7 +41,7 @@ MAX_REPLY_BYTES = 256 << 20
 MAX_REDIRECTS = 10
 """Redirects a ``GET`` follows within its origin before giving up."""
 
-Verdict = Literal["completed", "retry", "failed", "unknown"]
+Verdict = Literal["completed", "retry", "failed", "impossible", "unknown"]
 T = TypeVar("T")
 
 
@@ -50,7 +50,8 @@ class Exchange:
     """What one attempt came to."""
 
     verdict: Verdict
-    """completed; retry (definitely not processed, or 429/5xx); failed (other refusals); unknown."""
+    """completed; retry (definitely not processed, or 429/5xx); failed (other refusals);
+    impossible (a whole 2xx JSON answer holding a number out of range); unknown."""
     sent: bool
     """The body was (being) written: the server may have processed the call."""
     error: str | None = None
@@ -208,6 +209,9 @@ def _verdict(
         try:
             # a server may write -Infinity for an impossible token; nesting is bounded
             parsed = parse_bounded(lambda: json.loads(body))
+        except BoundsError as error:  # whole and JSON, so answered: its numbers are impossible
+            message = f"HTTP {status} with an impossible answer: {error}"
+            return Exchange("impossible", sent, message, body=body)
         except ValueError as error:
             return Exchange("unknown", sent, f"HTTP {status} with a body that is not JSON: {error}")
         if not isinstance(parsed, dict):

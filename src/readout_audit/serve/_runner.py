@@ -220,6 +220,11 @@ class RequestRunner:
                 self.ledger.unreserve([key])
             else:
                 queue.later(task, self.retry.delay(task.attempts, done.retry_after))
+        elif done.verdict == "impossible" and done.body is not None:
+            # answered, so charged: its reservation stays in the spend, and a rerun resends it
+            self.ledger.complete(key, done.body, None, reservation(task.call, self.cap))
+            self.ledger.refuse(key, error)
+            self._result(queue, task, CallResult(key, "failed", None, error, url, False))
         elif done.verdict in ("retry", "failed"):
             error = f"{error} (attempt {task.attempts} of {self.retry.max_attempts} in this run)"
             self.ledger.fail(key, error)

@@ -26,6 +26,7 @@ from readout_audit.model import (
     PositionScores,
     ScoringModel,
     TextCodec,
+    check_model,
 )
 from readout_audit.progress import ProgressMode
 from readout_audit.readout import (
@@ -351,6 +352,7 @@ def audit_yesno(
     are kept in the run directory (``artifacts/diagnostic.json``, with ``extended``), reused
     when the run resumes, and reported in the summary.
     """
+    check_model(model)
     setup = setup or YesNoSetup()
     setup.check_vocabulary(model.codec.vocab_size)
     if greedy_tokens < 1:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Self
+from typing import Annotated, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from readout_audit._exceptions import InputError
-from readout_audit._util import Seed, option_hint, terminal_safe
+from readout_audit._util import INT_MAX, Seed, option_hint, terminal_safe
 from readout_audit.data import YesNoItem, load_yesno_source
 from readout_audit.kind import RunSettings, ScoreResult, StageRun
 from readout_audit.model import ScoringModel, TextCodec, VisionCodec
@@ -24,6 +24,9 @@ from readout_audit.yesno._audit import (
     ignored_images,
     yesno_item,
 )
+
+TokenId = Annotated[int, Field(ge=0, le=INT_MAX, strict=True)]
+"""A token id as a legacy readout gives it (the model's vocabulary checks it once loaded)."""
 
 
 class YesNoSettings(BaseModel):
@@ -40,11 +43,13 @@ class YesNoSettings(BaseModel):
     label). Default: the built-in demo questions."""
     images: Path | None = Field(default=None, json_schema_extra=option_hint(path="dir"))
     """Image folder for a vision-language model (POPE: COCO val2014)."""
-    limit: int | None = Field(default=None, ge=1)
+    limit: int | None = Field(default=None, ge=1, le=INT_MAX, strict=True)
     """Only the first N items."""
-    legacy_ids: tuple[int, int] | None = None
+    legacy_ids: tuple[TokenId, TokenId] | None = Field(
+        default=None, json_schema_extra=option_hint(metavar="YES_ID,NO_ID")
+    )
     """Legacy two-token readout: YES_ID,NO_ID (default: LLaMA-2's 3582,1217 ported verbatim)."""
-    legacy_set: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    legacy_set: tuple[tuple[TokenId, ...], tuple[TokenId, ...]] | None = None
     """Legacy fixed-id sets YES_IDS:NO_IDS (default: LLaMA-2's eight ids ported verbatim)."""
     legacy: bool = True
     """Run the legacy readouts."""
@@ -65,14 +70,20 @@ class YesNoSettings(BaseModel):
     parse_rule: ParseRule = "substring"
     """string_parse: the first yes/no substring of the decoded text (the paper's; 'Nothing'
     reads no) or the first standalone yes/no word."""
-    diagnostic_sample: int = Field(default=DIAGNOSTIC_SAMPLE, ge=1)
+    diagnostic_sample: int = Field(default=DIAGNOSTIC_SAMPLE, ge=1, le=INT_MAX, strict=True)
     """Questions the new-model diagnostic (Algorithm 1) reads first."""
     extend_sets: bool = True
     """Add the diagnostic's emitted yes/no tokens missing from the legacy Y and N (Algorithm 1,
     line 8), read as the algorithm1 readout."""
     seed: Seed = 0
     """Seed of the diagnostic sample and bootstrap."""
-    greedy_tokens: int = Field(default=PARSE_TOKENS, ge=0, json_schema_extra=option_hint(skip=True))
+    greedy_tokens: int = Field(
+        default=PARSE_TOKENS,
+        ge=0,
+        le=INT_MAX,
+        strict=True,
+        json_schema_extra=option_hint(skip=True),
+    )
     """Greedy tokens read at each question (the string parse reads them)."""
 
     @model_validator(mode="after")

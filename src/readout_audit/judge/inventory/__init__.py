@@ -46,6 +46,7 @@ from readout_audit.judge.inventory._datasets import (
 )
 from readout_audit.judge.inventory._file import (
     INVENTORY_FILE,
+    INVENTORY_KIND,
     LEGACY_MANIFEST_FILE,
     MANIFEST_FILE,
     OUTCOME_FILE,
@@ -120,6 +121,7 @@ __all__ = [
     "GSM8K_HUB_ID",
     "HALUEVAL_HUB_ID",
     "INVENTORY_FILE",
+    "INVENTORY_KIND",
     "Inventory",
     "InventoryOutcome",
     "InventorySettings",

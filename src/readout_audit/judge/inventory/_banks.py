@@ -19,6 +19,21 @@ DATASETS = ("gsm8k", "drop", "halueval")
 DEFAULT_SPLITS = {"gsm8k": "test", "drop": "train", "halueval": "data"}
 
 
+def is_file_source(where: str | Path) -> bool:
+    """Whether ``where`` is read as a file (any path but a folder), not as a hub dataset."""
+    return os.path.lexists(where) and not Path(where).is_dir()
+
+
+def split_problem(where: str | Path, dataset: str, split: str | None) -> str | None:
+    """Why ``split`` is not read from ``where``, or None: a file has no splits, it is read whole."""
+    if split is None or not is_file_source(where):
+        return None
+    return (
+        f"--{dataset}-split is not read: --{dataset} {where} is a file, read whole (a split is "
+        "read only from a hub dataset id or a local copy of one)"
+    )
+
+
 def load_bank(
     where: str | Path,
     dataset: str,
@@ -32,15 +47,18 @@ def load_bank(
 
     A file is JSON lines (DROP and HaluEval: or one JSON array); any path but a folder is read
     as one (a FIFO or a link loop is refused as such, not taken for a hub id); ``split`` is the
-    dataset's default when None. ``limit`` reads only the first ``limit`` rows (the bank's
-    ``rows`` says how many were read).
+    dataset's default when None, and refused with a file. ``limit`` reads only the first
+    ``limit`` rows (the bank's ``rows`` says how many were read).
     """
     if dataset not in DATASETS:
         raise InputError(f"{dataset!r} is not one of {', '.join(DATASETS)}", field="dataset")
     if dates and dataset != "drop":
         raise InputError("dates are admitted only as DROP references", field="dates")
+    problem = split_problem(where, dataset, split)
+    if problem is not None:
+        raise InputError(problem, field=f"{dataset}_split")
     split = split or DEFAULT_SPLITS[dataset]
-    if os.path.lexists(where) and not Path(where).is_dir():
+    if is_file_source(where):
         if dataset == "gsm8k":
             return load_gsm8k_jsonl(where, limit=limit)
         if dataset == "halueval":

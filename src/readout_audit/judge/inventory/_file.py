@@ -30,6 +30,7 @@ from readout_audit._util import (
     field_path,
     iter_values,
     read_models,
+    refuse_if_written,
     write_json_atomic,
 )
 from readout_audit.data import read_json
@@ -77,6 +78,21 @@ def check_inventory_unlocked(directory: str | Path) -> None:
         lock = RunLock(directory)
         lock.acquire()
         lock.release()
+
+
+def holds_inventory(path: str | Path) -> bool:
+    """Whether the manifest of ``path`` (a directory or its inventory file) says it is one.
+
+    A stage manifest of kind ``judge-inventory`` says so, and so does an earlier version's
+    ``inventory.manifest.json``; a file merely named ``inventory.jsonl`` (a shop's stock list)
+    is no inventory of ours.
+    """
+    path = _inventory_path(path)
+    manifest = stage_manifest_path(path)
+    if manifest.is_file():
+        remedy = "it is read as the judge inventory it names"
+        return load_manifest(manifest, remedy).kind == INVENTORY_KIND
+    return path.name == INVENTORY_FILE and (path.parent / LEGACY_MANIFEST_FILE).is_file()
 
 
 def inventory_manifest(settings: InventorySettings) -> Manifest:
@@ -227,6 +243,7 @@ def read_inventory(directory: str | Path) -> Inventory:
     """
     directory = Path(directory)
     path = directory / INVENTORY_FILE
+    refuse_if_written(directory, "an inventory")
     settings, outcome = read_settings(directory)
     _, requests = read_planned(path)
     configurations = {c.name: c for c in settings.configurations}

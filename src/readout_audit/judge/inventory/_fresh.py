@@ -13,8 +13,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from readout_audit._exceptions import InputError
-from readout_audit.judge.inventory._build import Inventory, sha256_json
-from readout_audit.judge.inventory._file import INVENTORY_FILE, read_planned
+from readout_audit.judge.inventory._build import Inventory, PriorInventory, sha256_json
+from readout_audit.judge.inventory._file import (
+    INVENTORY_FILE,
+    MANIFEST_FILE,
+    holds_inventory,
+    read_planned,
+)
 from readout_audit.judge.protocol import PlannedRequest
 
 SHOWN = 5
@@ -27,7 +32,11 @@ def study_draw_seed(seed: int, study: str) -> int:
 
 
 def sibling_inventories(out: Path, excluded: Iterable[Path] = ()) -> list[Path]:
-    """The inventory directories beside ``out`` (not ``out``, nor an excluded one), by name."""
+    """The inventory directories beside ``out`` (not ``out``, nor an excluded one), by name.
+
+    Only a folder whose manifest says it is a judge inventory is one: any other folder beside
+    ``out`` is the user's, and is never read.
+    """
     skipped = {p.resolve() if p.is_dir() else p.resolve().parent for p in excluded}
     skipped.add(out.resolve())
     parent = out.resolve().parent
@@ -36,8 +45,36 @@ def sibling_inventories(out: Path, excluded: Iterable[Path] = ()) -> list[Path]:
     return sorted(
         path
         for path in parent.iterdir()
-        if path.is_dir() and (path / INVENTORY_FILE).is_file() and path.resolve() not in skipped
+        if path.is_dir()
+        and (path / INVENTORY_FILE).is_file()
+        and path.resolve() not in skipped
+        and holds_inventory(path)
     )
+
+
+def read_earlier(path: Path, why: str) -> tuple[PriorInventory, list[PlannedRequest]]:
+    """The planned requests of the earlier inventory at ``path``, read because ``why``.
+
+    A path whose manifest does not say it is a judge inventory is refused, and an error in
+    reading one says ``why`` it was read (``--exclude`` names it; it lies beside ``--out``).
+    """
+    if not holds_inventory(path):
+        raise InputError(
+            f"is no judge inventory (no {MANIFEST_FILE} says so); it was read because {why}: "
+            "give only an inventory `readout judge build` wrote",
+            source=str(path),
+            field="exclude",
+        )
+    try:
+        return read_planned(path)
+    except InputError as error:
+        raise InputError(
+            f"{error.message} (read because {why})",
+            source=error.source,
+            line=error.line,
+            item_id=error.item_id,
+            field=error.field,
+        ) from None
 
 
 def shared_sources(
@@ -56,7 +93,8 @@ def shared_sources(
 def refuse_shared_sources(study: str, inventory: Inventory, earlier: Sequence[Path]) -> None:
     """Refuse ``inventory`` if it shares a source id or cluster with an earlier inventory."""
     for path in earlier:
-        _, requests = read_planned(path)
+        why = f"it lies beside --out and the {study} study draws fresh sources"
+        _, requests = read_earlier(path, why)
         ids, clusters = shared_sources(inventory, requests)
         if ids or clusters:
             raise InputError(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from readout_audit._util import option_hint
+from readout_audit._util import INT_MAX, option_hint
 from readout_audit.judge.inventory import read_inventory
 from readout_audit.judge.protocol import Phase
 from readout_audit.judge.run._run import (
@@ -25,6 +25,7 @@ from readout_audit.judge.run._run import (
 from readout_audit.kind import ModelChoice, ScoreResult
 from readout_audit.model import (
     DEFAULT_BATCH_SIZE,
+    Device,
     Dtype,
     ScoringModel,
     api_headers,
@@ -32,24 +33,26 @@ from readout_audit.model import (
     parse_served_spec,
 )
 from readout_audit.progress import ProgressMode
-from readout_audit.serve import CostCap, Endpoint
+from readout_audit.serve import MAX_CONCURRENCY, CostCap, Endpoint
 
 
 class JudgeExecution(BaseModel):
     """What drives a judge besides its inventory: each field read by a local or a served one."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, allow_inf_nan=False, use_attribute_docstrings=True
+    )
 
-    device: str = "auto"
+    device: Device = "auto"
     """A local judge's device: auto (cuda if available, else mps, else cpu), cpu, cuda, cuda:N
     or mps."""
     dtype: Dtype = "auto"
     """A local judge's weights' dtype; auto is bfloat16 on a GPU and float32 on the CPU."""
-    batch_size: int = Field(default=DEFAULT_BATCH_SIZE, ge=1)
+    batch_size: int = Field(default=DEFAULT_BATCH_SIZE, ge=1, le=INT_MAX, strict=True)
     """A local judge's requests per forward (a shared prefix is encoded once)."""
     allow_download: bool = False
     """Let hf: judges download from the Hub."""
-    concurrency: int = Field(default=4, ge=1)
+    concurrency: int = Field(default=4, ge=1, le=MAX_CONCURRENCY, strict=True)
     """A served judge: requests in flight per endpoint."""
     starts_per_s: float | None = Field(default=None, gt=0)
     """A served judge: request starts per second per endpoint (default unpaced)."""
@@ -63,7 +66,7 @@ class JudgeExecution(BaseModel):
     )
     """Send a served judge's requests here instead of the inventory's URLs (the model name and
     the bodies stay as planned); repeatable, one pool each."""
-    max_spend_tokens: int | None = Field(default=None, ge=1)
+    max_spend_tokens: int | None = Field(default=None, ge=1, le=INT_MAX, strict=True)
     """A served judge: cap on prompt + completion tokens over the run's ledger, reserved before
     sending."""
     max_spend_usd: float | None = Field(default=None, gt=0)

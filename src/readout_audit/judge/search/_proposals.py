@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from readout_audit._util import option_hint
+from readout_audit._util import INT_MAX, option_hint
 from readout_audit.log import (
     Manifest,
     StageFile,
@@ -72,6 +72,8 @@ BLOCKED_WORDS = frozenset(
 ALLOWED_CHARACTERS = frozenset(string.ascii_letters + " .,:;!?()'\"-\n\t")
 MAX_CHARACTERS = 80
 BEAMS_SUFFIX = ".beams.jsonl"
+PROPOSALS_KIND = "proposals"
+"""The kind of a proposals file's stage manifest."""
 _WORD = re.compile(r"[A-Za-z]+")
 
 
@@ -80,18 +82,24 @@ class BeamSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    first_width: int = Field(default=256, ge=1)
+    first_width: int = Field(default=256, ge=1, le=INT_MAX, strict=True)
     """Top next tokens expanded at the beam's first step (from the context alone)."""
-    width: int = Field(default=12, ge=1)
+    width: int = Field(default=12, ge=1, le=INT_MAX, strict=True)
     """Strings the beam keeps after each step, and top next tokens expanded from each after
     the first."""
-    depth: int = Field(default=7, ge=1)
+    depth: int = Field(default=7, ge=1, le=INT_MAX, strict=True)
     """Steps of the beam: the most tokens a proposal holds."""
-    per_word: int = Field(default=5, ge=1, json_schema_extra=option_hint(skip=True))
+    per_word: int = Field(
+        default=5, ge=1, le=INT_MAX, strict=True, json_schema_extra=option_hint(skip=True)
+    )
     """Retained proposals per case-folded first word."""
-    per_depth: int = Field(default=48, ge=1, json_schema_extra=option_hint(skip=True))
+    per_depth: int = Field(
+        default=48, ge=1, le=INT_MAX, strict=True, json_schema_extra=option_hint(skip=True)
+    )
     """Retained proposals per token length."""
-    cap: int = Field(default=256, ge=1, json_schema_extra=option_hint(skip=True))
+    cap: int = Field(
+        default=256, ge=1, le=INT_MAX, strict=True, json_schema_extra=option_hint(skip=True)
+    )
     """Retained proposals in all."""
 
 
@@ -272,7 +280,7 @@ def write_proposals(
     out = Path(out)
     beams = beams_path(out)
     config = {"settings": settings.model_dump(mode="json"), "contexts": list(contexts)}
-    manifest = Manifest.create("proposals", model.info, config)
+    manifest = Manifest.create(PROPOSALS_KIND, model.info, config)
     if overwrite:
         _delete_stage(out)
     with StageFile(
@@ -307,6 +315,6 @@ def propose_to_file(
     while another process proposes into it; ``open_model`` is called only after.
     """
     out = Path(out)
-    check_output_path(out, option="out", force=force)
+    check_output_path(out, option="out", force=force, own=(out, PROPOSALS_KIND))
     check_proposals_unlocked(out)
     return write_proposals(open_model(), out, settings, overwrite=force)

@@ -43,7 +43,15 @@ from readout_audit.judge.search._rank import (
     rank_bridges,
     score_bridges,
 )
-from readout_audit.log import Manifest, RunLock, now, read_run, resumed_manifest, write_once
+from readout_audit.log import (
+    Manifest,
+    RunLock,
+    now,
+    read_run,
+    register_stage_kind,
+    resumed_manifest,
+    write_once,
+)
 from readout_audit.model import ScoringModel, TextCodec
 from readout_audit.stats import hoeffding_epsilon
 
@@ -275,6 +283,7 @@ def search_plan(setup: SearchSetup) -> dict[str, Any]:
 
 SEARCH_KIND = "judge-search"
 """The ``kind`` of a search directory's manifest (``OUT/manifest.json``)."""
+register_stage_kind(SEARCH_KIND, "a cue search")
 SEARCH_MANIFEST = "manifest.json"
 
 

@@ -8,13 +8,14 @@ when it holds others, unless overwritten.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from readout_audit._util import SEED_MAX, Seed, option_hint
+from readout_audit._util import INT_MAX, SEED_MAX, Seed, option_hint
 from readout_audit.judge.inventory import (
     INVENTORY_FILE,
+    INVENTORY_KIND,
     LEGACY_MANIFEST_FILE,
     MANIFEST_FILE,
     OUTCOME_FILE,
@@ -61,21 +62,21 @@ class BuildSettings(BaseModel):
     under HALL, HALL_R and FINAL3; formatting-pilot: colon placements x two earlier values;
     repeat: three passes on a decomposition's sources (--from-inventory); reference-switch:
     generated items graded in two reference worlds."""
-    items: int = Field(default=SWITCH_ITEMS, ge=4)
+    items: int = Field(default=SWITCH_ITEMS, ge=4, le=INT_MAX, strict=True)
     """Generated items of the reference switch (a multiple of 4)."""
     reused: Path | None = Field(default=None, json_schema_extra=option_hint("--from-inventory"))
     """The repeat panel: the decomposition inventory whose sources it reuses."""
-    panel: dict[str, int] | None = Field(
+    panel: dict[str, Annotated[int, Field(le=INT_MAX)]] | None = Field(
         default=None, json_schema_extra=option_hint(metavar="DATASET=N", repeat=True)
     )
     """The repeat panel: sources per dataset, the first in the decomposition's sampling order
     [default: drop=56, halueval=24] (repeatable)."""
     sources: SourceSettings = SourceSettings()
     seed: Seed = PAPER_SEED
-    per_dataset: int | None = Field(default=None, ge=1)
+    per_dataset: int | None = Field(default=None, ge=1, le=INT_MAX, strict=True)
     """Sources per dataset [default: the paper's: confirmation 100, decomposition 120,
     formatting-pilot 8]."""
-    preflight_per_dataset: int = Field(default=10, ge=0)
+    preflight_per_dataset: int = Field(default=10, ge=0, le=INT_MAX, strict=True)
     """Preflight sources per dataset (disjoint from the confirmation sources)."""
     configurations: tuple[str, ...] = Field(
         min_length=1,
@@ -93,7 +94,7 @@ class BuildSettings(BaseModel):
     """How configuration NAME's bodies ask for structured output: json_schema (OpenAI, vLLM,
     SGLang; the default), json_object (llama-cpp-python) or none (the label read from the text)
     (repeatable)."""
-    bootstrap_seed: int | None = Field(default=None, ge=0, le=SEED_MAX)
+    bootstrap_seed: int | None = Field(default=None, ge=0, le=SEED_MAX, strict=True)
     """The first configuration's bootstrap seed; the others count up from it [default:
     --seed]."""
     presentation: Presentation | None = None
@@ -134,13 +135,14 @@ class BuildSettings(BaseModel):
 
     @model_validator(mode="after")
     def _datasets(self) -> BuildSettings:
-        """A study drawing sources needs a dataset; one drawing none takes no dataset."""
+        """A study drawing sources needs a dataset; another takes none, nor --limit or --exclude."""
         study = STUDIES.get(self.study)  # an unknown one is refused by name when built
         named = self.sources.named()
         if study is not None and study.sourced and not named:
             raise ValueError("give --gsm8k, --drop or --halueval (one or more)")
-        if study is not None and not study.sourced and named:
-            raise ValueError(f"the {self.study} study reads no dataset: drop --{named[0]}")
+        given = [*named, *(name for name in ("limit", "exclude") if getattr(self.sources, name))]
+        if study is not None and not study.sourced and given:
+            raise ValueError(f"the {self.study} study reads no dataset: drop --{given[0]}")
         return self
 
     def parsed_configurations(self) -> list[Configuration]:
@@ -161,7 +163,9 @@ def _check_outputs(settings: BuildSettings, out: Path) -> None:
     given = [*([settings.reused] if settings.reused is not None else []), *settings.sources.exclude]
     inputs = [path / INVENTORY_FILE if path.is_dir() else path for path in given]
     for name in (INVENTORY_FILE, MANIFEST_FILE, OUTCOME_FILE, LEGACY_MANIFEST_FILE):
-        check_output_path(out / name, option="out", inputs=inputs, force=True)
+        check_output_path(
+            out / name, option="out", inputs=inputs, force=True, own=(out, INVENTORY_KIND)
+        )
 
 
 def build_study(settings: BuildSettings, out: str | Path, *, overwrite: bool = False) -> Inventory:

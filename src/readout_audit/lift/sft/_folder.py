@@ -180,7 +180,6 @@ def check_sft_out(out: Path, planned: SftPlan) -> None:
     progress = read_progress(out)
     if progress is not None:
         plan_differences(progress.plan, planned, out)
-    out.mkdir(parents=True, exist_ok=True)
     hold(out)
 
 

@@ -19,10 +19,10 @@ from pydantic import (
 )
 
 from readout_audit._exceptions import InputError
-from readout_audit._util import Seed, option_hint, validation_problem
+from readout_audit._util import INT_MAX, Seed, option_hint, validation_problem
 from readout_audit.lift.sft._objective import CLIP_FLOOR, RAW_WEIGHT
 from readout_audit.lift.sft._split import PaperSplit
-from readout_audit.log import differences
+from readout_audit.log import differences, register_stage_kind
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -35,12 +35,19 @@ ADAPTER = "adapter"
 ADAPTER_FILES = "adapter.json"
 SFT_KIND = "lift-sft"
 """The ``kind`` of a fine-tuning's manifest."""
+register_stage_kind(SFT_KIND, "a fine-tuning")
 
 
 PROJECTIONS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 """The seven linear projections of a Llama/Qwen block: the reference configuration's targets."""
 Schedule = Literal["constant", "cosine", "linear"]
 TrainDtype = Literal["float32", "float64", "bfloat16", "float16"]
+STEPS_MAX = 1 << 31
+"""The most steps, examples per micro-batch or micro-batches per step: their product, the
+examples a run reads, stays an int64."""
+LORA_MAX = 1 << 12
+"""The largest LoRA rank or alpha (adapters use a few hundred at most): a rank of 10^12 would
+be an allocation error after the model loads, an alpha past float range peft's overflow."""
 
 
 class SftConfig(BaseModel):
@@ -54,11 +61,11 @@ class SftConfig(BaseModel):
         extra="forbid", frozen=True, allow_inf_nan=False, use_attribute_docstrings=True
     )
 
-    steps: int = Field(default=50, ge=1)
+    steps: int = Field(default=50, ge=1, le=STEPS_MAX, strict=True)
     """Optimiser steps."""
-    batch_size: int = Field(default=4, ge=1)
+    batch_size: int = Field(default=4, ge=1, le=STEPS_MAX, strict=True)
     """Examples per forward (a micro-batch); a step takes ``grad_accumulation`` of them."""
-    grad_accumulation: int = Field(default=1, ge=1)
+    grad_accumulation: int = Field(default=1, ge=1, le=STEPS_MAX, strict=True)
     """Micro-batches whose gradients one optimiser step sums."""
     learning_rate: float = Field(default=2e-4, gt=0, le=1)
     """AdamW's peak learning rate, reached after the warm-up (at most 1: a larger one diverges)."""
@@ -68,9 +75,9 @@ class SftConfig(BaseModel):
     """Share of the steps whose rate climbs linearly from 0 to the peak (⌈warmup · steps⌉)."""
     max_grad_norm: float | None = Field(default=1.0, ge=0)
     """Clip the gradients' global L2 norm to this; 0: no clipping."""
-    rank: int = Field(default=32, ge=1)
+    rank: int = Field(default=32, ge=1, le=LORA_MAX, strict=True)
     """LoRA rank."""
-    alpha: int = Field(default=64, ge=1)
+    alpha: int = Field(default=64, ge=1, le=LORA_MAX, strict=True)
     """LoRA alpha."""
     target_modules: tuple[str, ...] = Field(default=PROJECTIONS, min_length=1)
     """Comma-separated names of the modules the adapter is put on."""
@@ -79,13 +86,13 @@ class SftConfig(BaseModel):
     floor: float = Field(default=CLIP_FLOOR, json_schema_extra=option_hint(skip=True))
     raw_weight: float = Field(default=RAW_WEIGHT, ge=0, le=1)
     """Weight of the raw NLL term beside the clipLL_2 loss."""
-    max_tokens: int | None = Field(default=None, ge=8)
+    max_tokens: int | None = Field(default=None, ge=8, le=INT_MAX, strict=True)
     """Refuse an example longer than this many tokens, prompt and target (default: sized from
     the examples; an example is never cut)."""
     dtype: TrainDtype = "float32"
     """The scorer's weights' dtype while it trains (bfloat16 on a GPU); the adapter's weights
     stay float32."""
-    checkpoint_every: int = Field(default=10, ge=1)
+    checkpoint_every: int = Field(default=10, ge=1, le=INT_MAX, strict=True)
     """Steps between checkpoints (a rerun resumes from the last)."""
     seed: Seed = 0
     """Seeds the split, the adapter's initialisation, dropout and the example order."""

@@ -7,7 +7,6 @@ through the caller's model choice (``open_model``), then trained (:func:`train_s
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
@@ -15,7 +14,7 @@ from typing import Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from readout_audit._exceptions import InputError
-from readout_audit._util import LOCK, option_hint, release_held
+from readout_audit._util import option_hint, release_held
 from readout_audit.lift._conditions import LiftSetup
 from readout_audit.lift._cut import Cut
 from readout_audit.lift._cutfile import read_cuts
@@ -97,7 +96,6 @@ def fine_tune(run: SftRun, scorer: ModelOpener) -> FineTuning:
     examples = sft_examples(training, split, setup)
     held = [c for c in cuts if c.paper in set(split.held_out)]
     plan = plan_sft(examples, split, run.training, setup, held_out=held)
-    made = not os.path.lexists(run.out)
     try:
         check_sft_out(run.out, plan)  # locked now: a second writer is refused before loading
         announce(
@@ -107,17 +105,25 @@ def fine_tune(run: SftRun, scorer: ModelOpener) -> FineTuning:
             f"{len(plan.held_out_overlap)} held by a training example: not read)",
         )
         on_step = None if run.progress == "off" else _announcer(run.progress)
-        model = scorer.open()
+        model = scorer.open(preflight=lambda codec: check_rank(run.training.rank, codec))
         return train_sft(
             model, examples, split, run.out, held_out=held, config=run.training, setup=setup,
             on_step=on_step,
         )  # fmt: skip
-    except BaseException:
-        if made:
-            _remove_if_empty(run.out)
-        raise
     finally:
-        release_held()
+        release_held()  # and removes the folder made for a refused run
+
+
+def check_rank(rank: int, codec: TextCodec) -> None:
+    """Refuse a LoRA rank above the model's hidden size before the weights load.
+
+    A rank past the width adds parameters and no capacity; the configuration tells it early.
+    """
+    if codec.width is not None and rank > codec.width:
+        raise InputError(
+            f"{rank} exceeds the model's hidden size ({codec.width}); choose at most that",
+            field="rank",
+        )
 
 
 def _announcer(mode: ProgressMode) -> Callable[[StepLoss, int], None]:
@@ -125,11 +131,3 @@ def _announcer(mode: ProgressMode) -> Callable[[StepLoss, int], None]:
         announce(mode, step_line(step, total))
 
     return line
-
-
-def _remove_if_empty(folder: Path) -> None:
-    """Remove a folder this run made when it holds nothing but its lock (a refused run)."""
-    if folder.is_dir() and set(os.listdir(folder)) <= {LOCK}:
-        release_held()
-        (folder / LOCK).unlink(missing_ok=True)
-        folder.rmdir()

@@ -3,6 +3,7 @@
 DIR/manifest.json   the stage's manifest: the scorer (``model``) and the plan (``config``)
 DIR/losses.jsonl    a :class:`StepLoss` per step, appended and flushed as each is taken
 DIR/adapter.json    each ``adapter/`` file's SHA-256, written once the training finishes
+                    (its own SHA-256 in the manifest's ``fixed``)
 DIR/checkpoint/     the last checkpoint (adapter and optimiser state), side files
 DIR/adapter/        the finished adapter (PEFT's files), side files
 DIR/.lock           held by the one process training into DIR
@@ -32,7 +33,7 @@ from readout_audit.lift.sft._manifest import (
     validated,
 )
 from readout_audit.lift.sft._split import PaperSplit
-from readout_audit.log import Manifest, Stage, read_json_file, write_once
+from readout_audit.log import Manifest, Stage, read_fixed
 
 
 class SftStage(Stage):
@@ -57,8 +58,12 @@ class SftStage(Stage):
         self._write_line(dumps_line(loss.model_dump(mode="json")))
 
     def finish(self, adapter_files: dict[str, str], steps: int) -> None:
-        """Record the adapter's files once and mark this invocation finished."""
-        write_once(self.out / ADAPTER_FILES, {"adapter_files": adapter_files})
+        """Record the adapter's files once, tied to the manifest, and mark this invocation finished.
+
+        ``adapter.json`` holds each adapter file's SHA-256 and the manifest holds its own, so an
+        adapter copied in with another fine-tuning's ``adapter.json`` is refused when read.
+        """
+        self.fix(ADAPTER_FILES, {"adapter_files": adapter_files})
         self.finish_invocation(planned=steps)
 
 
@@ -103,9 +108,10 @@ class FineTuning:
 
 
 def read_fine_tuning(out: Path) -> FineTuning:
-    """What ``out`` holds, checked: manifest, plan, loss lines, and ``adapter.json`` if written.
+    """What ``out`` holds, checked: manifest, plan, loss lines and, once written, ``adapter.json``.
 
-    A fine-tuning is finished when its last invocation finished after its last step.
+    A fine-tuning is finished when its last invocation finished after its last step; its
+    ``adapter.json`` is read only if its SHA-256 is the one the manifest records.
     """
     manifest, plan = read_plan(out)
     last = manifest.invocations[-1] if manifest.invocations else None
@@ -120,5 +126,6 @@ def read_fine_tuning(out: Path) -> FineTuning:
                 "is missing: a finished fine-tuning records its adapter's files there",
                 source=str(path),
             )
-        files = validated(AdapterFiles, read_json_file(path, "train again"), path).adapter_files
+        document = read_fixed(path, manifest, "train again into a new folder")
+        files = validated(AdapterFiles, document, path).adapter_files
     return FineTuning(out, plan, manifest.model, losses, files, manifest.identity())
