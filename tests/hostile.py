@@ -70,6 +70,8 @@ from readout_audit._util import RunLock
 from readout_audit.kind import check_out
 if sys.argv[2] == "check_out":
     check_out(Path(sys.argv[1]), "score")  # a first writer, now loading its model
+elif sys.argv[2] == "lock-beside":
+    RunLock(Path(sys.argv[1]), beside=True).acquire()  # a stage file's writer, loading
 else:
     RunLock(Path(sys.argv[1])).acquire()  # a first build, now building
 print("held", flush=True)
@@ -80,7 +82,8 @@ time.sleep(60)
 @contextlib.contextmanager
 def first_writer(folder: Path, how: str) -> Iterator[int]:
     """Another process holding ``folder`` as a first writer does (``check_out``: one loading its
-    model; else a build holding the lock); yields its process id, and kills it after."""
+    model; ``lock-beside``: a stage file's writer, ``folder`` its file; else a build holding the
+    lock); yields its process id, and kills it after."""
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD, str(folder), how], stdout=subprocess.PIPE, text=True
     )

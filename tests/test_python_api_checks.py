@@ -72,4 +72,7 @@ def test_lm_eval_task_settings_name_a_task():
         TaskSettings()
     with pytest.raises(ValueError, match="name at least one lm-eval task"):
         TaskSettings(tasks=())
+    for blank in ("", " "):
+        with pytest.raises(ValueError, match="a task name is blank"):
+            TaskSettings(tasks=("arc_easy", blank))
     assert TaskSettings(tasks=("arc_easy",)).tasks == ("arc_easy",)

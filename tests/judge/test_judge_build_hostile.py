@@ -121,3 +121,11 @@ def test_a_malformed_configuration_is_echoed_as_given_but_its_credentials(
     error = refused(["judge", "build", *args, "--out", tmp_path / "out"], "configuration", shown)
     assert "secret" not in error and "user" not in error
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("judge", ["openai:nothing", "openai:http://user:secret@127.0.0.1:9/v1#m"])
+def test_a_bad_judge_spec_in_a_configuration_blames_the_configuration(tmp_path, judge):
+    args = ["--halueval", FILES["halueval"], "--configuration", f"a=FINAL3@{judge}"]
+    error = refused(["judge", "build", *args, "--out", tmp_path / "out"], "field 'configuration'")
+    assert "field 'model'" not in error and "secret" not in error
+    assert not (tmp_path / "out").exists()

@@ -308,11 +308,18 @@ GOLD_OUT_OF_RANGE = [{"question": "Q1", "choices": ["a", "b"], "answer": 0},
 
 
 @pytest.mark.model
-@pytest.mark.parametrize(("fewshot", "item"), [(0, "tp_gold/1"), (1, "tp_gold/few-shot 1")])
+@pytest.mark.parametrize(
+    ("rows", "fewshot", "item"),
+    [
+        (GOLD_OUT_OF_RANGE, 0, "tp_gold/1"),
+        (GOLD_OUT_OF_RANGE, 1, "tp_gold/few-shot 1"),
+        (GOLD_OUT_OF_RANGE[::-1], 0, "tp_gold/0"),  # the one lm-eval checks as it builds the task
+    ],
+)
 def test_a_gold_index_out_of_range_names_the_task_the_document_and_the_field(
-    tmp_path: Path, fewshot: int, item: str
+    tmp_path: Path, rows: list[dict[str, object]], fewshot: int, item: str
 ) -> None:
-    path = task_yaml(tmp_path / "tasks", "tp_gold", GOLD_OUT_OF_RANGE)
+    path = task_yaml(tmp_path / "tasks", "tp_gold", rows)
     if fewshot:  # the examples drawn from the same rows: lm-eval indexes their choices by gold
         dev = f"    dev: {path.with_suffix('.jsonl')}\n    test: "
         text = path.read_text(encoding="utf-8").replace("    test: ", dev)

@@ -76,7 +76,7 @@ def test_a_run_directory_lock_that_is_no_lock_file_is_refused_untouched(tmp_path
     before, lock_before = snapshot(mine), snapshot(out)
     for args in ([*BUILD, "--out", out], ["score", "--items", ITEMS, "--out", out]):
         error = refused(args, str(out / ".lock"), what)
-        assert "never opened, followed or replaced" in error
+        assert "left as it is (never followed, written or truncated)" in error
     assert snapshot(mine) == before and snapshot(out) == lock_before
 
 
@@ -149,6 +149,11 @@ def test_an_inventory_another_process_writes_is_not_read(tmp_path):
     assert result.exit_code == 0, result.output
     repeat = ["judge", "build", "--study", "repeat", "--from-inventory", inventory]
     repeat += ["--configuration", "a=FINAL3@smollm2-135m", "--out", tmp_path / "repeat"]
+    halueval = ROOT / "tests" / "fixtures" / "judge" / "halueval_qa_rows.jsonl"
+    pilot = ["judge", "build", "--study", "formatting-pilot", "--halueval", halueval]
+    pilot += ["--per-dataset", "3", "--configuration", "jev=FINAL3@smollm2-135m"]
+    pilot += ["--exclude", inventory, "--out", tmp_path / "pilot"]
     with first_writer(inventory, "lock") as pid:
-        refused(repeat, str(inventory), f"being written by process {pid}")
-    assert not (tmp_path / "repeat").exists()
+        for args in (repeat, pilot):
+            refused(args, str(inventory), f"being written by process {pid}")
+    assert not (tmp_path / "repeat").exists() and not (tmp_path / "pilot").exists()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hostile import refused, snapshot
+from hostile import first_writer, refused, snapshot
 
 from readout_audit._cli import main
 from readout_audit._exceptions import InputError
@@ -139,3 +139,75 @@ def test_a_plain_users_file_is_no_stage(tmp_path):
         check_output_path(path, option="out", force=True)
     with pytest.raises(InputError, match="exists; pass --force"):
         check_output_path(tmp_path / "mine.jsonl", option="out")
+
+
+def test_a_tex_file_read_through_a_link_or_an_input_is_never_replaced(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.copy(TEX / "testmath.tex", outside / "other.tex")
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "link.tex").symlink_to("../outside/other.tex")
+    body = tmp_path / "inputs"
+    body.mkdir()
+    (body / "main.tex").write_text("\\documentclass{article}\n\\begin{document}\n\\input{body}\n")
+    shutil.copy(TEX / "testmath.tex", body / "body.tex")
+    before = snapshot(tmp_path)
+    for source, read in ((linked, outside / "other.tex"), (body / "main.tex", body / "body.tex")):
+        for option in ("--out", "--training-out"):
+            args = [*CUT, source, "--force", option, read]
+            if option == "--training-out":
+                args += ["--out", tmp_path / "cuts.jsonl"]
+            refused(args, str(read), "is also an input of this command")
+            assert snapshot(tmp_path) == before  # nothing written, not even a lock
+
+
+@pytest.mark.parametrize("own", [".manifest.json", ".lock", ".papers.json"])
+def test_training_out_is_none_of_outs_own_files(tmp_path, own):
+    out = tmp_path / "c.jsonl"
+    training = tmp_path / f"c.jsonl{own}"
+    error = refused([*CUT, TEX, "--out", out, "--training-out", training, "--force"], str(training))
+    assert "must differ from --out and from its own files beside it" in error
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_cut_files_papers_ledger_is_one_of_its_files(tmp_path, stages):
+    ledger = stages["cuts"].with_name("cuts.jsonl.papers.json")
+    assert ledger.exists()
+    before = snapshot(tmp_path / "stages")
+    error = refused(["export", stages["run"], "--out", ledger, "--force"], str(ledger))
+    assert f"one of the files of the stage file {stages['cuts']} (lift-cut)" in error
+    assert snapshot(tmp_path / "stages") == before
+
+
+def test_no_output_lands_on_a_file_another_process_is_writing(tmp_path, stages):
+    forecast = tmp_path / "forecasts.jsonl"
+    forecast.write_text("")  # a writer holds its lock before its manifest exists
+    lock = tmp_path / "forecasts.jsonl.lock"
+    with first_writer(forecast, "lock-beside") as pid:
+        before = snapshot(tmp_path)
+        refused(["export", stages["run"], "--out", forecast, "--force"], f"by process {pid}")
+        assert snapshot(tmp_path) == before
+    assert lock.exists()
+
+
+def test_a_run_is_never_written_into_another_stages_folder(tmp_path, stages):
+    items = tmp_path / "items.jsonl"
+    items.write_text('{"id": "a", "prompt": "Two plus two is", "options": [" four", " five"]}\n')
+    before = snapshot(tmp_path / "stages")
+    inventory = stages["inventory"]
+    for out, reason in (
+        (inventory, "holds a judge-inventory stage, not a run"),
+        (inventory / "sub", "is inside the stage folder"),
+        (stages["run"] / "sub", "is inside the run directory"),
+    ):
+        for extra in ([], ["--overwrite"]):
+            refused(["score", "--items", items, "--out", out, *extra], str(out), reason)
+    assert snapshot(tmp_path / "stages") == before
+
+
+def test_an_empty_path_is_no_current_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["score", "--out", "", "--items", str(TEX / "README.md")])
+    assert result.exit_code == 2 and "'--out': is empty: name a file or a folder" in result.output
+    assert list(tmp_path.iterdir()) == []

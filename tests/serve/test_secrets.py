@@ -97,7 +97,7 @@ def refusals(tmp_path: Path) -> list[tuple[list[str], str]]:
         ),
         (
             [*build, "--out", out, "--configuration", f"f4=FINAL4@openai:{WITH_PASSWORD}#j"],
-            f"--model, field 'model': {redacted!r} {REFUSED}",
+            f"field 'configuration': f4: {redacted!r} {REFUSED}",
         ),
         (
             ["judge", "run", str(inventory), "--out", out, "--endpoint", WITH_PASSWORD, *phase],

@@ -12,7 +12,7 @@ from readout_audit._cli._common import greedy_tokens, model_options, refuse_unus
 from readout_audit._cli._fields import settings_from, settings_options
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._score import run_command
-from readout_audit._cli._types import IdSets, SpecType
+from readout_audit._cli._types import GivenPath, IdSets, SpecType
 from readout_audit._cli._warn import warn
 from readout_audit.model import is_served
 from readout_audit.options import OptionsSettings, options_stage
@@ -22,7 +22,7 @@ from readout_audit.yesno import PARSE_TOKENS, YesNoSettings, yesno_stage
 out_option = click.option(
     "--out",
     required=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=GivenPath(file_okay=False, path_type=Path),
     help="Run directory (resumed if it exists with the same configuration).",
 )
 

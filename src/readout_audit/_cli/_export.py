@@ -10,6 +10,7 @@ import click
 from readout_audit._cli._common import force_option, user_errors
 from readout_audit._cli._limit_plain import plain_option
 from readout_audit._cli._report import RUN_DIR
+from readout_audit._cli._types import GivenPath
 from readout_audit._util import terminal_safe, write_text_atomic
 from readout_audit.log import (
     FORMATS,
@@ -31,7 +32,7 @@ from readout_audit.report import (
     write_index,
 )
 
-FILE = click.Path(dir_okay=False, path_type=Path)
+FILE = GivenPath(dir_okay=False, path_type=Path)
 
 
 @click.command("export")

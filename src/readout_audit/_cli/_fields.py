@@ -23,7 +23,7 @@ from pydantic import Strict, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
 from readout_audit._cli._served import with_options
-from readout_audit._cli._types import BoundedInt, FiniteFloat, Listed
+from readout_audit._cli._types import BoundedInt, FiniteFloat, GivenPath, Listed
 from readout_audit._util import HINT_KEY, OptionHint, terminal_safe, validation_problem
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -210,7 +210,7 @@ def _type(
         return FiniteFloat(**_bounds(metadata))
     if annotation is Path:
         kind = hint.get("path")
-        return click.Path(path_type=Path, file_okay=kind != "dir", dir_okay=kind != "file")
+        return GivenPath(path_type=Path, file_okay=kind != "dir", dir_okay=kind != "file")
     if annotation is str:
         return click.STRING
     if typing.get_origin(annotation) is tuple:

@@ -20,6 +20,7 @@ from readout_audit._cli._judge_search import judge_search_command
 from readout_audit._cli._model import ModelChoice
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._report import report_command
+from readout_audit._cli._types import GivenPath
 from readout_audit.judge import BeamSettings, BuildSettings, build_study
 from readout_audit.judge.inventory import inventory_summary
 from readout_audit.judge.search import propose_to_file
@@ -28,7 +29,7 @@ from readout_audit.judge.studies import STUDIES
 _BUILD_TYPES = {
     **SOURCE_TYPES,
     "study": click.Choice(list(STUDIES)),
-    "reused": click.Path(path_type=Path, exists=True, file_okay=False),
+    "reused": GivenPath(path_type=Path, exists=True, file_okay=False),
 }
 
 
@@ -50,7 +51,7 @@ def _refuse_study_options(study: str) -> None:
 @click.option(
     "--out",
     required=True,
-    type=click.Path(path_type=Path, file_okay=False),
+    type=GivenPath(path_type=Path, file_okay=False),
     help="Directory for inventory.jsonl, its manifest and inventory.outcome.json.",
 )
 @click.option("--force", is_flag=True, help="Overwrite an inventory already in --out.")
@@ -70,7 +71,7 @@ def build_command(out: Path, force: bool, **given: Any) -> None:
 
 @judge_group.command("propose")
 @click.option(
-    "--out", required=True, type=click.Path(path_type=Path, dir_okay=False), help="JSON file."
+    "--out", required=True, type=GivenPath(path_type=Path, dir_okay=False), help="JSON file."
 )
 @local_model_options("The local model whose beam proposes.")
 @settings_options(BeamSettings)

@@ -11,10 +11,11 @@ from pathlib import Path
 import click
 
 from readout_audit._cli._common import refuse_unused
+from readout_audit._cli._types import GivenPath
 from readout_audit.judge import JudgeExecution
 from readout_audit.model import is_served
 
-SOURCE_TYPES = {"exclude": click.Path(path_type=Path, exists=True)}
+SOURCE_TYPES = {"exclude": GivenPath(path_type=Path, exists=True)}
 """``types_`` of a command whose settings hold a ``judge.inventory.SourceSettings``."""
 LOCAL_JUDGE_ONLY = ("device", "dtype", "batch_size")
 """The execution options only a local judge reads."""

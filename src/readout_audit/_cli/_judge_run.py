@@ -12,13 +12,14 @@ from readout_audit._cli._fields import settings_from, settings_options
 from readout_audit._cli._judge_options import progress_option, refuse_unused_execution
 from readout_audit._cli._limit_plain import plain_option
 from readout_audit._cli._score import finish
+from readout_audit._cli._types import GivenPath
 from readout_audit.judge import JudgeRun, combine_runs, run_judge
 from readout_audit.judge.run import inventory_judge
 from readout_audit.progress import progress_mode
 
 
 @click.command("run")
-@click.argument("inventory", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.argument("inventory", type=GivenPath(path_type=Path, file_okay=False, exists=True))
 @settings_options(JudgeRun, types_={"phase": click.Choice(["preflight", "confirmation"])})
 @plain_option
 @progress_option
@@ -35,9 +36,9 @@ def judge_run_command(inventory: Path, plain: bool, progress: bool | None, **giv
 
 
 @click.command("analyze")
-@click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path, exists=True))
+@click.argument("runs", nargs=-1, required=True, type=GivenPath(path_type=Path, exists=True))
 @click.option(
-    "--out", required=True, type=click.Path(path_type=Path), help="The joint run directory."
+    "--out", required=True, type=GivenPath(path_type=Path), help="The joint run directory."
 )
 @plain_option
 @user_errors

@@ -14,6 +14,7 @@ from readout_audit._cli._judge_options import (
     progress_option,
     refuse_unused_execution,
 )
+from readout_audit._cli._types import GivenPath
 from readout_audit.judge import JudgeExecution, SearchSettings, search_cues
 from readout_audit.judge.search import PROGRAMMES, search_summary
 from readout_audit.progress import progress_mode
@@ -21,12 +22,12 @@ from readout_audit.progress import progress_mode
 _TYPES = {
     **SOURCE_TYPES,
     "programme": click.Choice(sorted(PROGRAMMES)),
-    "proposals": click.Path(path_type=Path, dir_okay=False, exists=True),
+    "proposals": GivenPath(path_type=Path, dir_okay=False, exists=True),
 }
 
 
 @click.command("search")
-@click.argument("out", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("out", type=GivenPath(path_type=Path, file_okay=False))
 @settings_options(SearchSettings, types_=_TYPES)
 @settings_options(JudgeExecution, skip=("allow_download",))
 @progress_option

@@ -8,13 +8,14 @@ from pathlib import Path
 import click
 
 from readout_audit._cli._common import user_errors
+from readout_audit._cli._types import GivenPath
 from readout_audit._exceptions import InputError
 from readout_audit.kind import release_unknown as release
 from readout_audit.serve import ledger_listing, ledger_of
 
 
 @click.command("ledger")
-@click.argument("run_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("run_dir", type=GivenPath(exists=True, file_okay=False, path_type=Path))
 @click.option(
     "--release-unknown",
     is_flag=True,

@@ -15,6 +15,7 @@ from readout_audit._cli._lift_score import lift_score_command, lift_toy_command
 from readout_audit._cli._lift_sft import sft_command
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._report import report_command
+from readout_audit._cli._types import GivenPath
 from readout_audit.lift import CutRun, cut_sources
 
 
@@ -24,7 +25,7 @@ def lift_group() -> None:
 
 
 @lift_group.command("cut")
-@click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("sources", nargs=-1, required=True, type=GivenPath(path_type=Path))
 @settings_options(CutRun, skip=("sources",))
 @user_errors
 def cut_command(**given: Any) -> None:

@@ -8,13 +8,14 @@ from pathlib import Path
 import click
 
 from readout_audit._cli._common import user_errors
+from readout_audit._cli._types import GivenPath
 from readout_audit._util import terminal_safe
 from readout_audit.lift import LiftRecord, example_detail, example_text
 from readout_audit.log import read_run
 
 
 @click.command("example")
-@click.argument("run_dir", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("run_dir", type=GivenPath(path_type=Path, file_okay=False))
 @click.option("--cut", "cut_id", help="The cut's id (default: the run's first cut).")
 @click.option("--full", is_flag=True, help="Show long prompts whole.")
 @click.option("--json", "as_json", is_flag=True, help="Print the example as JSON.")

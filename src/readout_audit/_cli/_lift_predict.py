@@ -10,10 +10,11 @@ import click
 from readout_audit._cli._common import model_options, refuse_unused, run_options, user_errors
 from readout_audit._cli._fields import settings_from, settings_options
 from readout_audit._cli._model import ModelChoice
+from readout_audit._cli._types import GivenPath
 from readout_audit._cli._warn import warn
 from readout_audit.lift import PredictRun, predict_cut_file, predict_summary
 
-EXISTING = click.Path(exists=True, dir_okay=False, path_type=Path)
+EXISTING = GivenPath(exists=True, dir_okay=False, path_type=Path)
 """The cut file is read first: one that is not there is a usage error."""
 
 

@@ -12,6 +12,7 @@ from readout_audit._cli._common import model_options, refuse_unused, user_errors
 from readout_audit._cli._fields import settings_from, settings_options
 from readout_audit._cli._model import ModelChoice
 from readout_audit._cli._score import finish
+from readout_audit._cli._types import GivenPath
 from readout_audit._exceptions import InputError
 from readout_audit.lift import LiftScoreRun, score_cut_file, toy_rows, toy_table
 from readout_audit.model import is_served
@@ -39,7 +40,7 @@ def lift_score_command(**given: Any) -> None:
 @click.command("toy")
 @click.option(
     "--ledger",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=GivenPath(dir_okay=False, path_type=Path),
     help="Where a served scorer's requests are kept (required for one; SQLite, resumable).",
 )
 @model_options

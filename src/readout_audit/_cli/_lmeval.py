@@ -19,6 +19,7 @@ from readout_audit._cli._common import (
 from readout_audit._cli._fields import settings_from, settings_options
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._score import run_command
+from readout_audit._cli._types import GivenPath
 from readout_audit._exceptions import InputError
 from readout_audit.lmeval import LMEvalRun, lm_eval_stage, write_results_view
 from readout_audit.log import check_output_path
@@ -61,11 +62,11 @@ def _note(line: str) -> None:
 @click.option(
     "--json",
     "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=GivenPath(dir_okay=False, path_type=Path),
     help="Also write a compact JSON of lm-eval's metrics and the audit's per task and group, "
     "to keep beside lm-eval's results file.",
 )
-@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--out", required=True, type=GivenPath(file_okay=False, path_type=Path))
 @force_option
 @model_options
 @user_errors

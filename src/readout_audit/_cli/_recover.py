@@ -12,7 +12,7 @@ from readout_audit._cli._common import greedy_tokens, model_options, user_errors
 from readout_audit._cli._fields import settings_from, settings_options
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._score import run_command
-from readout_audit._cli._types import BoundedInt, Listed
+from readout_audit._cli._types import BoundedInt, GivenPath, Listed
 from readout_audit._util import INT_MAX
 from readout_audit.recover import GENERATORS, RecoverRun, recover_stage
 from readout_audit.stats import MAX_REPLICATES
@@ -25,7 +25,7 @@ REPLICATES = BoundedInt(100, max=MAX_REPLICATES)
 @settings_options(
     RecoverRun,
     types_={
-        "items": click.Path(exists=True, dir_okay=False, path_type=Path),
+        "items": GivenPath(exists=True, dir_okay=False, path_type=Path),
         "generate": click.Choice(sorted(GENERATORS)),
         "configurations": Listed(),
         "grid": Listed(float, "LOW,HIGH,STEP"),
@@ -34,7 +34,7 @@ REPLICATES = BoundedInt(100, max=MAX_REPLICATES)
         "n_boot": REPLICATES,
     },
 )
-@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--out", required=True, type=GivenPath(file_okay=False, path_type=Path))
 @model_options
 @user_errors
 def recover_command(out: Path, **options: Any) -> None:

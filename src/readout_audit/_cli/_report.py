@@ -8,7 +8,7 @@ import click
 
 from readout_audit._cli._common import force_option, user_errors
 from readout_audit._cli._limit_plain import plain_option
-from readout_audit._cli._types import SEED, replicates_option
+from readout_audit._cli._types import SEED, GivenPath, replicates_option
 from readout_audit._util import terminal_safe, write_text_atomic
 from readout_audit.log import check_output_path, holds_run, read_run, read_stage
 from readout_audit.report import (
@@ -24,21 +24,21 @@ from readout_audit.report import (
 )
 from readout_audit.report import screenshot as take_screenshot
 
-RUN_DIR = click.Path(exists=True, file_okay=False, path_type=Path)
+RUN_DIR = GivenPath(exists=True, file_okay=False, path_type=Path)
 
 
 @click.command("report")
-@click.argument("run_dir", type=click.Path(exists=True, path_type=Path))
+@click.argument("run_dir", type=GivenPath(exists=True, path_type=Path))
 @click.option(
     "--html",
     "html_out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=GivenPath(dir_okay=False, path_type=Path),
     help="Write a self-contained HTML report (inline plots, no network) to this file instead "
     "of printing the report; a one-line summary is printed.",
 )
 @click.option(
     "--screenshot",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=GivenPath(dir_okay=False, path_type=Path),
     help="With --html: also save the page's top as PNG (needs Chromium).",
 )
 @force_option
@@ -91,7 +91,7 @@ def report_command(
 @click.option(
     "--json",
     "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=GivenPath(dir_okay=False, path_type=Path),
     help="Also write the comparison as JSON.",
 )
 @force_option

@@ -12,6 +12,7 @@ from readout_audit._cli._common import greedy_tokens, model_options, run_options
 from readout_audit._cli._limit_plain import limit_option
 from readout_audit._cli._model import ModelChoice
 from readout_audit._cli._registry import register_commands
+from readout_audit._cli._types import GivenPath
 from readout_audit._util import terminal_safe
 from readout_audit.data import Item, demo_items, load_items
 from readout_audit.kind import StageRun, run_stage
@@ -44,13 +45,13 @@ def _run(items: Sequence[Item], out: Path, options: Mapping[str, Any]) -> None:
     "--items",
     "items_path",
     required=True,
-    type=click.Path(path_type=Path),
+    type=GivenPath(path_type=Path),
     help="JSONL file, one item per line.",
 )
 @click.option(
     "--out",
     required=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=GivenPath(file_okay=False, path_type=Path),
     help="Run directory (resumed if it exists with the same configuration).",
 )
 @limit_option("items")
@@ -66,7 +67,7 @@ def score_command(items_path: Path, out: Path, limit: int | None, **options: Any
     "--out",
     default=Path("runs/demo"),
     show_default=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=GivenPath(file_okay=False, path_type=Path),
 )
 @model_options
 @user_errors

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
-from readout_audit._cli._types import BoundedInt, FiniteFloat
+from readout_audit._cli._types import BoundedInt, FiniteFloat, GivenPath
 from readout_audit._util import INT_MAX
 from readout_audit.model import ServedSettings
 from readout_audit.serve import MAX_CONCURRENCY, CostCap
@@ -124,7 +124,7 @@ def gate_options(command: F) -> F:
     return click.option(
         "--conformance",
         "conformance_path",
-        type=click.Path(dir_okay=False, path_type=Path),
+        type=GivenPath(dir_okay=False, path_type=Path),
         help="Served models: conformance.json written by `readout conformance`.",
     )(command)
 

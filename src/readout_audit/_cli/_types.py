@@ -56,6 +56,20 @@ def replicates_option(name: str, default: int, what: str) -> Callable[[F], F]:
     )
 
 
+class GivenPath(click.Path):
+    """A path option or argument that names something.
+
+    An empty string would be read as the current folder (a run written into it, a file
+    replaced in it), so it is refused.
+    """
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The path, or a usage error when nothing (or only spaces) was given."""
+        if isinstance(value, str) and not value.strip():
+            self.fail("is empty: name a file or a folder", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 class FiniteFloat(click.FloatRange):
     """A float option in a range that also refuses nan and infinities.
 

@@ -30,6 +30,7 @@ from readout_audit._util._lock import (
     RunLock,
     hold,
     lock_holder,
+    lock_path,
     refuse_if_written,
     release_held,
 )
@@ -68,6 +69,7 @@ __all__ = [
     "loads_line",
     "loads_strict",
     "lock_holder",
+    "lock_path",
     "option_hint",
     "parse_bounded",
     "read_input_bytes",

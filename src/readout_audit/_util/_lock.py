@@ -57,7 +57,8 @@ def _not_a_lock(path: Path, info: os.stat_result) -> str | None:
 
 def _refuse(problem: str) -> RunDirectoryError:
     return RunDirectoryError(
-        f"{problem}; it is never opened, followed or replaced: remove it, or choose another output"
+        f"{problem}; it is left as it is (never followed, written or truncated): remove it, "
+        "or choose another output"
     )
 
 

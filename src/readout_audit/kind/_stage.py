@@ -7,6 +7,7 @@ to the run and finishes it through :func:`run_kind`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from readout_audit._exceptions import InputError, RunDirectoryError
 from readout_audit._util import INT_MAX, hold, option_hint, release_held
 from readout_audit.kind._choice import ModelChoice
-from readout_audit.log import existing_manifest, read_only_files, unwritable
+from readout_audit.log import (
+    MANIFEST,
+    existing_manifest,
+    read_only_files,
+    stage_owning,
+    unwritable,
+)
 from readout_audit.model import DEFAULT_BATCH_SIZE, ScoringModel, TextCodec
 from readout_audit.progress import ProgressMode
 from readout_audit.readout import DEFAULT_TOP_K
@@ -25,13 +32,19 @@ from readout_audit.readout import DEFAULT_TOP_K
 T = TypeVar("T")
 
 
+MAX_TOP_K = 1 << 20
+"""The most tokens a record keeps of a distribution: more than any vocabulary (the largest,
+Gemma 3's, has 262,144), so a record never asks for more than the model has."""
+
+
 class RunSettings(BaseModel):
     """What every kind's run takes besides its items and protocol: typed, nothing else."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    top_k: int = Field(DEFAULT_TOP_K, ge=1, le=INT_MAX, strict=True)
-    """Tokens of each scored position's distribution kept in its record."""
+    top_k: int = Field(DEFAULT_TOP_K, ge=1, le=MAX_TOP_K, strict=True)
+    """Tokens of each scored position's distribution kept in its record (at most 2^20, more
+    than any model's vocabulary)."""
     template_kwargs: dict[str, JsonValue] = Field(
         default_factory=dict, json_schema_extra=option_hint(skip=True)
     )
@@ -102,6 +115,13 @@ def check_out(out: Path, kind: str | None = None) -> None:
                 f"{out} holds a {found.kind} run and this command writes {kind} runs; "
                 "choose another --out"
             )
+    owner = stage_owning(out / MANIFEST)  # another stage's folder, or a folder inside one
+    if owner is not None and owner.stage != Path(os.path.realpath(out)):
+        raise InputError(owner.refusal(), source=str(out), field="out")
+    if owner is not None and owner.part == "member" and not (out / MANIFEST).is_file():
+        raise RunDirectoryError(
+            f"{out} holds a {owner.kind} stage, not a run; choose another --out"
+        )
     hold(out)  # kept through the model's loading: a second writer is refused now
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +18,12 @@ from readout_audit.lift._cutfile import (
 )
 from readout_audit.lift._select import CutSettings
 from readout_audit.lift._sources import read_papers
-from readout_audit.log import check_output_path, check_unlocked, stage_manifest_path
+from readout_audit.log import (
+    check_output_path,
+    check_unlocked,
+    shares_files,
+    stage_manifest_path,
+)
 
 
 class CutRun(BaseModel):
@@ -59,21 +63,26 @@ class CutOutcome:
         return terminal_safe("\n".join(lines))
 
 
+def _outputs(run: CutRun) -> list[tuple[str, Path]]:
+    """Each cut file the run writes, with its option."""
+    given = (("out", run.out), ("training-out", run.training_out))
+    return [(option, out) for option, out in given if out is not None]
+
+
 def check_cut_outputs(run: CutRun) -> None:
     """Before any source is read: each output may be written, and no other process writes it.
 
     A cut file stage already there is resumed (no ``force`` needed); any other existing file
     needs ``force``.
     """
-    if run.training_out is not None and os.path.realpath(run.training_out) == os.path.realpath(
-        run.out
-    ):
+    if run.training_out is not None and shares_files(run.out, run.training_out):
         raise InputError(
-            "must differ from --out", source=str(run.training_out), field="training-out"
+            "must differ from --out and from its own files beside it (its manifest, lock and "
+            "papers ledger)",
+            source=str(run.training_out),
+            field="training-out",
         )
-    for option, out in (("out", run.out), ("training-out", run.training_out)):
-        if out is None:
-            continue
+    for option, out in _outputs(run):
         own = (out, CUT_KIND)
         check_output_path(out, option=option, inputs=run.sources, force=True, own=own)
         paths = (out, stage_manifest_path(out))  # ``out`` is no folder: it has a name
@@ -89,6 +98,9 @@ def cut_sources(run: CutRun) -> CutOutcome:
     """Cut the sources' papers into ``run.out`` (and the training cuts into ``training_out``)."""
     check_cut_outputs(run)
     papers = read_papers(run.sources, run.limit)
+    read = [Path(name) for paper in papers for name in paper.files]  # through links, \input
+    for option, out in _outputs(run):
+        check_output_path(out, option=option, inputs=read, force=True, own=(out, CUT_KIND))
     cuts, stats = cut_papers(papers, run.settings)
     write_cuts(run.out, cuts, run.settings, stats, overwrite=run.force)
     training = None

@@ -16,7 +16,7 @@ import re
 import tarfile
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
@@ -57,6 +57,9 @@ class TexPaper:
     """SHA-256 of the source's bytes as read (the archive's for an archive)."""
     notes: tuple[str, ...] = field(default=())
     """Inputs skipped, bytes that were not UTF-8."""
+    files: tuple[str, ...] = field(default=())
+    """Every file read for the paper, resolved (its main file and each input inlined): the
+    command's inputs, which no output of it may replace."""
 
     @cached_property
     def sha256(self) -> str:
@@ -128,8 +131,8 @@ def candidate_names(name: str) -> list[str]:
     return [name] if name.endswith(".tex") else [name + ".tex", name]
 
 
-def folder_lookup(folder: Path) -> Lookup:
-    """Inputs read from files inside ``folder`` (never outside it)."""
+def folder_lookup(folder: Path, read: list[str] | None = None) -> Lookup:
+    """Inputs read from files inside ``folder`` (never outside it); ``read`` gets each file read."""
     root = folder.resolve()
 
     def lookup(name: str) -> tuple[str, bytes] | None:
@@ -139,6 +142,8 @@ def folder_lookup(folder: Path) -> Lookup:
                 if path.is_dir():
                     continue  # \input{sections} of a folder ``sections``: LaTeX skips it too
                 data = read_input_bytes(path, limit=MAX_PAPER_BYTES, what="TeX input")
+                if read is not None:
+                    read.append(str(path))
                 return str(path.relative_to(root)), data
         return None
 
@@ -170,7 +175,10 @@ def read_tex_file(path: Path, raw: bytes | None = None) -> TexPaper:
     """
     if raw is None:
         raw = read_input_bytes(path, limit=MAX_PAPER_BYTES, what="TeX file")
-    return make_paper(path.stem, str(path), (path.name, raw), folder_lookup(path.parent), raw)
+    read = [os.path.realpath(path)]
+    lookup = folder_lookup(path.parent, read)
+    paper = make_paper(path.stem, str(path), (path.name, raw), lookup, raw)
+    return replace(paper, files=tuple(dict.fromkeys(read)))
 
 
 def read_folder(folder: Path) -> list[TexPaper]:

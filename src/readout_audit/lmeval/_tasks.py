@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from readout_audit._exceptions import InputError, ReadoutError
 from readout_audit._util import INT_MAX, Seed, hub_hint, option_hint
@@ -51,6 +51,15 @@ class TaskOptions(BaseModel):
 
     tasks: tuple[str, ...] = ()
     """lm-eval task, group or tag names, comma-separated."""
+
+    @field_validator("tasks")
+    @classmethod
+    def _no_blank_name(cls, tasks: tuple[str, ...]) -> tuple[str, ...]:
+        """A blank name names no task (the CLI drops the empty parts of its comma list)."""
+        if any(not name.strip() for name in tasks):
+            raise ValueError(f"a task name is blank in {list(tasks)!r}")
+        return tasks
+
     include_path: Path | None = None
     """A folder of task YAML files (lm-eval's --include_path)."""
     num_fewshot: int | None = Field(default=None, ge=0, le=INT_MAX, strict=True)
@@ -204,6 +213,7 @@ def task_documents(
         except (InputError, MissingExtraError):
             raise
         except Exception as error:  # lm-eval and datasets raise many kinds for a bad task
+            _refuse_first_gold(error)
             hint = f" ({hub_hint(settings.allow_download)})" if from_hub(error) else ""
             shown = ", ".join(repr(name) for name in settings.tasks)
             raise InputError(
@@ -331,6 +341,22 @@ def _gold(item_id: str, target: Any, choices: Sequence[str]) -> tuple[int, ...]:
             )
         found.append(index)
     return tuple(found)
+
+
+def _refuse_first_gold(error: Exception) -> None:
+    """Name the document when lm-eval's own check of a task's first one failed on its gold.
+
+    lm-eval reads the first evaluation document as it builds a task and indexes its choices
+    with its gold (``test_choice[test_target]``): an index past them is an ``IndexError`` there,
+    refused here as the same document's gold would be later (:func:`_gold`).
+    """
+    trace = error.__traceback__
+    while trace is not None and trace.tb_next is not None:
+        trace = trace.tb_next
+    found = {} if trace is None else trace.tb_frame.f_locals
+    if isinstance(error, IndexError) and {"self", "test_target", "test_choice"} <= found.keys():
+        name = getattr(getattr(found["self"], "config", None), "task", None) or "task"
+        _gold(f"{name}/0", found["test_target"], [str(c) for c in found["test_choice"]])
 
 
 def _refuse_gold(name: str, task: Any) -> None:

@@ -18,6 +18,7 @@ from readout_audit.log._outputs import (
     StageOwner,
     check_output_path,
     read_only_files,
+    shares_files,
     stage_owning,
     unwritable,
 )
@@ -102,6 +103,7 @@ __all__ = [
     "Verdict",
     "broken_plugins",
     "check_output_path",
+    "shares_files",
     "stage_owning",
     "check_unlocked",
     "csv_text",

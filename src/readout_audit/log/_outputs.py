@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Literal
 
 from readout_audit._exceptions import InputError, ReadoutError
-from readout_audit._util import LOCK
+from readout_audit._util import LOCK, lock_holder, lock_path
 from readout_audit.log._run import MANIFEST
-from readout_audit.log._stage import MANIFEST_SUFFIX, load_manifest, stage_manifest_path
+from readout_audit.log._stage import MANIFEST_SUFFIX, load_manifest
 
 
 def _real(path: Path) -> Path:
@@ -35,8 +35,9 @@ class StageOwner:
 
     stage: Path
     kind: str
-    part: Literal["member", "file", "manifest", "lock"]
-    """``member``: inside a stage folder; ``file``, ``manifest``, ``lock``: a stage file's."""
+    part: Literal["member", "file", "sidecar"]
+    """``member``: inside a stage folder; ``file``: a stage file; ``sidecar``: one of a stage
+    file's own files beside it (``FILE.manifest.json``, ``FILE.lock``, ``FILE.papers.json``)."""
 
     def refusal(self) -> str:
         """Why another command may not write the path, in one line."""
@@ -50,10 +51,10 @@ class StageOwner:
                 f"is inside the stage folder {self.stage} ({self.kind}), whose files only its "
                 "own writer writes; choose a path outside it"
             )
-        what = {"file": "the stage file", "manifest": "the manifest of", "lock": "the lock of"}
+        what = "the stage file" if self.part == "file" else "one of the files of the stage file"
         return (
-            f"is {what[self.part]} {self.stage} ({self.kind}), which only its own writer "
-            "replaces, even with --force; choose another path"
+            f"is {what} {self.stage} ({self.kind}), which only its own writer replaces, even "
+            "with --force; choose another path"
         )
 
 
@@ -79,26 +80,71 @@ def _folder_kind(folder: Path) -> str | None:
     return kind
 
 
+def _stage_file_owning(real: Path) -> StageOwner | None:
+    """The stage file whose own file ``real`` is: the file itself or a ``FILE.*`` beside it."""
+    if not real.parent.is_dir():
+        return None
+    for manifest in sorted(real.parent.glob("*" + MANIFEST_SUFFIX)):
+        stage = manifest.with_name(manifest.name.removesuffix(MANIFEST_SUFFIX))
+        if real != stage and not real.name.startswith(stage.name + "."):
+            continue
+        kind = _manifest_kind(manifest)
+        if kind is not None:
+            return StageOwner(stage, kind, "file" if real == stage else "sidecar")
+    return None
+
+
 def stage_owning(path: Path) -> StageOwner | None:
     """The stage ``path`` (existing or not) belongs to, the outermost first, or None.
 
     A stage folder's members come first (a judge inventory's ``inventory.jsonl`` is the
-    inventory folder's); then a stage file, its ``.manifest.json`` or its ``.lock``.
+    inventory folder's); then a stage file or one of its own files beside it.
     """
     real = _real(path)
     for folder in reversed(real.parents):
         kind = _folder_kind(folder)
         if kind is not None:
             return StageOwner(folder, kind, "member")
-    name = real.name
-    if name.endswith(MANIFEST_SUFFIX) and (kind := _manifest_kind(real)) is not None:
-        return StageOwner(real.with_name(name.removesuffix(MANIFEST_SUFFIX)), kind, "manifest")
-    if name.endswith(LOCK) and name != LOCK:
-        base = real.with_name(name.removesuffix(LOCK))
-        if (kind := _manifest_kind(stage_manifest_path(base))) is not None:
-            return StageOwner(base, kind, "lock")
-    if (kind := _manifest_kind(stage_manifest_path(real))) is not None:
-        return StageOwner(real, kind, "file")
+    return _stage_file_owning(real)
+
+
+def shares_files(first: Path, second: Path) -> bool:
+    """Whether two stage files would write one file.
+
+    They do when they are the same path, or when one's own ``FILE.*`` beside it (its manifest,
+    lock or ledger) is the other.
+    """
+    a, b = _real(first), _real(second)
+    return a.parent == b.parent and (
+        a.name == b.name or a.name.startswith(b.name + ".") or b.name.startswith(a.name + ".")
+    )
+
+
+def _is_regular(path: Path) -> bool:
+    """Whether ``path`` is a regular file, links not followed.
+
+    Another program's ``.lock`` folder above an output is none of this project's locks.
+    """
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _writer_refusal(real: Path) -> str | None:
+    """Why ``real`` may not be written while another process writes its stage, or None.
+
+    A writer holds ``FILE.lock`` beside a stage file, or ``DIR/.lock`` of a folder above it,
+    before its manifest exists (while its model loads); this process's own locks do not count.
+    """
+    folders = [folder for folder in real.parents if _is_regular(folder / LOCK)]
+    for target, beside in [(real, True), *((folder, False) for folder in folders)]:
+        holder = lock_holder(target, beside=beside)
+        if holder is not None and holder != str(os.getpid()):
+            return (
+                f"is being written by process {holder} ({lock_path(target, beside=beside)} is "
+                "held); wait for it to finish or choose another path"
+            )
     return None
 
 
@@ -160,6 +206,9 @@ def _refusal(
     owner = stage_owning(path)
     if owner is not None and (own is None or (owner.stage, owner.kind) != (_real(own[0]), own[1])):
         return owner.refusal()
+    reason = _writer_refusal(_real(path))
+    if reason is not None:
+        return reason
     if os.path.lexists(path):
         special = _not_a_file(path)
         if special is not None:

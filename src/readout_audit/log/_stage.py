@@ -29,6 +29,7 @@ from readout_audit._util import (
     RunLock,
     decode_json,
     iter_values,
+    lock_holder,
     read_input_bytes,
     read_models,
     write_json_atomic,
@@ -134,10 +135,12 @@ def check_unlocked(path: Path) -> None:
 
     For a command to call before it loads a model; the writer then takes the lock for good.
     """
-    if path.parent.is_dir():
-        lock = stage_lock(path)
-        lock.acquire()
-        lock.release()
+    holder = lock_holder(path, beside=True) if path.parent.is_dir() else None
+    if holder is not None:  # probed, never made: a refused command leaves no lock file behind
+        raise RunDirectoryError(
+            f"{path} is being written by process {holder}; wait for it to finish or choose "
+            "another output file"
+        )
 
 
 class Stage:

@@ -51,7 +51,7 @@ def test_a_second_writer_stops_before_loading_a_model_and_writes_nothing(model, 
 
     rival = first.result
     assert rival.returncode == 1, rival.stderr
-    assert f"{out} is being written by process {os.getpid()}" in rival.stderr
+    assert f"{out}, field 'out': is being written by process {os.getpid()}" in rival.stderr
     assert "loading" not in rival.stderr  # refused before any model loaded
     assert [f.cut_id for f in read_forecasts(out)] == [c.id for c in cuts]  # each once
     assert [f.cut_id for f in written] == [c.id for c in cuts]

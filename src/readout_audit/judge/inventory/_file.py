@@ -168,6 +168,7 @@ def read_planned(path: str | Path) -> tuple[PriorInventory, list[PlannedRequest]
     For exclusions: the file's name, hash and source count come with them.
     """
     path = _inventory_path(path)
+    refuse_if_written(path.parent, "an inventory")  # half written: never read as an input
     check_regular(path, what="inventory file")
     requests = read_models(
         iter_values(path),

@@ -125,7 +125,10 @@ def parse_configuration(
             f"{list(RESPONSE_FORMATS)}",
             field="response-format",
         )
-    model = judge_model_name(judge)
+    try:
+        model = judge_model_name(judge)
+    except InputError as error:  # the judge spec's own fault, named as the option holding it
+        raise InputError(f"{name}: {error.message}", field="configuration") from None
     try:
         return Configuration(
             name=name,
@@ -138,7 +141,7 @@ def parse_configuration(
     except ValidationError as error:
         first = error.errors()[0]
         raise InputError(
-            f"{text!r}: {first['msg']}", field=f"configuration.{first['loc'][0]}"
+            f"{redact_url(text)!r}: {first['msg']}", field=f"configuration.{first['loc'][0]}"
         ) from None
 
 
