@@ -23,6 +23,7 @@ from readout_audit.kind._registry import (
 from readout_audit.kind._release import AMENDMENTS, amended_tags, release_unknown
 from readout_audit.kind._runner import Job, Planner, ScoreResult, run_kind, timed_summary
 from readout_audit.kind._stage import (
+    GreedyTokens,
     LoopArgs,
     Preflight,
     RunSettings,
@@ -33,6 +34,7 @@ from readout_audit.kind._stage import (
 
 __all__ = [
     "ACCURACY",
+    "GreedyTokens",
     "AMENDMENTS",
     "AuditKind",
     "CONFORMANCE_KIND",

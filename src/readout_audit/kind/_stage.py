@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypedDict, TypeVar
+from typing import Annotated, Generic, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -32,6 +32,10 @@ from readout_audit.readout import DEFAULT_TOP_K
 T = TypeVar("T")
 
 
+GreedyTokens = Annotated[
+    int, Field(ge=0, le=INT_MAX, strict=True, json_schema_extra=option_hint(skip=True))
+]
+"""Greedy tokens an audit reads at each scored position (a notebook's setting, no option)."""
 MAX_TOP_K = 1 << 20
 """The most tokens a record keeps of a distribution: more than any vocabulary (the largest,
 Gemma 3's, has 262,144), so a record never asks for more than the model has."""

@@ -9,8 +9,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from readout_audit._exceptions import InputError
-from readout_audit._util import INT_MAX, option_hint, terminal_safe
-from readout_audit.kind import RunSettings, ScoreResult, StageRun
+from readout_audit._util import terminal_safe
+from readout_audit.kind import GreedyTokens, RunSettings, ScoreResult, StageRun
 from readout_audit.lmeval._audit import audit_lm_eval, doc_variants, prepare_doc
 from readout_audit.lmeval._doc import LMEvalDoc, stem_in_context
 from readout_audit.lmeval._samples import read_samples, samples_files
@@ -36,13 +36,7 @@ class DocReading(BaseModel):
     tolerance: float | None = Field(default=None, gt=0)
     """Largest |re-scored − logged| log-likelihood that reproduces a logged run [float32
     budget; 0.05 for a half-precision model; a served model's weights-type tolerance]."""
-    greedy_tokens: int = Field(
-        default=DEFAULT_GREEDY_TOKENS,
-        ge=0,
-        le=INT_MAX,
-        strict=True,
-        json_schema_extra=option_hint(skip=True),
-    )
+    greedy_tokens: GreedyTokens = DEFAULT_GREEDY_TOKENS
     """Length of the greedy continuation read at each scored position."""
 
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator
 
 from readout_audit._util import INT_MAX, option_hint
 from readout_audit.data import MCItem, load_mc_source
-from readout_audit.kind import RunSettings, ScoreResult, StageRun
+from readout_audit.kind import GreedyTokens, RunSettings, ScoreResult, StageRun
 from readout_audit.model import ScoringModel
 from readout_audit.options._audit import audit_options, ladder_items
 from readout_audit.options._checks import VERDICT_RUNGS
@@ -49,13 +49,7 @@ class OptionsSettings(BaseModel):
     letter and a note or passage)."""
     note_budget: int = Field(default=32, ge=1, le=INT_MAX, strict=True)
     """Word budget of notes written from passages."""
-    greedy_tokens: int = Field(
-        default=DEFAULT_GREEDY_TOKENS,
-        ge=0,
-        le=INT_MAX,
-        strict=True,
-        json_schema_extra=option_hint(skip=True),
-    )
+    greedy_tokens: GreedyTokens = DEFAULT_GREEDY_TOKENS
     """Length of the greedy continuation read at each scored position."""
 
     @field_validator("spec", mode="before")

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from readout_audit._exceptions import InputError
 from readout_audit._util import INT_MAX, Seed, option_hint, terminal_safe
 from readout_audit.data import YesNoItem, load_yesno_source
-from readout_audit.kind import RunSettings, ScoreResult, StageRun
+from readout_audit.kind import GreedyTokens, RunSettings, ScoreResult, StageRun
 from readout_audit.model import ScoringModel, TextCodec, VisionCodec
 from readout_audit.readout import LLAMA_PAIR, LLAMA_SET, NO_FORMS, YES_FORMS, ParseRule
 from readout_audit.scoring import rendered_preflight
@@ -77,13 +77,7 @@ class YesNoSettings(BaseModel):
     line 8), read as the algorithm1 readout."""
     seed: Seed = 0
     """Seed of the diagnostic sample and bootstrap."""
-    greedy_tokens: int = Field(
-        default=PARSE_TOKENS,
-        ge=0,
-        le=INT_MAX,
-        strict=True,
-        json_schema_extra=option_hint(skip=True),
-    )
+    greedy_tokens: GreedyTokens = PARSE_TOKENS
     """Greedy tokens read at each question (the string parse reads them)."""
 
     @model_validator(mode="after")
