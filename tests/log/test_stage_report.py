@@ -106,3 +106,11 @@ def test_a_folder_of_several_stage_files_is_refused_naming_them(tmp_path):
     before = snapshot(tmp_path)
     refused(["report", tmp_path / "two"], "holds several stages (a.jsonl, b.jsonl)")
     assert snapshot(tmp_path) == before
+
+
+def test_a_stage_file_beside_another_programs_lock_folder_is_reported(tmp_path):
+    (tmp_path / ".lock").mkdir()  # another program's: no lock of this project's
+    path = tmp_path / "rows.jsonl"
+    _stage(path, [Row(id="a", value=1.0)]).close()
+    view = read_stage(path)
+    assert view.finished and view.writer is None

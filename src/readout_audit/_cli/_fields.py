@@ -240,9 +240,7 @@ def _given(given: click.ParamType[Any, Any], name: str) -> click.ParamType[Any, 
         not isinstance(given, BoundedInt) or given.max is None
     ):
         raise TypeError(f"{name}: an integer option needs an upper bound (BoundedInt)")
-    if isinstance(given, Listed) and given.kind is int and given.each is None:
-        raise TypeError(f"{name}: a list of integers needs an upper bound")
-    return given
+    return given  # a Listed of integers is bounded: it cannot be made without a max
 
 
 def _plain(docstring: str) -> str:

@@ -93,7 +93,9 @@ def read_stage(path: str | Path) -> StageView:
         return StageView(root, manifest, [_info(p) for p in members], lock_holder(root))
     stage = manifest_path.with_name(manifest_path.name.removesuffix(MANIFEST_SUFFIX))
     files = [_info(p) for p in (stage, manifest_path) if p.is_file()]
-    writer = lock_holder(stage, beside=True) or lock_holder(stage.parent)  # an inventory: DIR/.lock
+    writer = lock_holder(stage, beside=True)
+    if writer is None and path.is_dir():  # a folder of one stage (an inventory): DIR/.lock
+        writer = lock_holder(path)
     return StageView(stage, manifest, files, writer)
 
 
