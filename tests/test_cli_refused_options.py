@@ -113,7 +113,7 @@ def test_legacy_ids_with_no_legacy_are_refused(tmp_path):
 @pytest.fixture(scope="module")
 def inventory(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An inventory with a local judge (f3) and a served one (f4)."""
-    out = tmp_path_factory.mktemp("inventory")
+    out = tmp_path_factory.mktemp("inventory") / "inv"  # no other test's inventory beside it
     args = [
         "judge", "build", "--out", str(out),
         "--gsm8k", str(FIXTURES / "gsm8k_test_head.jsonl"),

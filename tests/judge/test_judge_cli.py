@@ -32,7 +32,8 @@ def build(*args: str):
 
 
 def test_build_prints_counts_and_writes_a_checked_inventory(tmp_path):
-    result = build(*ARGS, "--out", str(tmp_path))
+    out = tmp_path / "inv"  # apart from the other tests' inventories
+    result = build(*ARGS, "--out", str(out))
     assert result.exit_code == 0, result.output
     assert result.output.splitlines() == [
         "gsm8k: 12 rows, 12 sources (skipped: none; excluded: none)",
@@ -41,9 +42,9 @@ def test_build_prints_counts_and_writes_a_checked_inventory(tmp_path):
         "preflight: 2 sources x 12 calls x 2 configurations = 48 requests",
         "confirmation: 4 sources x 16 calls x 2 configurations = 128 requests",
         "per configuration: f3 88, f4 88",
-        f"wrote 176 requests to {tmp_path / INVENTORY_FILE}",
+        f"wrote 176 requests to {out / INVENTORY_FILE}",
     ]
-    inventory = read_inventory(tmp_path)
+    inventory = read_inventory(out)
     assert len(inventory.requests) == 176
     assert [c.bootstrap_seed for c in inventory.settings.configurations] == [
         20261007154,
@@ -52,7 +53,9 @@ def test_build_prints_counts_and_writes_a_checked_inventory(tmp_path):
 
 
 def test_another_process_builds_the_same_bytes(tmp_path):
-    assert build(*ARGS, "--out", str(tmp_path / "here")).exit_code == 0
+    # apart: two inventories of one draw side by side share every source, and are refused
+    here, there = tmp_path / "a" / "here", tmp_path / "b" / "there"
+    assert build(*ARGS, "--out", str(here)).exit_code == 0
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     subprocess.run(
@@ -64,14 +67,14 @@ def test_another_process_builds_the_same_bytes(tmp_path):
             "build",
             *ARGS,
             "--out",
-            str(tmp_path / "there"),
+            str(there),
         ],
         check=True,
         env=env,
         capture_output=True,
     )
     for name in (INVENTORY_FILE, OUTCOME_FILE):
-        assert (tmp_path / "here" / name).read_bytes() == (tmp_path / "there" / name).read_bytes()
+        assert (here / name).read_bytes() == (there / name).read_bytes()
 
 
 def test_exclude_takes_an_earlier_inventory(tmp_path):
@@ -88,17 +91,18 @@ def test_exclude_takes_an_earlier_inventory(tmp_path):
 def test_response_format_is_in_the_bodies_and_the_manifest_and_the_default_is_not_written(
     tmp_path,
 ):
-    assert build(*ARGS, "--out", str(tmp_path / "default")).exit_code == 0
-    result = build(*ARGS, "--out", str(tmp_path / "object"), "--response-format", "f4=json_object")
+    folders = tmp_path / "a" / "default", tmp_path / "b" / "object"  # apart: one draw twice
+    assert build(*ARGS, "--out", str(folders[0])).exit_code == 0
+    result = build(*ARGS, "--out", str(folders[1]), "--response-format", "f4=json_object")
     assert result.exit_code == 0, result.output
-    default, chosen = (read_inventory(tmp_path / name) for name in ("default", "object"))
+    default, chosen = (read_inventory(folder) for folder in folders)
     assert [c.response_format for c in chosen.settings.configurations] == [
         "json_schema",
         "json_object",
     ]
-    manifest = json.loads((tmp_path / "object" / MANIFEST_FILE).read_text())["config"]
+    manifest = json.loads((folders[1] / MANIFEST_FILE).read_text())["config"]
     assert [c.get("response_format") for c in manifest["configurations"]] == [None, "json_object"]
-    assert b"response_format" not in (tmp_path / "default" / MANIFEST_FILE).read_bytes()
+    assert b"response_format" not in (folders[0] / MANIFEST_FILE).read_bytes()
     # Only f4's bodies change: their wire and content hashes.
     for before, after in zip(default.requests, chosen.requests, strict=True):
         assert before.request_id == after.request_id and before.request == after.request
@@ -108,13 +112,14 @@ def test_response_format_is_in_the_bodies_and_the_manifest_and_the_default_is_no
 
 
 def test_a_manifest_whose_response_format_was_changed_is_refused(tmp_path):
-    assert build(*ARGS, "--out", str(tmp_path), "--response-format", "f3=none").exit_code == 0
-    path = tmp_path / MANIFEST_FILE
+    out = tmp_path / "inv"  # apart from the other tests' inventories
+    assert build(*ARGS, "--out", str(out), "--response-format", "f3=none").exit_code == 0
+    path = out / MANIFEST_FILE
     manifest = json.loads(path.read_text())
     manifest["config"]["configurations"][0]["response_format"] = "json_object"
     path.write_text(json.dumps(manifest, indent=2))
     with pytest.raises(InputError, match="field 'wire_sha256': does not match the rebuilt"):
-        read_inventory(tmp_path)
+        read_inventory(out)
 
 
 @pytest.mark.parametrize(
@@ -149,17 +154,18 @@ def test_refused_settings_are_usage_errors_before_anything_is_read(tmp_path, cha
 
 
 def test_an_existing_inventory_is_kept_refused_or_forced_and_a_dataset_is_required(tmp_path):
-    assert build(*ARGS, "--out", str(tmp_path)).exit_code == 0
-    written = (tmp_path / INVENTORY_FILE).read_bytes()
-    assert build(*ARGS, "--out", str(tmp_path)).exit_code == 0  # the same build: nothing to add
-    assert (tmp_path / INVENTORY_FILE).read_bytes() == written
-    refused = build(*ARGS, "--seed", "7", "--out", str(tmp_path))
+    out = tmp_path / "inv"  # apart from the other tests' inventories
+    assert build(*ARGS, "--out", str(out)).exit_code == 0
+    written = (out / INVENTORY_FILE).read_bytes()
+    assert build(*ARGS, "--out", str(out)).exit_code == 0  # the same build: nothing to add
+    assert (out / INVENTORY_FILE).read_bytes() == written
+    refused = build(*ARGS, "--seed", "7", "--out", str(out))
     assert refused.exit_code == 1 and "holds an inventory of another configuration" in (
         refused.output
     )
     assert "Differences: " in refused.output and "config.seed: 20261007154 -> 7" in refused.output
-    assert (tmp_path / INVENTORY_FILE).read_bytes() == written
-    assert build(*ARGS, "--seed", "7", "--out", str(tmp_path), "--force").exit_code == 0
-    assert (tmp_path / INVENTORY_FILE).read_bytes() != written
-    missing = build("--configuration", "f3=FINAL3@smollm2-135m", "--out", str(tmp_path))
+    assert (out / INVENTORY_FILE).read_bytes() == written
+    assert build(*ARGS, "--seed", "7", "--out", str(out), "--force").exit_code == 0
+    assert (out / INVENTORY_FILE).read_bytes() != written
+    missing = build("--configuration", "f3=FINAL3@smollm2-135m", "--out", str(out))
     assert missing.exit_code == 2 and "give --gsm8k, --drop or --halueval" in missing.output

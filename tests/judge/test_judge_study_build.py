@@ -1,4 +1,4 @@
-"""Building the robustness studies: one presentation each, and fresh sources for each."""
+"""Building the studies: one presentation each, and fresh sources for each sourced one."""
 
 from __future__ import annotations
 
@@ -27,7 +27,20 @@ from readout_audit.judge.inventory import (
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "judge"
 HALUEVAL = ["--halueval", str(FIXTURES / "halueval_qa_rows.jsonl")]
+GSM8K = ["--gsm8k", str(FIXTURES / "gsm8k_test_head.jsonl")]
 FINAL3 = ["--configuration", "jev=FINAL3@smollm2-135m"]
+JUDGES = [
+    *("--configuration", "hall=HALL@smollm2-135m"),
+    *("--configuration", "hallr=HALL_R@smollm2-135m"),
+    *FINAL3,
+]
+"""One judge under the decomposition's three contracts."""
+SOURCED = {
+    "confirmation": ["--per-dataset", "3", "--preflight-per-dataset", "1", *FINAL3],
+    "decomposition": ["--per-dataset", "4", *JUDGES],
+    "formatting-pilot": ["--per-dataset", "3", *FINAL3],
+}
+"""Each sourced study on the twelve GSM8K fixture questions: four, four and three of them."""
 
 
 def test_a_study_is_built_in_the_sorted_presentation_unless_insertion_is_chosen():
@@ -91,12 +104,7 @@ def _build(*args: str):
 
 def test_the_cli_refuses_a_pilot_beside_an_inventory_it_overlaps_and_records_its_choice(tmp_path):
     decomposition, pilot = tmp_path / "dec", tmp_path / "pilot"
-    judges = [
-        *("--configuration", "hall=HALL@smollm2-135m"),
-        *("--configuration", "hallr=HALL_R@smollm2-135m"),
-        *("--configuration", "jev=FINAL3@smollm2-135m"),
-    ]
-    built = _build("--study", "decomposition", *HALUEVAL, "--per-dataset", "4", *judges,
+    built = _build("--study", "decomposition", *HALUEVAL, "--per-dataset", "4", *JUDGES,
                    "--out", str(decomposition))  # fmt: skip
     assert built.exit_code == 0, built.output
     dec = read_inventory(decomposition)
@@ -105,7 +113,7 @@ def test_the_cli_refuses_a_pilot_beside_an_inventory_it_overlaps_and_records_its
     assert refused.exit_code != 0 and not (pilot / "inventory.jsonl").exists()
     # seven admissible HaluEval sources: four for the decomposition and three for the pilot
     assert "formatting-pilot study draws fresh sources, but shares" in refused.output
-    assert f"with the inventory in {decomposition}: pass --exclude" in refused.output
+    assert f"with the decomposition inventory in {decomposition}: pass --exclude" in refused.output
     assert "halueval:" in refused.output and "cluster(s)" in refused.output
     built = _build(*pilot_args, "--presentation", "insertion", "--exclude", str(decomposition),
                    "--out", str(pilot))  # fmt: skip
@@ -118,6 +126,63 @@ def test_the_cli_refuses_a_pilot_beside_an_inventory_it_overlaps_and_records_its
     wrong = _build("--halueval", str(FIXTURES / "halueval_qa_rows.jsonl"), *FINAL3,
                    "--presentation", "sorted", "--out", str(tmp_path / "no"))  # fmt: skip
     assert wrong.exit_code == 2 and "--presentation is not read by the confirmation" in wrong.output
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "shared"),
+    [
+        ("decomposition", "confirmation", "gsm8k:10"),
+        ("confirmation", "decomposition", "gsm8k:10"),
+        ("formatting-pilot", "confirmation", "gsm8k:4, gsm8k:5"),
+        ("confirmation", "formatting-pilot", "gsm8k:4, gsm8k:5"),
+    ],
+)
+def test_a_study_sharing_a_source_with_a_sibling_is_refused_whichever_was_built_first(
+    tmp_path, first, second, shared
+):
+    earlier, later = tmp_path / "first", tmp_path / "second"
+    built = _build("--study", first, *SOURCED[first], *GSM8K, "--out", str(earlier))
+    assert built.exit_code == 0, built.output
+    before = _files(earlier)
+    args = ["--study", second, *SOURCED[second], *GSM8K]
+    refused = _build(*args, "--out", str(later))
+    assert refused.exit_code == 1 and not later.exists() and _files(earlier) == before
+    assert f"the {second} study draws fresh sources, but shares" in refused.output
+    assert f"source id(s) ({shared}) and" in refused.output
+    assert f"with the {first} inventory in {earlier}: pass --exclude {earlier}" in refused.output
+    built = _build(*args, "--exclude", str(earlier), "--out", str(later))
+    assert built.exit_code == 0, built.output
+    assert shared_sources(read_inventory(later), read_inventory(earlier).requests) == ([], [])
+
+
+def test_an_inventory_built_from_another_may_share_its_sources_but_no_other_study_may(tmp_path):
+    dec, rep, confirmation = (tmp_path / name for name in ("dec", "rep", "confirmation"))
+    decomposition = ["--study", "decomposition", *SOURCED["decomposition"], *GSM8K]
+    assert _build(*decomposition, "--out", str(dec)).exit_code == 0
+    reuse = ["--study", "repeat", "--from-inventory", str(dec), "--panel", "gsm8k=2", *FINAL3]
+    built = _build(*reuse, "--out", str(rep))
+    assert built.exit_code == 0, built.output
+    panel = read_inventory(rep)
+    ids, _ = shared_sources(panel, read_inventory(dec).requests)
+    assert ids == sorted(e.id for e in panel.outcome.sources)  # the two it reuses
+    before = (dec / "inventory.jsonl").read_bytes()
+    again = _build(*decomposition, "--out", str(dec))  # now beside the panel built from it
+    assert again.exit_code == 0, again.output
+    assert (dec / "inventory.jsonl").read_bytes() == before
+    args = ["--study", "confirmation", *SOURCED["confirmation"], *GSM8K]
+    refused = _build(*args, "--out", str(confirmation))
+    assert refused.exit_code == 1 and not confirmation.exists()
+    shared = "(gsm8k:10) and 1 cluster(s) (gsm8k/gsm8k:10) with the decomposition inventory"
+    assert f"{shared} in {dec}: pass --exclude {dec}" in refused.output
+    built = _build(*args, "--exclude", str(dec), "--out", str(confirmation))
+    assert built.exit_code == 0, built.output
+    fresh = read_inventory(confirmation)
+    for sibling in (dec, rep):
+        assert shared_sources(fresh, read_inventory(sibling).requests) == ([], [])
 
 
 def test_an_inventory_written_beside_is_found_but_an_excluded_one_is_not(tmp_path):

@@ -75,6 +75,6 @@ def test_sft_progress_on_shows_its_plan_and_each_step(tmp_path, capsys):
     fine_tune(run, FreshScorer())
     err = capsys.readouterr().err.splitlines()
     assert err[0] == "2 training papers (2 cuts), 2 held out (2 cuts, 0 held by a training " + (
-        "example: not read)"
+        "example: not read); 1 step of 4 examples"
     )
     assert err[1].startswith("step 1/1: loss ") and len(err) == 2

@@ -90,7 +90,7 @@ def test_the_objective_by_hand():
 
 
 def test_batches_walk_a_seeded_order_per_epoch():
-    config = SftConfig(batch_size=4, seed=2)
+    config = SftConfig(batch_size=4, grad_accumulation=1, seed=2)
     first = [i for step in range(3) for i in batch_of(step, 10, config)]
     assert sorted(first) == list(range(10))  # one epoch: every example once
     assert first == epoch_order(10, 0, 2)
@@ -137,8 +137,14 @@ def start_paused(where: str, *args: object) -> subprocess.Popen[bytes]:
     return writer
 
 
-FEW = [c for c in CUTS if c.key == "eq1"][:4]  # four papers, two trained on: two examples
-TRAINING = ["--steps", "3", "--batch-size", "2", "--learning-rate", "5e-3"]
+SHARED = r"\mathcal{L} = \bar\psi (i \gamma^\mu D_\mu - m) \psi - \frac{1}{4} F_{\mu\nu} F^{\mu\nu}"
+"""An equation every paper prints: the training papers' examples hold it, so the held-out
+papers' cuts of it are dropped from the SFT rung."""
+FOUR = [c for c in CUTS if c.key == "eq1"][:4]
+FEW = [*FOUR, *(equation_cut(target=SHARED, paper=c.paper, key="eq9") for c in FOUR)]
+"""Four papers, two trained on (four examples), two held out (two cuts read, two dropped)."""
+TRAINING = ["--steps", "3", "--batch-size", "2", "--grad-accumulation", "1"]
+TRAINING += ["--learning-rate", "5e-3"]
 TRAINING += ["--checkpoint-every", "2", "--seed", "1"]
 
 
@@ -152,7 +158,9 @@ def trained(tmp_path_factory):
         main, ["lift", "sft", "--cuts", str(cuts), "--out", str(root / "whole"), *TRAINING]
     )
     assert result.exit_code == 0, result.output
-    assert "2 training papers (2 cuts), 2 held out" in result.output
+    assert "2 training papers (4 cuts), 2 held out (4 cuts, 2 held by a training example" in (
+        result.output
+    )
     assert "step 3/3: loss" in result.output and "trained 3 steps" in result.output
     return cuts, root / "whole"
 
@@ -189,7 +197,9 @@ def test_lora_lowers_the_loss_resumes_after_a_kill_and_reloads_to_the_same_score
     few, (_, whole_dir) = FEW, trained
     split = split_papers([c.paper for c in few], held_out=0.5, seed=1)
     examples = sft_examples(few, split, LiftSetup())
-    config = SftConfig(steps=3, batch_size=2, learning_rate=5e-3, checkpoint_every=2, seed=1)
+    config = SftConfig(
+        steps=3, batch_size=2, grad_accumulation=1, learning_rate=5e-3, checkpoint_every=2, seed=1
+    )
     held = [c for c in few if c.paper in split.held_out]
     whole = read_sft(whole_dir)
     assert whole.split.held_out == split.held_out and len(whole.losses) == 3
@@ -278,7 +288,7 @@ def test_the_adapter_is_on_all_seven_projections_at_rank_32(trained):
     recorded = json.loads((whole / "manifest.json").read_text())["config"]["training"]
     assert recorded["schedule"] == "cosine" and recorded["max_grad_norm"] == 1.0
     losses = [json.loads(line) for line in (whole / LOSSES).read_text().splitlines()]
-    # ⌈0.1 · 3⌉ = 1 warm-up step at rate 0, then ½(1 + cos(π (k − 1)/2)) · 5e-3
+    # ⌈0.03 · 3⌉ = 1 warm-up step at rate 0, then ½(1 + cos(π (k − 1)/2)) · 5e-3
     assert [s["learning_rate"] for s in losses] == pytest.approx([0.0, 5e-3, 2.5e-3])
     assert all(s["grad_norm"] > 0 for s in losses)
 
@@ -296,10 +306,13 @@ def test_the_sft_rung_is_read_on_held_out_papers_by_the_fine_tuned_scorer(
     run = read_run(out)
     split = read_sft(whole).split
     by = {(r.item_id, r.variant): r for r in run.records}
-    held = [c for c in FEW if c.paper in split.held_out]
+    held = [c for c in FOUR if c.paper in split.held_out]
     assert {i for i, v in by if v == SFT} == {c.id for c in held} and len(held) == 2
     sft = run.manifest.config["sft"]
     assert sft["held_out"] == split.held_out and sft["n_cuts"] == 2
+    dropped = sorted(c.id for c in FEW if c.key == "eq9" and c.paper in split.held_out)
+    assert sft["dropped"] == dropped and len(dropped) == 2
+    assert read_sft(whole).plan.held_out_overlap == dict.fromkeys(dropped, "target")
     assert "adapter_model.safetensors" in {f["path"] for f in sft["adapter_files"]}
 
     # independently: the merged scorer's log-probabilities of each held-out cut's context prompt
@@ -319,11 +332,16 @@ def test_the_sft_rung_is_read_on_held_out_papers_by_the_fine_tuned_scorer(
     summary = summarise_lift(run)
     (row,) = [r for r in summary.ladder if r.condition == SFT]
     assert row.vs_reference.n_cuts == 2 and row.vs_reference.n_papers == 2
-    assert SFT not in summary.incomplete
+    assert summary.incomplete == {} and summary.sft_dropped == 2  # dropped, never missing
     assert [r.condition for r in summary.ladder] == ["empty", "context", SFT]
     report = CliRunner().invoke(main, ["report", str(out), "--plain"])
     shown = " ".join(report.output.split())  # the note wraps in the terminal
-    assert "read on the 2 cuts of 2 papers held out from its training" in shown
+    assert (
+        "read on the 2 cuts of 2 papers held out from its training (2 held-out cuts "
+        + ("dropped: a training example holds their target)")
+        in shown
+    )
+    assert "lack cuts" not in shown and "rerun" not in shown
 
     # a cut file with no held-out paper is refused before any model loads or anything is written
     only_trained = tmp_path / "trained.jsonl"

@@ -124,7 +124,11 @@ def test_two_accumulated_micro_batches_are_one_batch_of_two(float32_budget):
     encoded = _encoded(base, 2)
     assert len(encoded[0][0]) != len(encoded[1][0])  # padding is exercised
     whole = SftConfig(
-        batch_size=2, grad_accumulation=1, max_grad_norm=None, target_modules=("q_proj", "v_proj")
+        batch_size=2,
+        grad_accumulation=1,
+        max_grad_norm=None,
+        target_modules=("q_proj", "v_proj"),
+        dropout=0.0,  # masks are drawn per micro-batch: two shapes, two draws
     )
     micro = whole.model_copy(update={"batch_size": 1, "grad_accumulation": 2})
     assert batch_of(0, 5, micro) == batch_of(0, 5, whole) and len(batch_of(0, 5, micro)) == 2
@@ -184,6 +188,7 @@ def test_sft_bos_and_dtype_train_on_the_prompts_lift_score_bos_reads(tmp_path):
     cuts.write_text("".join(c.model_dump_json() + "\n" for c in CUTS))
     out = tmp_path / "sft"
     args = ["lift", "sft", "--cuts", cuts, "--out", out, "--steps", "1", "--batch-size", "1"]
+    args += ["--grad-accumulation", "1"]
     args += ["--rank", "2", "--target-modules", "q_proj", "--bos", "--dtype", "bfloat16"]
     result = CliRunner().invoke(main, [str(a) for a in args])
     assert result.exit_code == 0, result.output

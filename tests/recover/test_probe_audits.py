@@ -21,6 +21,9 @@ from readout_audit.recover._probe_audits import (
     encode_targets,
     probe_sizes,
 )
+from readout_audit.recover._report_audits import probe_section
+from readout_audit.recover._summary import ConfigurationResult, SplitResult
+from readout_audit.report import TableBlock
 
 SEEDS = (42, 123)
 
@@ -35,9 +38,9 @@ def _sklearn(x, y):
     return make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=1000)).fit(x, y)
 
 
-def _rows(n, size, seed, shuffle, y):
+def _rows(n, size, seed, shuffle, y, replicate=False):
     """fit_probe's documented sampling: disjoint blocks with ``size`` rows for every seed, a
-    subsample below n rows, a bootstrap replicate at n."""
+    subsample below n rows, at n all of them (or a bootstrap replicate when ``replicate``)."""
     rng = np.random.default_rng(seed)
     if n >= len(SEEDS) * size:
         start = SEEDS.index(seed) * size
@@ -45,7 +48,7 @@ def _rows(n, size, seed, shuffle, y):
     elif n > size:
         rows = np.sort(rng.choice(n, size=size, replace=False))
     else:
-        rows = np.sort(rng.choice(n, size=n, replace=True))
+        rows = np.sort(rng.choice(n, size=n, replace=True)) if replicate else np.arange(n)
     return rows, (rng.permutation(y[rows]) if shuffle else y[rows])
 
 
@@ -63,12 +66,56 @@ def test_training_size_curve_equals_refits():
                     model = _sklearn(train.x[used], y)
                     found[shuffle].append(np.mean(model.predict(split.x) == split.y))
             assert row.accuracy[name] == pytest.approx(np.mean(found[False]), abs=1e-12)
-            assert row.sd[name] == pytest.approx(np.std(found[False], ddof=1), abs=1e-12)
+            if row.size < 300:
+                assert row.sd[name] == pytest.approx(np.std(found[False], ddof=1), abs=1e-12)
             assert row.shuffled[name] == pytest.approx(np.mean(found[True]), abs=1e-12)
     assert rows[-1].accuracy["a"] > 0.6 > np.mean([r.shuffled["a"] for r in rows])
     # more rows than the largest size: the curve stops there, each seed on its own 250 rows
     capped = probe_sizes(train, held, seeds=SEEDS, k=3, sizes=(100, 150))
     assert [r.size for r in capped] == [100, 150]
+
+
+def test_last_point_is_the_probe_on_every_training_row_and_named_so():
+    """Sizes at or above the 150 training rows collapse into one point: the probe on all of
+    them, as an independent scikit-learn fit on every row reads it, not the seeds' bootstrap
+    replicates (0.75 and 0.77 on "a" here, the full probe 0.80: a replicate holds about 63%
+    distinct rows)."""
+    rng = np.random.default_rng(4)
+    train, held = _split(rng, 150), {"a": _split(rng, 100), "b": _split(rng, 100, shift=0.3)}
+    rows = probe_sizes(train, held, seeds=SEEDS, k=3, sizes=(100, 150, 500))
+    assert [(r.size, r.sd is None) for r in rows] == [(100, False), (150, True)]
+    full = make_pipeline(
+        StandardScaler(), LogisticRegression(C=1.0, solver="lbfgs", max_iter=1000)
+    ).fit(train.x, train.y)
+    replicates = []
+    for seed in SEEDS:
+        used, y = _rows(150, 150, seed, False, train.y, replicate=True)
+        replicates.append(np.mean(_sklearn(train.x[used], y).predict(held["a"].x) == held["a"].y))
+    for name, split in held.items():
+        assert rows[-1].accuracy[name] == pytest.approx(
+            np.mean(full.predict(split.x) == split.y), abs=1e-12
+        )
+    assert rows[-1].accuracy["a"] == pytest.approx(0.80) and replicates == pytest.approx(
+        [0.75, 0.77]
+    )
+    config = ConfigurationResult.model_construct(
+        configuration="main",
+        candidates=list("tfu"),
+        splits=[
+            SplitResult.model_construct(split=name, n=100, gold_histogram=[40, 30, 30], readouts=[])
+            for name in held
+        ],
+        probe_sizes=rows,
+        auxiliary=[],
+        directions=[],
+    )
+    section = probe_section(config)
+    assert section is not None
+    (table, *_) = section.blocks
+    assert isinstance(table, TableBlock)
+    assert [r[0] for r in table.rows] == ["100", "all 150 rows (one fit)"]
+    assert table.rows[-1][1] == f"0.800 ({rows[-1].shuffled['a']:.3f})"
+    assert "±" in table.rows[0][1] and '"all N rows" is the one probe' in (table.note or "")
 
 
 def test_auxiliary_targets_against_majority_and_unseen_values():

@@ -17,7 +17,6 @@ from readout_audit.data._logic import LABELS
 from readout_audit.prompt import render
 from readout_audit.recover import RecoverSetup, RecoverSplits, audit_recover
 from readout_audit.recover._held_out import OFFSET, WHOLE_PROBE
-from readout_audit.recover._held_out import SLOT_PROBE as SLOT
 from readout_audit.recover._kind import RECOVER
 from readout_audit.recover._offsets import corrected_predictions
 from readout_audit.recover._probes import probe_predictions
@@ -156,8 +155,21 @@ def test_beside_bootstrap_replicates_one_probe_fits_every_training_row(run_dir, 
     (whole,) = [r for r in split.readouts if r.readout == WHOLE_PROBE]
     assert whole.accuracy == pytest.approx(expected, abs=1e-12)
     assert whole.n == 12 and whole.sd is None
+    # Table 17's last point is that probe, its control every row under each seed's shuffle
+    (size,) = summary.configurations[0].probe_sizes
+    assert size.accuracy["lexical"] == pytest.approx(expected, abs=1e-12)
+    shuffled = [
+        pipeline.fit(
+            train.hidden(states, 1, 1), np.random.default_rng(s).permutation(train.labels)
+        ).predict(held.hidden(states, 1, 1))
+        for s in run.manifest.config["probe_seeds"]
+    ]
+    assert size.shuffled["lexical"] == pytest.approx(
+        np.mean(np.array(shuffled) == held.labels), abs=1e-12
+    )
     html = render_html(read_run(run_dir))
     assert "one fit on every row" in html and "corrected collapse" in html
+    assert "all 12 rows (one fit)" in html
 
 
 def test_analysis_is_deterministic_under_its_seeds(run_dir, summary):
@@ -286,11 +298,10 @@ def test_depth_strata_leakage_and_intervals_from_the_records(run_dir, summary):
     assert train_accuracy[p, (15, 30).index(chosen.layer)] == train_accuracy.max()
     found = {r.readout: r.accuracy for r in split.readouts}
     assert found["label logits"] == accuracy[1, 1]  # the slot's last layer is the label logits
-    # probe audits: all 12 training rows (each seed a replicate) is the main probe's own fit
+    # probe audits: all 12 training rows is the one probe on every row, not the seeds' replicates
     (size,) = config.probe_sizes
-    assert size.size == 12 and size.accuracy["lexical"] == pytest.approx(found[SLOT], abs=1e-12)
-    shuffled = found[f"{SLOT}, shuffled labels"]
-    assert size.shuffled["lexical"] == pytest.approx(shuffled, abs=1e-12)
+    assert size.size == 12 and size.sd is None
+    assert size.accuracy["lexical"] == pytest.approx(found[WHOLE_PROBE], abs=1e-12)
     auxiliary = {a.target: a for a in config.auxiliary}
     assert auxiliary["depth"].classes == 2 and auxiliary["depth"].baseline["lexical"] == 0.5
     properties = {r.metadata["property"] for r in train.records}

@@ -77,10 +77,15 @@ def _sft_note(summary: LiftSummary) -> str | None:
     row = next((r for r in summary.ladder if r.condition == SFT), None)
     if row is None:
         return None
+    dropped = (
+        f" ({summary.sft_dropped} held-out cuts dropped: a training example holds their target)"
+        if summary.sft_dropped
+        else ""
+    )
     return (
         f"{SFT}: the context-only fine-tuned scorer, read on the {row.vs_reference.n_cuts} cuts "
-        f"of {row.vs_reference.n_papers} papers held out from its training; each row is paired "
-        "with the empty scaffold on its own cuts."
+        f"of {row.vs_reference.n_papers} papers held out from its training{dropped}; each row "
+        "is paired with the empty scaffold on its own cuts."
     )
 
 

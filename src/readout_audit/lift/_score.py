@@ -288,7 +288,13 @@ def score_lift(
         setup, cuts, forecasts, counts, pairs, hardest_by=hardest_by, toy=toy, seed=seed
     )
     if sft is not None:
-        config["sft"] = {**sft.identity, "held_out": sorted(sft.held_out), "n_cuts": len(rung)}
+        dropped = sorted(c.id for c in cuts if c.paper in sft.held_out and c.id in sft.overlap)
+        config["sft"] = {
+            **sft.identity,
+            "held_out": sorted(sft.held_out),
+            "n_cuts": len(rung),
+            "dropped": dropped,  # held out, but a training example holds the target
+        }
     return run_kind(
         LIFT,
         model,

@@ -109,7 +109,9 @@ class LiftSummary(Summary):
     oracle_near_maximum: NearMaximum | None = None
     incomplete: dict[str, int] = Field(default_factory=dict)
     """Per condition, cuts of the run it was not scored on (an interrupted run); the SFT rung
-    is planned on the cuts of held-out papers only."""
+    is planned on the cuts of held-out papers only, less those dropped for overlap."""
+    sft_dropped: int = 0
+    """Held-out cuts the SFT rung does not read: a training example holds their target."""
     empty_forecasts: dict[str, int] = Field(default_factory=dict)
     """Per forecast setting, cuts whose forecast was empty (a reasoning model that spent its
     token limit before answering, say): scored as the bare scaffold."""
@@ -273,7 +275,9 @@ def summarise_lift_run(run: Run[LiftRecord]) -> LiftSummary:
         oracle = near_maximum(list(scores[ORACLE].values()))
     every = set(papers)
     held_out = set(config.get("sft", {}).get("held_out", []))
-    planned = {c: every for c in names} | {SFT: {i for i in every if papers[i] in held_out}}
+    dropped = set(config.get("sft", {}).get("dropped", []))
+    rung = {i for i in every if papers[i] in held_out} - dropped
+    planned = {c: every for c in names} | {SFT: rung}
     return base.model_copy(
         update={
             "n_papers": len(set(papers.values())),
@@ -288,6 +292,7 @@ def summarise_lift_run(run: Run[LiftRecord]) -> LiftSummary:
                 for c in names
                 if planned[c] - tokens[c].keys()
             },
+            "sft_dropped": len(dropped & every),
             "empty_forecasts": empty_forecasts(records),
             "examples": _examples(run, scores, settings, int(config.get("seed", 0))),
             "distributions": [distribution(c, list(scores[c].values())) for c in names],

@@ -3,9 +3,9 @@
 Three audits of the answer-slot probe, each fitted as :func:`fit_probe` fits the main one:
 
 * **training size** (Table 17): probes on 100, 250, 500, 1,000 and 2,000 training rows (those
-  below the training split's size, then all of it if it holds no more than 2,000), each beside
-  the shuffled-label control fitted on as many rows, so a probe's accuracy is read against how
-  much it was given;
+  below the training split's size, then the one probe on all of it if it holds no more than
+  2,000), each beside the shuffled-label control fitted on as many rows, so a probe's accuracy
+  is read against how much it was given;
 * **auxiliary targets** (Table 14): the same probe trained to predict something other than the
   answer (the reasoning depth, the queried property, whether a bag-of-words classifier gets
   the item right), each against the majority-class rate of the split it is judged on: a probe
@@ -54,6 +54,46 @@ def _mean_accuracy(probes: Sequence[Probe], split: Labelled) -> tuple[float, flo
     return float(np.mean(per_seed)), sd
 
 
+def _size_row(
+    train: Labelled, evals: Mapping[str, Labelled], *, seeds: Sequence[int], k: int, size: int
+) -> ProbeSizeRow:
+    """Probes on ``size`` of the training rows (not all), one per seed, with their controls."""
+    fitted = {
+        shuffle: [
+            fit_probe(
+                train.x, train.y, seed=s, max_rows=size, k=k, shuffle_labels=shuffle, seeds=seeds
+            )
+            for s in seeds
+        ]
+        for shuffle in (False, True)
+    }
+    found = {name: _mean_accuracy(fitted[False], split) for name, split in evals.items()}
+    return ProbeSizeRow(
+        size=size,
+        accuracy={name: a for name, (a, _) in found.items()},
+        sd={name: sd for name, (_, sd) in found.items()},
+        shuffled={name: _mean_accuracy(fitted[True], split)[0] for name, split in evals.items()},
+    )
+
+
+def _every_row(
+    train: Labelled, evals: Mapping[str, Labelled], *, seeds: Sequence[int], k: int
+) -> ProbeSizeRow:
+    """The probe on every training row, fitted once; its control shuffles once per seed."""
+    n = train.y.size
+    probe = fit_probe(train.x, train.y, seed=seeds[0], max_rows=n, k=k, replicate=False)
+    shuffled = [
+        fit_probe(train.x, train.y, seed=s, max_rows=n, k=k, shuffle_labels=True, replicate=False)
+        for s in seeds
+    ]
+    return ProbeSizeRow(
+        size=n,
+        accuracy={name: float(np.mean(probe.predict(e.x) == e.y)) for name, e in evals.items()},
+        sd=None,
+        shuffled={name: _mean_accuracy(shuffled, e)[0] for name, e in evals.items()},
+    )
+
+
 def probe_sizes(
     train: Labelled,
     evals: Mapping[str, Labelled],
@@ -64,39 +104,14 @@ def probe_sizes(
 ) -> list[ProbeSizeRow]:
     """The training-size curve: ``sizes`` below the training rows, then all of them if fewer.
 
-    All of them count only when no more than the largest size: more is a size not asked for.
+    All of them count only when no more than the largest size (more is a size not asked for);
+    the sizes at or above the training rows collapse into that last point. It is the one probe
+    on every row, as the paper's 2,000-row point on its 2,000-row split, not a seed's bootstrap
+    replicate: no step of that fit is seeded, so it is fitted once and has no sd over seeds.
     """
     n = train.y.size
-    used = [s for s in sizes if s < n] + ([n] if n <= max(sizes) else [])
-    rows = []
-    for size in used:
-        fitted = {
-            shuffle: [
-                fit_probe(
-                    train.x,
-                    train.y,
-                    seed=s,
-                    max_rows=size,
-                    k=k,
-                    shuffle_labels=shuffle,
-                    seeds=seeds,
-                )
-                for s in seeds
-            ]
-            for shuffle in (False, True)
-        }
-        found = {name: _mean_accuracy(fitted[False], split) for name, split in evals.items()}
-        rows.append(
-            ProbeSizeRow(
-                size=size,
-                accuracy={name: a for name, (a, _) in found.items()},
-                sd={name: sd for name, (_, sd) in found.items()},
-                shuffled={
-                    name: _mean_accuracy(fitted[True], split)[0] for name, split in evals.items()
-                },
-            )
-        )
-    return rows
+    rows = [_size_row(train, evals, seeds=seeds, k=k, size=s) for s in sizes if s < n]
+    return rows + ([_every_row(train, evals, seeds=seeds, k=k)] if n <= max(sizes) else [])
 
 
 def auxiliary_probe(

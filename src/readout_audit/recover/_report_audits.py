@@ -5,6 +5,7 @@ from __future__ import annotations
 from readout_audit.recover._summary import (
     ConfigurationResult,
     LeakageResult,
+    ProbeSizeRow,
     SeedAggregate,
     SplitResult,
 )
@@ -228,6 +229,15 @@ def _target_rows(config: ConfigurationResult) -> list[list[str]]:
     return rows
 
 
+def _size_row(row: ProbeSizeRow, names: list[str]) -> list[str]:
+    """Table 17's row: the probe on every training row named as such, not as a size."""
+    if row.sd is None:
+        cells = [f"{row.accuracy[n]:.3f} ({row.shuffled[n]:.3f})" for n in names]
+        return [f"all {row.size} rows (one fit)", *cells]
+    cells = [f"{row.accuracy[n]:.3f} ± {row.sd[n]:.3f} ({row.shuffled[n]:.3f})" for n in names]
+    return [str(row.size), *cells]
+
+
 def probe_section(config: ConfigurationResult) -> Section | None:
     """The answer-slot probe's audits: training size, other targets, direction stability."""
     if not config.probe_sizes:
@@ -237,19 +247,11 @@ def probe_section(config: ConfigurationResult) -> Section | None:
         TableBlock(
             "Answer-slot probe (last layer) by training rows: mean ± sd over seeds (shuffled)",
             ["training rows", *names],
-            [
-                [
-                    str(row.size),
-                    *(
-                        f"{row.accuracy[n]:.3f} ± {row.sd[n]:.3f} ({row.shuffled[n]:.3f})"
-                        for n in names
-                    ),
-                ]
-                for row in config.probe_sizes
-            ],
-            note="Each size below the training split's is a seeded subsample of its rows; the "
-            "largest is all of them (each seed a bootstrap replicate). In parentheses the "
-            "shuffled-label control fitted on as many rows.",
+            [_size_row(row, names) for row in config.probe_sizes],
+            note="Each size below the training split's is a seeded subsample of its rows; "
+            '"all N rows" is the one probe on every training row, fitted once (nothing in it '
+            "is seeded), so it has no sd. In parentheses the shuffled-label control fitted on "
+            "as many rows (on every row: its labels permuted once per seed).",
         ),
         TableBlock(
             "Probe targets (last-layer answer-slot state): accuracy (over the majority rate)",

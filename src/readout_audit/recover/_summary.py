@@ -193,7 +193,9 @@ class ProbeSizeRow(_Row):
 
     size: int
     accuracy: dict[str, float]
-    sd: dict[str, float]
+    sd: dict[str, float] | None
+    """None for the one probe on all ``size`` training rows (no subsample, no bootstrap
+    replicate): fitted once, it has no spread over seeds."""
     shuffled: dict[str, float]
     """The shuffled-label control fitted on as many rows, mean over the seeds."""
 

@@ -7,7 +7,7 @@ Holm-adjusted across configurations, on the first pass with planned-share datase
 acceptances per pass and the three-pass patterns of R: with X; within-request agreement of
 the repeated cells and the fixtures (verdicts, probability vectors, later-minus-first score
 changes); the paired score shift of R: over R with X (its weighted mean with a pointwise
-interval, median, signs, the gap change).
+interval, median, signs, those of the above-floor controls, the gap change).
 """
 
 from __future__ import annotations
@@ -95,6 +95,11 @@ class ScoreShift(_Row):
     rejected_both: int
     rises_rejected_both: int
     control_at_zero: int
+    rises_above_floor: int | None = None
+    """Pairs whose control displays above zero and whose cue score rises (None: a summary
+    written before it was counted); the paper's "43 of the 46 above-floor controls rise"."""
+    ties_above_floor: int | None = None
+    falls_above_floor: int | None = None
     mean_gap_change: float | None
     """Mean change of g = p_c − max(p_i, p_n): acceptance against its strongest competitor."""
 
@@ -199,6 +204,7 @@ def score_shift(
         else None
     )
     rejected = [r for r in rows if r[3] is False and r[4] is False]
+    above = [r[1] for r in rows if r[2] > 0]
     gaps = [r[5] for r in rows if r[5] is not None]
     return ScoreShift(
         configuration=configuration,
@@ -214,6 +220,9 @@ def score_shift(
         rejected_both=len(rejected),
         rises_rejected_both=sum(r[1] > 0 for r in rejected),
         control_at_zero=sum(r[2] == 0 for r in rows),
+        rises_above_floor=sum(d > 0 for d in above),
+        ties_above_floor=sum(d == 0 for d in above),
+        falls_above_floor=sum(d < 0 for d in above),
         mean_gap_change=statistics.fmean(gaps) if gaps else None,
     )
 

@@ -4,17 +4,23 @@ With control log-ratio margin m and cue effect D = m' − m, a shared map m' = k
 D = (k − 1)·m + b in both worlds, so each world's within-world OLS slope of D on m and the
 slope joining the two worlds' means, (D̄_Y − D̄_X) / (m̄_Y − m̄_X), agree in the noiseless
 model. The contrasts (within − between) get paired source-bootstrap intervals (5,000 draws,
-sources resampled jointly across the worlds); a post-hoc diagnostic, not a test.
+sources resampled jointly across the worlds); a post-hoc diagnostic, not a test. A slope whose
+margins have no spread (every margin of a world equal, or equal world means) is undefined, as
+scipy's ``linregress`` refuses it: decided exactly, since centring equal floats leaves ~1e-17
+residues that turn the division into slopes of ~1e15; draws without spread are left out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 SLOPE_DRAWS = 5_000
+Slope = Literal["within_x", "within_y", "between"]
+SLOPES: tuple[Slope, ...] = ("within_x", "within_y", "between")
 
 
 class SlopeCheck(BaseModel):
@@ -34,17 +40,26 @@ class SlopeCheck(BaseModel):
     contrast_y: float | None
     contrast_y_low: float | None
     contrast_y_high: float | None
+    no_spread: tuple[Slope, ...] = ()
+    """Slopes undefined because their control margins have no spread; their contrasts too."""
+
+
+def _spread(m: np.ndarray) -> np.ndarray:
+    """Per row of m shaped (..., 2, n): whether X, Y and the two world means differ, exactly."""
+    within = np.ptp(m, axis=-1) != 0
+    means = m.mean(axis=-1)
+    return np.stack([within[..., 0], within[..., 1], means[..., 1] != means[..., 0]], axis=-1)
 
 
 def _slopes(m: np.ndarray, d: np.ndarray) -> np.ndarray:
-    """Per row of (m, d) arrays shaped (draws, 2, n): within X, within Y, between (NaN if flat)."""
+    """Per row of (m, d) shaped (..., 2, n): within X, within Y, between; NaN without spread."""
     centred = m - m.mean(axis=-1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
         within = (centred * d).sum(axis=-1) / (centred**2).sum(axis=-1)
         means_m, means_d = m.mean(axis=-1), d.mean(axis=-1)
         between = (means_d[..., 1] - means_d[..., 0]) / (means_m[..., 1] - means_m[..., 0])
     found = np.stack([within[..., 0], within[..., 1], between], axis=-1)
-    return np.where(np.isfinite(found), found, np.nan)
+    return np.where(_spread(m) & np.isfinite(found), found, np.nan)
 
 
 def slope_check(
@@ -103,5 +118,6 @@ def slope_check(
             "contrast_y": finite(within_y - between),
             "contrast_y_low": y_low,
             "contrast_y_high": y_high,
+            "no_spread": tuple(name for name, ok in zip(SLOPES, _spread(m), strict=True) if not ok),
         }
     )

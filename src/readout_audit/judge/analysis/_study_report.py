@@ -8,7 +8,8 @@ from readout_audit.judge.analysis._contrasts import ContrastTest, StudyCellCount
 from readout_audit.judge.analysis._decomposition import DecompositionAnalysis
 from readout_audit.judge.analysis._pilot import PilotAnalysis
 from readout_audit.judge.analysis._repeat import RepeatAnalysis
-from readout_audit.judge.analysis._switch import SwitchAnalysis
+from readout_audit.judge.analysis._slopes import SlopeCheck
+from readout_audit.judge.analysis._switch import SwitchAnalysis, SwitchComparison
 from readout_audit.report import MISSING, Section, TableBlock, fmt
 
 
@@ -202,6 +203,11 @@ def _agreement_table(found: RepeatAnalysis) -> TableBlock:
     )
 
 
+def _counts(*counts: int | None) -> str:
+    """Counts joined by slashes, or the missing mark where a summary predates them."""
+    return MISSING if None in counts else "/".join(str(c) for c in counts)
+
+
 def _shift_table(found: RepeatAnalysis) -> TableBlock:
     """The paired first-pass score shift of R: over R with X."""
     return TableBlock(
@@ -215,6 +221,7 @@ def _shift_table(found: RepeatAnalysis) -> TableBlock:
             "up / tie / down",
             "up among rejected both",
             "controls at 0",
+            "above 0: up / tie / down",
             "mean gap change",
         ],
         [
@@ -227,12 +234,14 @@ def _shift_table(found: RepeatAnalysis) -> TableBlock:
                 f"{s.rises}/{s.ties}/{s.falls}",
                 f"{s.rises_rejected_both}/{s.rejected_both}",
                 str(s.control_at_zero),
+                _counts(s.rises_above_floor, s.ties_above_floor, s.falls_above_floor),
                 fmt(s.mean_gap_change),
             ]
             for s in found.shift
         ],
         note="Planned-share dataset weights; the interval is pointwise and unadjusted "
-        "(secondary). Gap g = p_c − max(p_i, p_n).",
+        "(secondary). Above 0: the pairs whose control displays a score above zero. "
+        "Gap g = p_c − max(p_i, p_n).",
     )
 
 
@@ -351,6 +360,38 @@ def _directional_table(switch: SwitchAnalysis) -> TableBlock:
     )
 
 
+NO_SPREAD = "undefined (no spread in the control margin)"
+
+
+def _slopes_row(c: SwitchComparison, slopes: SlopeCheck) -> list[str]:
+    """One comparison's slope check; a slope without spread in m, and its contrast, say so."""
+    flat = set(slopes.no_spread)
+
+    def cell(text: str, *needs: str) -> str:
+        return NO_SPREAD if flat.intersection(needs) else text
+
+    return [
+        c.configuration,
+        c.comparison,
+        str(slopes.n),
+        cell(fmt(slopes.within_x), "within_x"),
+        cell(fmt(slopes.within_y), "within_y"),
+        cell(fmt(slopes.between), "between"),
+        cell(
+            f"{fmt(slopes.contrast_x)} [{fmt(slopes.contrast_x_low)}, "
+            f"{fmt(slopes.contrast_x_high)}]",
+            "within_x",
+            "between",
+        ),
+        cell(
+            f"{fmt(slopes.contrast_y)} [{fmt(slopes.contrast_y_low)}, "
+            f"{fmt(slopes.contrast_y_high)}]",
+            "within_y",
+            "between",
+        ),
+    ]
+
+
 def _slopes_table(switch: SwitchAnalysis) -> TableBlock:
     """The post-hoc slope check of each comparison that has one."""
     return TableBlock(
@@ -365,25 +406,12 @@ def _slopes_table(switch: SwitchAnalysis) -> TableBlock:
             "X − between [95%]",
             "Y − between [95%]",
         ],
-        [
-            [
-                c.configuration,
-                c.comparison,
-                str(c.slopes.n),
-                fmt(c.slopes.within_x),
-                fmt(c.slopes.within_y),
-                fmt(c.slopes.between),
-                f"{fmt(c.slopes.contrast_x)} [{fmt(c.slopes.contrast_x_low)}, "
-                f"{fmt(c.slopes.contrast_x_high)}]",
-                f"{fmt(c.slopes.contrast_y)} [{fmt(c.slopes.contrast_y_low)}, "
-                f"{fmt(c.slopes.contrast_y_high)}]",
-            ]
-            for c in switch.comparisons
-            if c.slopes is not None
-        ],
+        [_slopes_row(c, c.slopes) for c in switch.comparisons if c.slopes is not None],
         note="m: the control's log(p_c / p_i), D: the cue's log-ratio effect, both averaged over "
         "the passes; OLS slopes of D on m within each world and the slope joining the world "
-        "means; 5,000 paired source-bootstrap draws.",
+        "means; 5,000 paired source-bootstrap draws. A slope is undefined where m has no spread "
+        "(every margin of a world equal, or equal world means), as scipy's linregress refuses "
+        "it; bootstrap draws without spread are left out of the intervals.",
     )
 
 

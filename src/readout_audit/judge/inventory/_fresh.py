@@ -1,10 +1,13 @@
-"""Fresh sources for each study: its own draw, and a refusal to share earlier inventories' ones.
+"""Fresh sources for each study: its own draw, and a refusal to share any sibling's ones.
 
-Seed 004's decomposition and formatting pilot draw their own sources (the pilot is "fresh").
-Each such study walks the banks in an order of its own (:func:`study_draw_seed`), so one seed
-does not hand every study the same sources; and a study built beside an earlier inventory (a
-directory next to its ``--out``) that shares a source id or a (dataset, cluster) with it is
-refused, unless that inventory is excluded (``--exclude``), which the draw then avoids.
+Seed 004's confirmation study audits its new clusters against every prior inventory, and its
+decomposition and formatting pilot have "zero exact-ID and declared-cluster overlap" with each
+other. Those two each walk the banks in an order of their own (:func:`study_draw_seed`), so one
+seed does not hand every study the same sources; and any study drawing sources, built beside
+another inventory (a directory next to its ``--out``, built before or after it) that shares a
+source id or a (dataset, cluster) with it, is refused unless that inventory is excluded
+(``--exclude``), which the draw then avoids. Only an inventory built from it (the repeat panel
+reusing a decomposition) may share its sources.
 """
 
 from __future__ import annotations
@@ -13,12 +16,18 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from readout_audit._exceptions import InputError
-from readout_audit.judge.inventory._build import Inventory, PriorInventory, sha256_json
+from readout_audit.judge.inventory._build import (
+    Inventory,
+    InventorySettings,
+    PriorInventory,
+    sha256_json,
+)
 from readout_audit.judge.inventory._file import (
     INVENTORY_FILE,
     MANIFEST_FILE,
     holds_inventory,
     read_planned,
+    read_settings,
 )
 from readout_audit.judge.protocol import PlannedRequest
 
@@ -68,13 +77,18 @@ def read_earlier(path: Path, why: str) -> tuple[PriorInventory, list[PlannedRequ
     try:
         return read_planned(path)
     except InputError as error:
-        raise InputError(
-            f"{error.message} (read because {why})",
-            source=error.source,
-            line=error.line,
-            item_id=error.item_id,
-            field=error.field,
-        ) from None
+        raise _because(error, why) from None
+
+
+def _because(error: InputError, why: str) -> InputError:
+    """``error`` saying why its inventory was read."""
+    return InputError(
+        f"{error.message} (read because {why})",
+        source=error.source,
+        line=error.line,
+        item_id=error.item_id,
+        field=error.field,
+    )
 
 
 def shared_sources(
@@ -90,17 +104,35 @@ def shared_sources(
     )
 
 
-def refuse_shared_sources(study: str, inventory: Inventory, earlier: Sequence[Path]) -> None:
-    """Refuse ``inventory`` if it shares a source id or cluster with an earlier inventory."""
-    for path in earlier:
-        why = f"it lies beside --out and the {study} study draws fresh sources"
+def _study_name(settings: InventorySettings) -> str:
+    """Which study built an inventory: its study entry's name, a cue search, or confirmation."""
+    if settings.study is not None:
+        return str(settings.study.get("name"))
+    return "cue search" if settings.search is not None else "confirmation"
+
+
+def refuse_shared_sources(study: str, inventory: Inventory, siblings: Sequence[Path]) -> None:
+    """Refuse ``inventory`` if it shares a source id or cluster with a sibling inventory.
+
+    Whichever was built first: only a sibling built from ``inventory`` (naming it among its
+    priors, as the repeat panel names the decomposition it reuses) may share its sources.
+    """
+    why = f"it lies beside --out and the {study} study draws fresh sources"
+    for path in siblings:
         _, requests = read_earlier(path, why)
         ids, clusters = shared_sources(inventory, requests)
-        if ids or clusters:
-            raise InputError(
-                f"the {study} study draws fresh sources, but shares {len(ids)} source id(s) "
-                f"({', '.join(ids[:SHOWN]) or 'none'}) and {len(clusters)} cluster(s) "
-                f"({', '.join(clusters[:SHOWN])}) with the inventory in {path}: pass "
-                f"--exclude {path} to draw around it",
-                field="exclude",
-            )
+        if not (ids or clusters):
+            continue
+        try:
+            settings, _ = read_settings(path)
+        except InputError as error:
+            raise _because(error, why) from None
+        if inventory.outcome.inventory_sha256 in {p.sha256 for p in settings.priors}:
+            continue
+        raise InputError(
+            f"the {study} study draws fresh sources, but shares {len(ids)} source id(s) "
+            f"({', '.join(ids[:SHOWN]) or 'none'}) and {len(clusters)} cluster(s) "
+            f"({', '.join(clusters[:SHOWN])}) with the {_study_name(settings)} inventory in "
+            f"{path}: pass --exclude {path} to draw around it",
+            field="exclude",
+        )

@@ -84,7 +84,6 @@ DECOMPOSITION = register_study(
         ),
         check_configurations=judge_groups,
         sourced=True,
-        fresh=True,
         analyse=lambda records, settings, family: analyse_decomposition(records, settings),
         section=decomposition_section,
     )
@@ -112,7 +111,6 @@ PILOT = register_study(
         ),
         check_configurations=_final3,
         sourced=True,
-        fresh=True,
         analyse=analyse_pilot,
         section=pilot_section,
     )

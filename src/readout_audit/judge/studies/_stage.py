@@ -172,7 +172,8 @@ def build_study(settings: BuildSettings, out: str | Path, *, overwrite: bool = F
     """Build the settings' study inventory into ``out`` as a stage, and return it.
 
     Every check that needs no dataset comes first (the configurations, the outputs, the
-    stage's lock); a fresh study is refused beside an inventory it shares sources with.
+    stage's lock); a study drawing sources is refused beside an inventory it shares sources
+    with, whichever was built first (``refuse_shared_sources``).
     """
     out = Path(out)
     study = get_study(settings.study)
@@ -193,8 +194,8 @@ def build_study(settings: BuildSettings, out: str | Path, *, overwrite: bool = F
         panel=settings.panel,
         presentation=settings.presentation,
     )
-    if study.fresh:
-        earlier = sibling_inventories(out, settings.sources.exclude)
-        refuse_shared_sources(study.name, inventory, earlier)
+    if study.sourced:
+        siblings = sibling_inventories(out, settings.sources.exclude)
+        refuse_shared_sources(study.name, inventory, siblings)
     write_inventory(out, inventory, overwrite=overwrite)
     return inventory

@@ -37,8 +37,8 @@ Analyse = Callable[[Sequence[JudgeRecord], JudgeAnalysisSettings, list[str]], St
 class Study:
     """One study of seed 004: how its inventory is built, checked, analysed and reported.
 
-    ``sourced``: draws sources from datasets; ``fresh``: draws its own fresh ones, refused beside
-    an inventory it overlaps; ``reuses``: rebuilt from a decomposition inventory (the repeat
+    ``sourced``: draws fresh sources from datasets, refused beside any inventory it overlaps
+    (one built from it aside); ``reuses``: rebuilt from a decomposition inventory (the repeat
     panel); ``reads``: the optional build inputs it takes (``items``, ``preflight_per_dataset``,
     ``presentation``). ``analyse`` and ``section`` are None for the confirmation study, whose
     tables are the summary's own.
@@ -48,7 +48,6 @@ class Study:
     build: Callable[[StudyInputs], Inventory]
     check_configurations: Callable[[Sequence[Configuration]], Any]
     sourced: bool = False
-    fresh: bool = False
     reuses: bool = False
     reads: frozenset[str] = frozenset({"presentation"})
     analyse: (

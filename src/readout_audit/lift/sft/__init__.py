@@ -30,6 +30,7 @@ from readout_audit.lift.sft._schedule import learning_rate, warmup_steps
 from readout_audit.lift.sft._split import PaperSplit, split_papers
 from readout_audit.lift.sft._stage import FineTuning, read_fine_tuning
 from readout_audit.lift.sft._train import (
+    WEIGHT_DECAY,
     batch_logprobs,
     batch_of,
     encode_example,
@@ -63,6 +64,7 @@ __all__ = [
     "SftRun",
     "StepLoss",
     "TrainDtype",
+    "WEIGHT_DECAY",
     "batch_logprobs",
     "batch_of",
     "check_sft_out",

@@ -120,7 +120,7 @@ def read_progress(out: Path) -> Progress | None:
         return None
     manifest, plan = read_plan(out)
     folder = next((out / n for n in (CHECKPOINT, OLD) if (out / n).exists()), None)
-    step = 0 if folder is None else _checkpoint_step(folder, plan.training.steps)
+    step = 0 if folder is None else _checkpoint_step(folder, plan.training.total_steps)
     return Progress(manifest, plan, step, losses_until(out / LOSSES, step), folder)
 
 

@@ -7,6 +7,7 @@ its field, never a traceback later.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -51,27 +52,30 @@ be an allocation error after the model loads, an alpha past float range peft's o
 
 
 class SftConfig(BaseModel):
-    """The fine-tuning's hyper-parameters: the reference configuration's shape, CPU-sized steps.
+    """The fine-tuning's hyper-parameters: the authors' configuration by default.
 
-    Rank 32 on all seven projections, a cosine schedule after a warm-up and clipped gradients,
-    as the reference configuration; steps, batch and learning rate are ours (docs/lift.md).
+    The authors' ``run_config.json`` (docs/lift.md): rank 32, alpha 64, dropout 0.05 on the
+    seven projections, AdamW at 2e-4 on a cosine schedule after a 3% warm-up, gradients clipped
+    to norm 1.0, 4 examples × 4 accumulated a step, two epochs (their 400 steps).
     """
 
     model_config = ConfigDict(
         extra="forbid", frozen=True, allow_inf_nan=False, use_attribute_docstrings=True
     )
 
-    steps: int = Field(default=50, ge=1, le=STEPS_MAX, strict=True)
-    """Optimiser steps."""
+    epochs: int = Field(default=2, ge=1, le=STEPS_MAX, strict=True)
+    """Passes over the examples; they set the steps when --steps is not given."""
+    steps: int | None = Field(default=None, ge=1, le=STEPS_MAX, strict=True)
+    """Optimiser steps (default: ⌈examples / (batch_size · grad_accumulation)⌉ · epochs)."""
     batch_size: int = Field(default=4, ge=1, le=STEPS_MAX, strict=True)
     """Examples per forward (a micro-batch); a step takes ``grad_accumulation`` of them."""
-    grad_accumulation: int = Field(default=1, ge=1, le=STEPS_MAX, strict=True)
+    grad_accumulation: int = Field(default=4, ge=1, le=STEPS_MAX, strict=True)
     """Micro-batches whose gradients one optimiser step sums."""
     learning_rate: float = Field(default=2e-4, gt=0, le=1)
     """AdamW's peak learning rate, reached after the warm-up (at most 1: a larger one diverges)."""
     schedule: Schedule = "cosine"
     """How the rate decays after the warm-up."""
-    warmup: float = Field(default=0.1, ge=0, lt=1)
+    warmup: float = Field(default=0.03, ge=0, lt=1)
     """Share of the steps whose rate climbs linearly from 0 to the peak (⌈warmup · steps⌉)."""
     max_grad_norm: float | None = Field(default=1.0, ge=0)
     """Clip the gradients' global L2 norm to this; 0: no clipping."""
@@ -81,7 +85,7 @@ class SftConfig(BaseModel):
     """LoRA alpha."""
     target_modules: tuple[str, ...] = Field(default=PROJECTIONS, min_length=1)
     """Comma-separated names of the modules the adapter is put on."""
-    dropout: float = Field(default=0.0, ge=0, lt=1)
+    dropout: float = Field(default=0.05, ge=0, lt=1)
     """LoRA dropout (its masks seeded per step, so a resumed run repeats them)."""
     floor: float = Field(default=CLIP_FLOOR, json_schema_extra=option_hint(skip=True))
     raw_weight: float = Field(default=RAW_WEIGHT, ge=0, le=1)
@@ -116,6 +120,26 @@ class SftConfig(BaseModel):
     def examples_per_step(self) -> int:
         """Examples one optimiser step reads: ``batch_size`` · ``grad_accumulation``."""
         return self.batch_size * self.grad_accumulation
+
+    @property
+    def total_steps(self) -> int:
+        """The optimiser steps of a planned fine-tuning (:meth:`for_examples` sets them)."""
+        if self.steps is None:
+            raise ValueError("a fine-tuning's steps are set when it is planned")
+        return self.steps
+
+    def for_examples(self, n: int) -> SftConfig:
+        """These settings with ``steps`` set: given, or ``epochs`` passes over ``n`` examples."""
+        if self.steps is not None:
+            return self
+        steps = math.ceil(n / self.examples_per_step) * self.epochs
+        if steps > STEPS_MAX:
+            raise InputError(
+                f"{self.epochs} epochs of {n} examples are {steps} steps, more than "
+                f"{STEPS_MAX}: give fewer --epochs",
+                field="epochs",
+            )
+        return self.model_copy(update={"steps": steps})
 
 
 class StepLoss(BaseModel):
@@ -167,6 +191,13 @@ class SftPlan(BaseModel):
     held_out_overlap: dict[str, str] = Field(default_factory=dict)
     """Held-out cuts whose target a training example holds: id → ``target`` (the whole of it)
     or ``span`` (a 50-character span of it); the SFT rung does not read them."""
+
+    @field_validator("training")
+    @classmethod
+    def _planned_steps(cls, training: SftConfig) -> SftConfig:
+        if training.steps is None:
+            raise ValueError("a planned fine-tuning records its steps")
+        return training
 
 
 class AdapterFiles(BaseModel):

@@ -102,7 +102,8 @@ def fine_tune(run: SftRun, scorer: ModelOpener) -> FineTuning:
             run.progress,
             f"{len(split.train)} training papers ({len(examples)} cuts), "
             f"{len(split.held_out)} held out ({len(held)} cuts, "
-            f"{len(plan.held_out_overlap)} held by a training example: not read)",
+            f"{len(plan.held_out_overlap)} held by a training example: not read); "
+            f"{_steps(plan.training.total_steps)} of {plan.training.examples_per_step} examples",
         )
         on_step = None if run.progress == "off" else _announcer(run.progress)
         model = scorer.open(preflight=lambda codec: check_rank(run.training.rank, codec))
@@ -112,6 +113,10 @@ def fine_tune(run: SftRun, scorer: ModelOpener) -> FineTuning:
         )  # fmt: skip
     finally:
         release_held()  # and removes the folder made for a refused run
+
+
+def _steps(n: int) -> str:
+    return f"{n} step" if n == 1 else f"{n} steps"
 
 
 def check_rank(rank: int, codec: TextCodec) -> None:

@@ -44,7 +44,7 @@ def read_sft(directory: str | Path) -> FineTuning:
     validated(ScorerIdentity, tuning.scorer, path, "model.")
     if not tuning.finished:
         raise InputError(
-            f"the fine-tuning has not finished its {tuning.config.steps} steps; rerun "
+            f"the fine-tuning has not finished its {tuning.config.total_steps} steps; rerun "
             "readout lift sft on it to finish",
             source=str(directory),
         )

@@ -15,12 +15,12 @@ from readout_audit.lift.sft._manifest import SftConfig
 
 def warmup_steps(config: SftConfig) -> int:
     """⌈warmup · steps⌉: the steps whose rate climbs from 0 to the peak."""
-    return math.ceil(config.warmup * config.steps)
+    return math.ceil(config.warmup * config.total_steps)
 
 
 def learning_rate(step: int, config: SftConfig) -> float:
     """The rate of 0-based step ``step``."""
-    warm, total = warmup_steps(config), config.steps
+    warm, total = warmup_steps(config), config.total_steps
     if step < warm:
         return config.learning_rate * step / warm
     progress = (step - warm) / max(1, total - warm)

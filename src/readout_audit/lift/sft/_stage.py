@@ -99,7 +99,7 @@ class FineTuning:
     @property
     def finished(self) -> bool:
         """Whether every step was taken and the adapter saved."""
-        return bool(self.adapter_files) and len(self.losses) == self.plan.training.steps
+        return bool(self.adapter_files) and len(self.losses) == self.plan.training.total_steps
 
     def summary(self) -> str:
         """One line: the steps taken, the last loss, where the adapter is."""

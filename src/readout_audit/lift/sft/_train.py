@@ -54,6 +54,9 @@ from readout_audit.lift.sft._split import PaperSplit
 from readout_audit.lift.sft._stage import FineTuning, SftStage, read_fine_tuning
 from readout_audit.log import Manifest
 
+WEIGHT_DECAY = 0.0
+"""AdamW's weight decay: none, as the authors' configuration."""
+
 
 def example_sha256(example: SftExample) -> str:
     """SHA-256 of an example's compact JSON (id, paper, prompt, target)."""
@@ -136,14 +139,15 @@ def plan_sft(
     """What a fine-tuning is, before the scorer loads (its manifest's ``config``).
 
     ``held_out``: the cuts of the split's held-out papers the rung will read, each checked
-    against the examples' text (:func:`held_out_overlap`).
+    against the examples' text (:func:`held_out_overlap`). The plan's steps are ``config``'s,
+    or its epochs over the examples (:meth:`SftConfig.for_examples`).
     """
     papers = set(split.held_out)
     strays = [c.id for c in held_out if c.paper not in papers]
     if strays:
         raise InputError(f"cuts of papers the split trains on: {strays[:3]}", field="held_out")
     return SftPlan(
-        training=config,
+        training=config.for_examples(len(examples)),
         split=split,
         setup=setup.as_config(),
         examples={e.id: example_sha256(e) for e in examples},
@@ -245,7 +249,9 @@ def _lora(model: Any, config: SftConfig) -> tuple[Any, Any]:
         ) from None
     peft_model.train()
     trainable = [p for p in peft_model.parameters() if p.requires_grad]
-    return peft_model, torch.optim.AdamW(trainable, lr=config.learning_rate, weight_decay=0.0)
+    return peft_model, torch.optim.AdamW(
+        trainable, lr=config.learning_rate, weight_decay=WEIGHT_DECAY
+    )
 
 
 def step_gradients(
@@ -338,6 +344,7 @@ def train_sft(
     out = Path(out)
     _check_examples(examples, split)
     plan = plan_sft(examples, split, config, setup, held_out=held_out)
+    config = plan.training
     check_folder(out)  # a folder of anyone else's files is refused before it is locked
     if model.info.dtype != config.dtype:
         raise InputError(
@@ -357,16 +364,16 @@ def train_sft(
             start = progress.step
             _restore(progress.checkpoint, peft_model, optimizer, start)
         stage.start(manifest, [] if progress is None else progress.losses)
-        for step in range(start + 1, config.steps + 1):
+        for step in range(start + 1, config.total_steps + 1):
             record = _train_step(peft_model, optimizer, examples, encoded, config, step)
             stage.append(record)
             if on_step is not None:
-                on_step(record, config.steps)
-            if step % config.checkpoint_every == 0 or step == config.steps:
+                on_step(record, config.total_steps)
+            if step % config.checkpoint_every == 0 or step == config.total_steps:
                 save_checkpoint(out, step, _checkpoint_files(peft_model, optimizer))
         peft_model.eval()
         hashes = save_adapter(out, lambda folder: peft_model.save_pretrained(str(folder)))
-        stage.finish(hashes, config.steps)
+        stage.finish(hashes, config.total_steps)
     return read_fine_tuning(out)
 
 
