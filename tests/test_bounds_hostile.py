@@ -13,15 +13,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hostile import refused
+from pydantic import ValidationError
 
 from readout_audit import InputError, Item, generate_controlled_logic
 from readout_audit._util import _input
 from readout_audit._util._input import read_input_bytes
-from readout_audit.judge import load_bank
+from readout_audit.judge import SearchSettings, load_bank
 from readout_audit.judge.inventory import parse_number
+from readout_audit.judge.studies import BuildSettings
 from readout_audit.model import TextCodec, wrap_model
 from readout_audit.prompt._render import render
-from readout_audit.recover import RecoverSetup, read_hidden, recover_splits, seeded_name
+from readout_audit.recover import (
+    RecoverSetup,
+    RecoverSources,
+    read_hidden,
+    recover_splits,
+    seeded_name,
+)
 from readout_audit.recover import _sources as recover_sources
 from readout_audit.recover._setup import Configuration
 from readout_audit.recover._store import HIDDEN_FILE, HiddenLayout, HiddenWriter
@@ -110,6 +118,22 @@ def test_library_replicates_are_bounded_too():
     assert caught.value.field == "n-perm"
     with pytest.raises(ValueError, match="1,000,000"):
         check_replicates(MAX_REPLICATES + 1)
+
+
+def test_a_notebooks_settings_hold_the_bounds_and_choices_their_commands_enforce():
+    # the bounds live on the fields, not in the commands: a notebook meets the same refusal
+    with pytest.raises(InputError, match="greater than or equal to 10") as caught:
+        RecoverSetup(probe_rows=1)
+    assert caught.value.field == "probe-rows"
+    with pytest.raises(InputError, match="greater than or equal to 100") as caught:
+        RecoverSetup(n_perm=99)
+    assert caught.value.field == "n-perm"
+    with pytest.raises(ValidationError, match="'nonsense' is none of controlled-logic, paper-"):
+        RecoverSources(generate="nonsense")
+    with pytest.raises(ValidationError, match="'nope' is none of confirmation, decomposition"):
+        BuildSettings(study="nope", configurations=("f3=FINAL3@smollm2-135m",))
+    with pytest.raises(ValidationError, match="'rank' is none of extend, screen"):
+        SearchSettings(programme="rank", configuration="c=FINAL3@smollm2-135m")
     assert check_replicates(MAX_REPLICATES) == 1_000_000
 
 

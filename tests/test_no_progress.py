@@ -63,7 +63,7 @@ def runs(model, out):
         model, recover_splits(
             generate="controlled-logic", n=30, train_n=60, evals=["id"], limit=8
         ),
-        out / "recover", setup=RecoverSetup(n_perm=20, n_boot=20), progress="off",
+        out / "recover", setup=RecoverSetup(n_perm=100, n_boot=100), progress="off",
     )  # fmt: skip
 
 

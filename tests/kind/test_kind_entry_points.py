@@ -58,7 +58,7 @@ def commands(help_text: str) -> set[str]:
     return {line.split()[0] for line in listed.splitlines() if line.startswith("  ")}
 
 
-def test_every_built_in_kind_is_an_entry_point_whose_module_brings_its_commands():
+def test_every_built_in_kind_is_an_entry_point_naming_its_package_and_has_its_commands():
     result = python("-c", LISTING)
     assert result.returncode == 0, result.stderr
     seen = json.loads(result.stdout)
@@ -107,3 +107,37 @@ def test_a_broken_entry_point_is_named_and_the_built_in_kinds_still_load(tmp_pat
     found, unknown = looked_up.stdout.splitlines()
     assert found == "['lift', 'lm-eval', 'options']"
     assert unknown.startswith("unknown audit kind 'broken'") and unknown.endswith(REASON)
+
+
+READ_ONLY = """
+import sys
+from readout_audit.log import get_run_kind
+print(get_run_kind("options").name, "click" in sys.modules, "readout_audit._cli" in sys.modules)
+"""
+
+
+def test_reading_a_runs_kind_imports_no_command_line():
+    looked_up = python("-c", READ_ONLY)
+    assert looked_up.returncode == 0, looked_up.stderr
+    assert looked_up.stdout.split() == ["options", "False", "False"]
+
+
+NO_METADATA = """
+from importlib import metadata
+real = metadata.entry_points
+def installed(**selection):  # a source checkout: no entry points of this package's groups
+    return [] if selection.get("group", "").startswith("readout_audit") else real(**selection)
+metadata.entry_points = installed
+from readout_audit._cli import main
+main(["audit", "--help"])
+"""
+
+
+def test_without_installed_metadata_the_built_in_commands_load_with_one_warning_line():
+    listed = python("-c", NO_METADATA)
+    assert listed.returncode == 0, listed.stderr
+    assert commands(listed.stdout) == AUDIT_COMMANDS
+    warning = listed.stderr.splitlines()
+    assert len(warning) == 1 and warning[0].startswith(
+        "warning: no 'readout_audit.kinds' entry points are installed"
+    )

@@ -26,6 +26,7 @@ import click
 import numpy as np
 import pandas as pd
 import pytest
+from pydantic import BaseModel, ConfigDict, Field
 
 from readout_audit import (
     AuditKind,
@@ -43,7 +44,16 @@ from readout_audit import (
     run_kind,
     score_item,
 )
-from readout_audit.cli import model_options, register_commands, run_command, user_errors
+from readout_audit.cli import (
+    audit_group,
+    model_options,
+    option_hint,
+    register_commands,
+    run_command,
+    settings_from,
+    settings_options,
+    user_errors,
+)
 from readout_audit.data import load_items
 from readout_audit.readout import position_request
 from readout_audit.report import Section, TableBlock
@@ -139,19 +149,24 @@ def toy_stage(items: Sequence[Item]) -> StageRun[ScoreResult]:
     return StageRun("toy", run, rendered_preflight(items, 4))
 
 
-def _toy_command() -> click.Command:
-    """``readout audit toy``, with every shared model option, built with the CLI's helpers."""
+class ToySettings(BaseModel):
+    """What a toy run reads: its settings are its options, as a built-in kind's are."""
 
-    @click.command("toy")
-    @click.option("--items", "items_path", required=True, type=click.Path(path_type=Path))
-    @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
-    @model_options
-    @user_errors
-    def toy(items_path: Path, out: Path, **options: Any) -> None:
-        """Run the toy kind."""
-        run_command(toy_stage(load_items(items_path)), out, options)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    return toy
+    items: Path = Field(json_schema_extra=option_hint(path="file"))
+    """An item JSONL file."""
+
+
+@click.command("toy")
+@settings_options(ToySettings)
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
+@model_options
+@user_errors
+def toy_command(out: Path, **options: Any) -> None:
+    """Run the toy kind."""
+    settings = settings_from(ToySettings, options)
+    run_command(toy_stage(load_items(settings.items)), out, options)
 
 
 TOY: AuditKind[ToyRecord, ToySummary] = AuditKind(
@@ -163,15 +178,14 @@ TOY: AuditKind[ToyRecord, ToySummary] = AuditKind(
     summarise=toy_summary,
     sections=toy_sections,
     checks=toy_checks,
-    item_type=Item,
-    command=_toy_command,
 )
 register_kind(TOY)
 
 
 @register_commands
 def toy_commands(cli: click.Group) -> None:
-    """A top-level command of the plug-in's own, beside the kind's ``readout audit toy``."""
+    """``readout audit toy``, and a top-level command of the plug-in's own beside it."""
+    audit_group.add_command(toy_command)
 
     @cli.command("toy-share")
     @click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))

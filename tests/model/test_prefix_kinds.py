@@ -267,7 +267,7 @@ def recover_run(model) -> Callable[[Path], Path]:
             ]
         },
     )
-    setup = RecoverSetup(n_perm=50, n_boot=50, probe_rows=4)
+    setup = RecoverSetup(n_perm=100, n_boot=100, probe_rows=10)
 
     def run(out: Path) -> Path:
         return audit_recover(model, splits, out, setup=setup, batch_size=2).directory

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import click
+import pytest
 from click.testing import CliRunner
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from readout_audit._cli._fields import settings_from, settings_options
-from readout_audit._util import INT_MAX, Seed, option_hint
+from readout_audit._util import INT_MAX, OneOf, Seed, option_hint
 
 
 class Inner(BaseModel):
@@ -119,3 +120,73 @@ def test_help_is_the_fields_docstring_with_its_default_and_skipped_fields_have_n
     assert "--hidden" not in text
     code, _, settings = _parse("--items", "s", "--out", "o", hidden="fixed")
     assert code == 0 and settings is not None and settings.hidden == "fixed"
+
+
+class Sources(BaseModel):
+    """Two models of one command may not both declare a field of one name."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    allow_download: bool = False
+    """Let the datasets download."""
+    generate: Annotated[str, OneOf(lambda: ["alpha", "beta"])] | None = None
+    """A registry's name."""
+
+
+class Judge(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    allow_download: bool = False
+    rank: int = Field(default=4, ge=1, le=64, strict=True)
+
+
+def test_two_models_declaring_one_option_are_refused_when_the_command_is_built() -> None:
+    def command(**given: Any) -> None: ...
+
+    with pytest.raises(TypeError, match="--allow-download, keyword allow_download declared by two"):
+        settings_options(Sources)(settings_options(Judge)(command))
+
+
+def test_a_skipped_field_is_never_filled_from_another_models_option() -> None:
+    seen: list[Judge] = []
+
+    @click.command()
+    @settings_options(Sources)
+    @settings_options(Judge, skip=("allow_download",))
+    def command(**given: Any) -> None:
+        seen.append(settings_from(Judge, given))
+        seen.append(settings_from(Judge, given, allow_download=given["allow_download"]))
+
+    result = CliRunner().invoke(command, ["--allow-download", "--rank", "8"])
+    assert result.exit_code == 0, result.output
+    assert [(j.allow_download, j.rank) for j in seen] == [(False, 8), (True, 8)]
+
+
+def test_a_registrys_names_are_the_fields_choices_in_a_notebook_and_on_the_command_line() -> None:
+    assert Sources(generate="beta").generate == "beta"
+    with pytest.raises(ValidationError, match="'gamma' is none of alpha, beta"):
+        Sources(generate="gamma")
+
+    @click.command()
+    @settings_options(Sources)
+    def command(**given: Any) -> None:
+        settings_from(Sources, given)
+
+    result = CliRunner().invoke(command, ["--generate", "gamma"])
+    assert result.exit_code == 2 and "'gamma' is not one of 'alpha', 'beta'" in result.output
+
+
+def test_no_two_options_of_any_command_share_a_name_or_a_keyword() -> None:
+    from readout_audit._cli import main
+    from readout_audit._cli._fields import refuse_shared_names
+
+    def walk(command: click.Command) -> None:
+        refuse_shared_names(command.params)
+        if isinstance(command, click.Group):
+            context = click.Context(command)
+            for name in command.list_commands(context):
+                found = command.get_command(context, name)
+                assert found is not None
+                walk(found)
+
+    walk(main)

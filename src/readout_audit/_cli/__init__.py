@@ -13,6 +13,7 @@ from readout_audit._cli._audit_group import audit_group
 from readout_audit._cli._common import model_options, user_errors
 from readout_audit._cli._conformance import conformance_command
 from readout_audit._cli._export import export_command, table_command
+from readout_audit._cli._fields import settings_from, settings_options
 from readout_audit._cli._ledger import ledger_command
 from readout_audit._cli._registry import PluginGroup, register_commands
 from readout_audit._cli._report import compare_command, report_command
@@ -20,10 +21,13 @@ from readout_audit._cli._score import run_command
 from readout_audit._version import __version__
 
 __all__ = [
+    "audit_group",
     "main",
     "model_options",
     "register_commands",
     "run_command",
+    "settings_from",
+    "settings_options",
     "user_errors",
 ]
 

@@ -13,7 +13,7 @@ import re
 import string
 import types
 import typing
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -24,15 +24,24 @@ from pydantic.fields import FieldInfo
 
 from readout_audit._cli._served import with_options
 from readout_audit._cli._types import BoundedInt, FiniteFloat, GivenPath, Listed
-from readout_audit._util import HINT_KEY, OptionHint, terminal_safe, validation_problem
+from readout_audit._util import (
+    HINT_KEY,
+    OneOf,
+    OptionHint,
+    terminal_safe,
+    validation_problem,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 M = TypeVar("M")
 
-__all__ = ["SETTINGS", "settings_from", "settings_options"]
+__all__ = ["SETTINGS", "refuse_shared_names", "settings_from", "settings_options"]
 
 SETTINGS = "settings_models"
 """The attribute of a command's callback listing the settings models its options come from."""
+DECLARED = "settings_declared"
+"""The attribute of a command's callback mapping each settings model to its options' keywords:
+a field ``skip`` left out is never filled from another model's option of the same name."""
 
 
 def settings_options(
@@ -57,11 +66,31 @@ def settings_options(
         if name not in skip
     ]
 
+    declared = frozenset(_dest(name, info) for name, info in _fields(model) if name not in skip)
+
     def decorate(command: F) -> F:
         setattr(command, SETTINGS, (*getattr(command, SETTINGS, ()), model))
-        return with_options(command, options)
+        setattr(command, DECLARED, {**getattr(command, DECLARED, {}), model: declared})
+        decorated = with_options(command, options)
+        refuse_shared_names(decorated.__click_params__)  # type: ignore[attr-defined]
+        return decorated
 
     return decorate
+
+
+def refuse_shared_names(params: Sequence[click.Parameter]) -> None:
+    """A TypeError when two options share a name or a keyword: one value would fill two fields.
+
+    Nested settings flatten into one namespace; a second model declaring ``allow_download``
+    beside another's would silently take the other's value.
+    """
+    seen: set[str] = set()
+    for param in params:
+        names = {*param.opts, *param.secondary_opts, f"keyword {param.name}"}
+        shared = sorted(names & seen)
+        if shared:
+            raise TypeError(f"{', '.join(shared)} declared by two options of one command")
+        seen |= names
 
 
 def settings_from(model: type[M], given: Mapping[str, Any], **fixed: Any) -> M:
@@ -69,8 +98,11 @@ def settings_from(model: type[M], given: Mapping[str, Any], **fixed: Any) -> M:
 
     A value the model refuses is a usage error naming its option, before anything is read.
     """
+    context = click.get_current_context(silent=True)
+    callback = None if context is None else context.command.callback
+    declared = getattr(callback, DECLARED, {}).get(model)
     try:
-        return TypeAdapter(model).validate_python(_values(model, given, fixed))
+        return TypeAdapter(model).validate_python(_values(model, given, fixed, declared))
     except ValidationError as error:
         _, message = validation_problem(error)
         where = _option_at(model, tuple(error.errors()[0]["loc"]))
@@ -97,17 +129,26 @@ def _option_at(model: type[Any], location: tuple[int | str, ...]) -> str:
     return ""
 
 
-def _values(model: type[Any], given: Mapping[str, Any], fixed: Mapping[str, Any]) -> dict[str, Any]:
-    """The field values of ``model`` (its nested models' built from the same options)."""
+def _values(
+    model: type[Any],
+    given: Mapping[str, Any],
+    fixed: Mapping[str, Any],
+    declared: frozenset[str] | None = None,
+) -> dict[str, Any]:
+    """The field values of ``model`` (its nested models' built from the same options).
+
+    ``declared``: the keywords of the options the command declared for ``model`` (None: any
+    in ``given``); a field it skipped is the command's to set in ``fixed``.
+    """
     values: dict[str, Any] = {}
     for name, info in _model_fields(model).items():
-        nested = _nested(info)
+        nested, dest = _nested(info), _dest(name, info)
         if name in fixed:
             values[name] = fixed[name]
         elif nested is not None:
-            values[name] = _values(nested, given, fixed)
-        elif given.get(_dest(name, info)) is not None:  # None: not given, the field's default
-            values[name] = given[_dest(name, info)]
+            values[name] = _values(nested, given, fixed, declared)
+        elif (declared is None or dest in declared) and given.get(dest) is not None:
+            values[name] = given[dest]  # None: not given, the field's default
     return values
 
 
@@ -201,7 +242,12 @@ def _int_bounds(metadata: list[Any], name: str) -> dict[str, Any]:
 def _type(
     annotation: Any, metadata: list[Any], hint: OptionHint, name: str
 ) -> click.ParamType[Any, Any]:
-    """The click type of a field's (unwrapped) annotation, its bounds included."""
+    """The click type of a field's (unwrapped) annotation, its bounds and choices included."""
+    annotation, more = _constrained(annotation)
+    metadata = [*metadata, *more]
+    allowed = next((m for m in metadata if isinstance(m, OneOf)), None)
+    if allowed is not None:
+        return click.Choice(allowed.choices())
     if typing.get_origin(annotation) is Literal:
         return click.Choice([str(a) for a in typing.get_args(annotation)])
     if annotation is int:

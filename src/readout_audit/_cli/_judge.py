@@ -28,7 +28,6 @@ from readout_audit.judge.studies import STUDIES
 
 _BUILD_TYPES = {
     **SOURCE_TYPES,
-    "study": click.Choice(list(STUDIES)),
     "reused": GivenPath(path_type=Path, exists=True, file_okay=False),
 }
 

@@ -16,12 +16,11 @@ from readout_audit._cli._judge_options import (
 )
 from readout_audit._cli._types import GivenPath
 from readout_audit.judge import JudgeExecution, SearchSettings, search_cues
-from readout_audit.judge.search import PROGRAMMES, search_summary
+from readout_audit.judge.search import search_summary
 from readout_audit.progress import progress_mode
 
 _TYPES = {
     **SOURCE_TYPES,
-    "programme": click.Choice(sorted(PROGRAMMES)),
     "proposals": GivenPath(path_type=Path, dir_okay=False, exists=True),
 }
 
@@ -35,7 +34,8 @@ _TYPES = {
 def judge_search_command(out: Path, progress: bool | None, **given: Any) -> None:
     """Run a cue search: development stages, a selection frozen to a file, then confirmation."""
     settings = settings_from(SearchSettings, given)
-    execution = settings_from(JudgeExecution, given)
+    # one --allow-download: the datasets' (the sources' option) and the judge's alike
+    execution = settings_from(JudgeExecution, given, allow_download=settings.sources.allow_download)
     refuse_unused_execution(settings.judge, local_proposer=settings.proposals is None)
     result = search_cues(settings, out, execution, progress=progress_mode(progress))
     click.echo("\n".join(search_summary(result, out)))

@@ -30,7 +30,8 @@ def lift_group() -> None:
 @user_errors
 def cut_command(**given: Any) -> None:
     """Cut .tex files, folders of them or arXiv tarballs (SOURCES) into prediction tasks."""
-    click.echo(cut_sources(settings_from(CutRun, given)).summary())
+    run = settings_from(CutRun, given, sources=given["sources"])  # the argument, not an option
+    click.echo(cut_sources(run).summary())
 
 
 lift_group.add_command(predict_command)

@@ -12,13 +12,8 @@ from readout_audit._cli._common import greedy_tokens, model_options, user_errors
 from readout_audit._cli._fields import settings_from, settings_options
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._score import run_command
-from readout_audit._cli._types import BoundedInt, GivenPath, Listed
-from readout_audit._util import INT_MAX
-from readout_audit.recover import GENERATORS, RecoverRun, recover_stage
-from readout_audit.stats import MAX_REPLICATES
-
-REPLICATES = BoundedInt(100, max=MAX_REPLICATES)
-"""The CLI's bootstrap and permutation counts: at least 100 (a notebook may take fewer)."""
+from readout_audit._cli._types import GivenPath, Listed
+from readout_audit.recover import RecoverRun, recover_stage
 
 
 @click.command("recover")
@@ -26,12 +21,8 @@ REPLICATES = BoundedInt(100, max=MAX_REPLICATES)
     RecoverRun,
     types_={
         "items": GivenPath(exists=True, dir_okay=False, path_type=Path),
-        "generate": click.Choice(sorted(GENERATORS)),
         "configurations": Listed(),
         "grid": Listed(float, "LOW,HIGH,STEP"),
-        "probe_rows": BoundedInt(10, max=INT_MAX),
-        "n_perm": REPLICATES,
-        "n_boot": REPLICATES,
     },
 )
 @click.option("--out", required=True, type=GivenPath(file_okay=False, path_type=Path))

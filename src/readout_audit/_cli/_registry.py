@@ -1,20 +1,27 @@
 """Where a kind's commands come from: hooks its module registers, built-in kind or plug-in alike.
 
 A hook takes the ``readout`` group and adds commands to it (the shape of simonw/llm's
-``register_commands``). The ``readout_audit.kinds`` entry points name each kind's module,
-built-in ones included, so the group lists no kind.
+``register_commands``). The built-in kinds' command modules are this package's own, found
+without installed metadata; a plug-in's are its ``readout_audit.commands`` entry points (or its
+``READOUT_AUDIT_PLUGINS`` module), so the group lists no kind.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from importlib import metadata
 
 import click
 
 from readout_audit._cli._warn import warn
-from readout_audit.kind import broken_plugins
+from readout_audit.kind import broken_plugins, load_plugin
 
 CommandHook = Callable[[click.Group], None]
+COMMAND_POINTS = "readout_audit.commands"
+"""The entry-point group naming a plug-in's command modules (its kind: ``readout_audit.kinds``)."""
+BUILT_IN = ("_audit", "_judge", "_lift", "_lmeval", "_recover", "_score")
+"""The modules of this package holding the built-in kinds' commands."""
 
 _HOOKS: list[CommandHook] = []
 
@@ -23,7 +30,7 @@ def register_commands(hook: CommandHook) -> CommandHook:
     """Register ``hook(cli)``, which adds commands to the ``readout`` group (a decorator).
 
     A plug-in module (``READOUT_AUDIT_PLUGINS`` or the ``readout_audit.kinds`` entry points)
-    calls it when imported; ``readout audit NAME`` for a plug-in kind is ``AuditKind.command``.
+    calls it when imported, as each built-in command module does.
     """
     _HOOKS.append(hook)
     return hook
@@ -41,10 +48,13 @@ class PluginGroup(click.Group):
         self._warned = False
 
     def _apply_hooks(self) -> None:
-        broken = broken_plugins()
         if not self._warned:
             self._warned = True
-            warn(*broken)
+            for name in BUILT_IN:
+                importlib.import_module(f"{__package__}.{name}")
+            for entry in metadata.entry_points(group=COMMAND_POINTS):
+                load_plugin(f"commands entry point {entry.name!r} ({entry.value})", entry.load)
+            warn(*broken_plugins())
         for hook in list(_HOOKS):
             if id(hook) not in self._applied:
                 self._applied.add(id(hook))

@@ -1,5 +1,6 @@
 """Machinery shared across packages: JSON lines, atomic files, terminal-safe text."""
 
+from readout_audit._util._choices import OneOf
 from readout_audit._util._hub_access import hub_hint
 from readout_audit._util._input import (
     MAX_NODES,
@@ -47,6 +48,7 @@ from readout_audit._util._option_hint import (
 from readout_audit._util._text import terminal_safe
 
 __all__ = [
+    "OneOf",
     "BoundsError",
     "HINT_KEY",
     "INT_MAX",

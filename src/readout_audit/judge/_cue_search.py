@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from readout_audit._util import INT_MAX, Seed, option_hint
+from readout_audit._util import INT_MAX, OneOf, Seed, option_hint
 from readout_audit.judge.inventory import (
     PAPER_SEED,
     SourceSettings,
@@ -40,7 +41,7 @@ class SearchSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    programme: str
+    programme: Annotated[str, OneOf(lambda: sorted(PROGRAMMES))]
     """screen: rank a proposals file's pool, freeze 16; extend: 20 seeds, two extension rounds,
     freeze the best two per scaffold with baselines and controls."""
     configuration: str = Field(json_schema_extra=option_hint(metavar="NAME=CONTRACT@JUDGE"))
@@ -68,8 +69,6 @@ class SearchSettings(BaseModel):
 
     @model_validator(mode="after")
     def _pool(self) -> SearchSettings:
-        if self.programme not in PROGRAMMES:
-            raise ValueError(f"{self.programme!r} is not one of {', '.join(PROGRAMMES)}")
         if (self.programme == "screen") != (self.proposals is not None):
             raise ValueError(
                 "--proposals is the pool of --programme screen (extend starts from its seed "

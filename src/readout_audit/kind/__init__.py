@@ -17,6 +17,7 @@ from readout_audit.kind._registry import (
     audit_kinds,
     broken_plugins,
     get_kind,
+    load_plugin,
     load_plugins,
     register_kind,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "check_served",
     "get_kind",
     "item_and_variant",
+    "load_plugin",
     "load_plugins",
     "mass_headline",
     "quiet_loading",

@@ -9,8 +9,6 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from readout_audit.log import Check, Run, RunRecord, Summary
 
 if TYPE_CHECKING:
-    import click
-
     from readout_audit.kind._runner import Job
     from readout_audit.model import PositionScores, ScoringModel
     from readout_audit.report import PairedDifference, Section
@@ -66,8 +64,6 @@ class AuditKind(Generic[RecordT, SummaryT]):
     """Turns one job's scored position into its record."""
     checks: Callable[[Sequence[RecordT]], list[Check]] | None = None
     """Label-free checks with verdicts, placed first in the summary and the report."""
-    item_type: type[Any] | None = None
-    """The input items' type, for callers and documentation."""
     record_key: Callable[[RecordT], tuple[str, ...]] = item_and_variant
     """A record's identity within a run: what a resumed run skips."""
     scored_tokens: Callable[[RecordT], int] = context_and_options
@@ -76,8 +72,6 @@ class AuditKind(Generic[RecordT, SummaryT]):
         Callable[[Sequence[tuple[RecordT, RecordT]], int, int], list[PairedDifference]] | None
     ) = None
     """Kind-specific paired differences for ``readout compare`` (pairs, n_boot, seed)."""
-    command: Callable[[], click.Command] | None = None
-    """Builds the ``readout audit NAME`` command (imported lazily, so the CLI stays fast)."""
     headline: Callable[[SummaryT], dict[str, float | None]] = no_headline
     """A few numbers that sum a run up, from its summary: ``readout table``'s columns (the same
     name in several kinds is one column, e.g. ``accuracy``); None where one is not measured."""

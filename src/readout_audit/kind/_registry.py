@@ -15,6 +15,7 @@ from readout_audit.log import (
     UnknownKindError,
     broken_plugins,
     get_run_kind,
+    load_plugin,
     load_plugins,
     register_run_kind,
     run_kinds,
@@ -27,6 +28,7 @@ __all__ = [
     "audit_kinds",
     "broken_plugins",
     "get_kind",
+    "load_plugin",
     "load_plugins",
     "register_kind",
 ]

@@ -220,7 +220,6 @@ LM_EVAL: AuditKind[LMEvalRecord, LMEvalSummary] = AuditKind(
     sections=lm_eval_sections,
     checks=lm_eval_checks,
     paired_metrics=lm_eval_paired_metrics,
-    item_type=LMEvalDoc,
     headline=lm_eval_headline,
 )
 register_kind(LM_EVAL)

@@ -1,11 +1,12 @@
 """Where run kinds are found: the ``readout_audit.kinds`` entry points and plug-in modules.
 
 Reading a run directory looks its kind up here by the manifest's name; the kind package
-registers each kind here, so the run files never import the layer that runs them. A kind's
-module registers the kind (and its commands) when imported; the built-in kinds are declared
-under the entry points in this package's metadata exactly as an installed plug-in declares
-its own, and a module not installed can be listed in ``READOUT_AUDIT_PLUGINS``
-(comma-separated module names).
+registers each kind here, so the run files never import the layer that runs them. Each entry
+point names a kind package, which registers its kind when imported and imports no command
+line; the built-in kinds are declared in this package's metadata exactly as an installed
+plug-in declares its own, and a module not installed can be listed in ``READOUT_AUDIT_PLUGINS``
+(comma-separated module names). A missing entry-point group is one line of
+:func:`broken_plugins`.
 """
 
 from __future__ import annotations
@@ -85,14 +86,24 @@ def load_plugins() -> None:
     if _loaded:
         return
     _loaded = True
-    for entry in metadata.entry_points(group=ENTRY_POINTS):
-        _load(f"entry point {entry.name!r} ({entry.value})", entry.load)
+    entries = metadata.entry_points(group=ENTRY_POINTS)
+    if not entries:
+        _BROKEN.append(
+            f"no {ENTRY_POINTS!r} entry points are installed (a source checkout, or a stale "
+            "install: run pip install -e .): runs of the built-in kinds are read once their "
+            "commands load, plug-ins not at all"
+        )
+    for entry in entries:
+        load_plugin(f"entry point {entry.name!r} ({entry.value})", entry.load)
     for name in filter(None, (p.strip() for p in os.environ.get(PLUGINS_ENV, "").split(","))):
-        _load(f"{PLUGINS_ENV} module {name!r}", partial(importlib.import_module, name))
+        load_plugin(f"{PLUGINS_ENV} module {name!r}", partial(importlib.import_module, name))
 
 
-def _load(label: str, load: Callable[[], object]) -> None:
-    """Run one plug-in's import; any error it raises is the plug-in's, kept with its name."""
+def load_plugin(label: str, load: Callable[[], object]) -> None:
+    """Run one plug-in's import (a kind's package or a command module), keeping its error.
+
+    Any error it raises is the plug-in's, kept with its name among :func:`broken_plugins`.
+    """
     try:
         load()
     except Exception as error:  # a plug-in may fail in any way: name it and go on

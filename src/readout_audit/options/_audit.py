@@ -315,7 +315,6 @@ OPTIONS: AuditKind[OptionsRecord, OptionsSummary] = AuditKind(
     sections=options_sections,
     checks=lambda records: options_checks(by_rung(records)),
     paired_metrics=options_paired_metrics,
-    item_type=MCItem,
     headline=options_headline,
     files=(READER_FILE,),
 )

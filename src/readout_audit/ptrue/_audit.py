@@ -454,7 +454,6 @@ PTRUE: AuditKind[PTrueRecord, PTrueSummary] = AuditKind(
     summary_type=PTrueSummary,
     summarise=lambda run: summarise_ptrue(run.records),
     sections=ptrue_sections,
-    item_type=QAItem,
     paired_metrics=ptrue_paired_metrics,
     headline=ptrue_headline,
 )

@@ -28,6 +28,10 @@ from readout_audit.model import TextCodec
 from readout_audit.recover._offsets import OffsetGrid
 from readout_audit.stats import MAX_REPLICATES
 
+MIN_REPLICATES = 100
+"""The fewest permutations or bootstrap replicates a recovery run takes: fewer cannot resolve
+a p-value or an interval's end to 0.01."""
+
 ANSWER_SLOT = "Answer: <answer>"
 """The literal slot every prompt ends with; the answer-slot readouts sit on its last token."""
 CLOSE = "</answer>"
@@ -189,8 +193,8 @@ class RecoverSetup(BaseModel):
         json_schema_extra=option_hint(metavar="LOW,HIGH,STEP"),
     )
     """Offset grid LOW,HIGH,STEP."""
-    probe_rows: int = Field(default=2000, ge=1, le=INT_MAX, strict=True)
-    """Most training rows one probe fits on."""
+    probe_rows: int = Field(default=2000, ge=10, le=INT_MAX, strict=True)
+    """Most training rows one probe fits on (at least 10: a probe of fewer rows is noise)."""
     probe_seeds: tuple[Seed, ...] = (42, 123, 456)
     """Comma-separated seeds of the probes: each takes its own block of the training rows when
     there are enough for all, else its own bootstrap replicate of them."""
@@ -201,12 +205,12 @@ class RecoverSetup(BaseModel):
     max_tokens: int | None = Field(default=1024, ge=16, le=INT_MAX, strict=True)
     """Token limit of a prompt with its longest candidate (the paper's 1,024); a longer item loses
     the first words of its context, and its record says how many."""
-    n_perm: int = Field(default=10_000, ge=1, le=MAX_REPLICATES, strict=True)
-    """Permutations of the null (at most 1,000,000: memory grows with replicates × items, and
-    a million already fixes a p-value's third decimal)."""
-    n_boot: int = Field(default=10_000, ge=1, le=MAX_REPLICATES, strict=True)
-    """Bootstrap replicates (at most 1,000,000: memory grows with replicates × items, and a
-    million already fixes a p-value's third decimal)."""
+    n_perm: int = Field(default=10_000, ge=MIN_REPLICATES, le=MAX_REPLICATES, strict=True)
+    """Permutations of the null (at least 100; at most 1,000,000: memory grows with replicates
+    × items, and a million already fixes a p-value's third decimal)."""
+    n_boot: int = Field(default=10_000, ge=MIN_REPLICATES, le=MAX_REPLICATES, strict=True)
+    """Bootstrap replicates (at least 100; at most 1,000,000: memory grows with replicates ×
+    items, and a million already fixes a p-value's third decimal)."""
 
     def __init__(self, **data: Any) -> None:
         try:

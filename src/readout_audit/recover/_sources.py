@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from readout_audit._exceptions import InputError
-from readout_audit._util import INT_MAX, Seed, option_hint
+from readout_audit._util import INT_MAX, OneOf, Seed, option_hint
 from readout_audit.data import (
     CONTROLLED_SPLITS,
     LogicItem,
@@ -58,7 +59,7 @@ class RecoverSources(BaseModel):
     probe_train: str | None = None
     """A labelled split the probes and the bag-of-words baseline train on (SOURCE as for
     --fit); without it no probe or TF-IDF control runs."""
-    generate: str | None = None
+    generate: Annotated[str, OneOf(lambda: sorted(GENERATORS))] | None = None
     """Generate the synthetic deduction splits instead of reading items: controlled-logic
     (balanced so that no surface feature tells the label) or paper-logic (seed 003's
     Appendix B as printed)."""

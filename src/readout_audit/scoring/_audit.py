@@ -241,7 +241,6 @@ SCORE: AuditKind[ScoreRecord, ScoreSummary] = AuditKind(
     summary_type=ScoreSummary,
     summarise=summarise_score_run,
     sections=score_sections,
-    item_type=Item,
     headline=score_headline,
 )
 register_kind(SCORE)

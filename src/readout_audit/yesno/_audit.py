@@ -465,7 +465,6 @@ YESNO: AuditKind[YesNoRecord, YesNoSummary] = AuditKind(
     summarise=summarise_yesno_run,
     sections=yesno_sections,
     checks=yesno_checks,
-    item_type=YesNoItem,
     paired_metrics=yesno_paired_metrics,
     headline=yesno_headline,
 )

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from readout_audit._util import INT_MAX, SEED_MAX, Seed, option_hint
+from readout_audit._util import INT_MAX, SEED_MAX, OneOf, Seed, option_hint
 from readout_audit.judge.inventory import (
     INVENTORY_FILE,
     INVENTORY_KIND,
@@ -57,7 +57,7 @@ class BuildSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    study: str = "confirmation"
+    study: Annotated[str, OneOf(lambda: list(STUDIES))] = "confirmation"
     """confirmation: the presentation study; decomposition: six bridges x two earlier values
     under HALL, HALL_R and FINAL3; formatting-pilot: colon placements x two earlier values;
     repeat: three passes on a decomposition's sources (--from-inventory); reference-switch:
@@ -136,12 +136,12 @@ class BuildSettings(BaseModel):
     @model_validator(mode="after")
     def _datasets(self) -> BuildSettings:
         """A study drawing sources needs a dataset; another takes none, nor --limit or --exclude."""
-        study = STUDIES.get(self.study)  # an unknown one is refused by name when built
+        study = STUDIES[self.study]
         named = self.sources.named()
-        if study is not None and study.sourced and not named:
+        if study.sourced and not named:
             raise ValueError("give --gsm8k, --drop or --halueval (one or more)")
         given = [*named, *(name for name in ("limit", "exclude") if getattr(self.sources, name))]
-        if study is not None and not study.sourced and given:
+        if not study.sourced and given:
             raise ValueError(f"the {self.study} study reads no dataset: drop --{given[0]}")
         return self
 
