@@ -21,7 +21,7 @@ from readout_audit._util._input import read_input_bytes
 from readout_audit.judge import SearchSettings, load_bank
 from readout_audit.judge.inventory import parse_number
 from readout_audit.judge.studies import BuildSettings
-from readout_audit.model import TextCodec, wrap_model
+from readout_audit.model import ServedSettings, TextCodec, wrap_model
 from readout_audit.prompt._render import render
 from readout_audit.recover import (
     RecoverSetup,
@@ -35,6 +35,7 @@ from readout_audit.recover._setup import Configuration
 from readout_audit.recover._store import HIDDEN_FILE, HiddenLayout, HiddenWriter
 from readout_audit.recover._truncate import fit_to_limit
 from readout_audit.scoring import prepare
+from readout_audit.serve import CostCap
 from readout_audit.stats._validate import MAX_REPLICATES, check_replicates
 
 pytestmark = pytest.mark.cost(30)
@@ -134,6 +135,18 @@ def test_a_notebooks_settings_hold_the_bounds_and_choices_their_commands_enforce
         BuildSettings(study="nope", configurations=("f3=FINAL3@smollm2-135m",))
     with pytest.raises(ValidationError, match="'rank' is none of extend, screen"):
         SearchSettings(programme="rank", configuration="c=FINAL3@smollm2-135m")
+    # the served settings too: once plain dataclasses that took any concurrency or server
+    with pytest.raises(InputError, match="greater than or equal to 1") as caught:
+        ServedSettings(concurrency=0)
+    assert caught.value.field == "concurrency"
+    with pytest.raises(InputError) as caught:
+        ServedSettings(server="my-server")
+    assert caught.value.field == "server"
+    with pytest.raises(InputError, match="greater than 0") as caught:
+        ServedSettings(timeout_s=0.0)
+    with pytest.raises(InputError, match="greater than or equal to 1") as caught:
+        CostCap(max_tokens=0)
+    assert caught.value.field == "max_tokens" and caught.value.source == "cost cap"
     assert check_replicates(MAX_REPLICATES) == 1_000_000
 
 

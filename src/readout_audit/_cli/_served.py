@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -10,7 +11,7 @@ import click
 
 from readout_audit._cli._types import BoundedInt, FiniteFloat, GivenPath
 from readout_audit._util import INT_MAX
-from readout_audit.model import ServedSettings
+from readout_audit.model import ServedSettings, Server
 from readout_audit.serve import MAX_CONCURRENCY, CostCap
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -51,9 +52,7 @@ def served_options(command: F) -> F:
         ),
         click.option(
             "--server",
-            type=click.Choice(
-                ["auto", "vllm", "sglang", "llama.cpp", "llama-cpp-python", "openai"]
-            ),
+            type=click.Choice(typing.get_args(Server)),
             default="auto",
             show_default=True,
             help="Served models: which server answers (auto: from GET /models' owned_by); "

@@ -45,17 +45,19 @@ from readout_audit._util._option_hint import (
     Seed,
     option_hint,
 )
+from readout_audit._util._settings import CheckedSettings
 from readout_audit._util._text import terminal_safe
 
 __all__ = [
-    "OneOf",
     "BoundsError",
+    "CheckedSettings",
     "HINT_KEY",
     "INT_MAX",
     "JsonLines",
     "JsonlAppender",
     "LOCK",
     "MAX_NODES",
+    "OneOf",
     "OptionHint",
     "RunLock",
     "SEED_MAX",

@@ -44,7 +44,13 @@ from readout_audit.model._generation import GenerationSettings
 from readout_audit.model._gguf import gguf_quantisation
 from readout_audit.model._load import ModelSpec, load_codec, load_model, parse_model_spec
 from readout_audit.model._prefix import PREFIX_SHARING, PrefixSharing, shares_prefixes
-from readout_audit.model._served import ServedModel, ServedSettings, api_headers, load_served
+from readout_audit.model._served import (
+    ServedModel,
+    ServedSettings,
+    Server,
+    api_headers,
+    load_served,
+)
 from readout_audit.model._served_calls import byte_bound
 from readout_audit.model._served_executor import ServedExecutor, UnsettledError
 from readout_audit.model._served_spec import is_served, parse_served_spec
@@ -79,6 +85,7 @@ __all__ = [
     "ServedExecutor",
     "ServedModel",
     "ServedSettings",
+    "Server",
     "TextCodec",
     "TokenDistribution",
     "Unembedding",

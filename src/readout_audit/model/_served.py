@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
+from pydantic import Field
 
 from readout_audit._exceptions import (
     CapabilityError,
@@ -22,7 +22,7 @@ from readout_audit._exceptions import (
     ModelNotAvailableError,
     ReadoutError,
 )
-from readout_audit._util import decode_json
+from readout_audit._util import INT_MAX, CheckedSettings, decode_json
 from readout_audit.model._backend import (
     DEFAULT_BATCH_SIZE,
     Capabilities,
@@ -44,6 +44,7 @@ from readout_audit.model._served_calls import (
 from readout_audit.model._served_plan import PositionPlan, Unsettled
 from readout_audit.model._served_spec import ServedSpec, parse_served_spec
 from readout_audit.serve import (
+    MAX_CONCURRENCY,
     CallResult,
     CostCap,
     Endpoint,
@@ -62,25 +63,31 @@ ECHO_SERVERS = frozenset(SERVERS.values())
 """Servers whose completions echo the prompt with log-probabilities."""
 
 
-@dataclass(frozen=True)
-class ServedSettings:
+Server = Literal["auto", "vllm", "sglang", "llama.cpp", "llama-cpp-python", "openai"]
+"""The servers a served model may name (auto: detected from ``GET /models``' ``owned_by``)."""
+
+
+class ServedSettings(CheckedSettings):
     """How to talk to the endpoints: pools, pacing, timeouts, top-k, cost cap, key."""
 
-    concurrency: int = 4
-    starts_per_s: float | None = None
-    timeout_s: float = 120.0
-    top_logprobs: int = 20
+    concurrency: int = Field(default=4, ge=1, le=MAX_CONCURRENCY, strict=True)
+    """Requests in flight per endpoint."""
+    starts_per_s: float | None = Field(default=None, gt=0)
+    """Request starts per second per endpoint (None: unpaced)."""
+    timeout_s: float = Field(default=120.0, gt=0)
+    """Seconds a request may take, connect to the answer's last byte."""
+    top_logprobs: int = Field(default=20, ge=1, le=INT_MAX, strict=True)
     """Top-k asked at the scored position (vLLM's default limit is 20)."""
     cap: CostCap | None = None
     api_key_env: str | None = None
     """Environment variable holding the API key; the key itself is never stored."""
-    server: str = "auto"
+    server: Server = "auto"
     echo: bool | None = None
     """Whether the endpoint echoes prompt log-probs; None: the servers known to (not ``openai``)."""
     chat: bool = False
     """Score through ``/chat/completions`` only (an API without ``/completions``): the server
     renders the turns, so only contexts that are exactly a chat rendering are scored."""
-    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    headers: Mapping[str, str] = Field(default_factory=dict, repr=False)
 
 
 def api_headers(api_key_env: str | None) -> dict[str, str]:

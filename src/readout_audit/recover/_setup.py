@@ -11,18 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
-    ValidationError,
     field_validator,
 )
 
 from readout_audit._exceptions import InputError
-from readout_audit._util import INT_MAX, Seed, option_hint, validation_problem
+from readout_audit._util import INT_MAX, CheckedSettings, Seed, option_hint
 from readout_audit.data import LABELS, Item, LogicItem, Message
 from readout_audit.model import TextCodec
 from readout_audit.recover._offsets import OffsetGrid
@@ -158,7 +155,7 @@ def _field_problem() -> Iterator[None]:
         raise ValueError(error.message) from None
 
 
-class RecoverSetup(BaseModel):
+class RecoverSetup(CheckedSettings):
     """What a recovery run reads and how its summary analyses it.
 
     Built by hand, a refused value is an ``InputError`` naming its field as its option is
@@ -167,9 +164,7 @@ class RecoverSetup(BaseModel):
     ``max_tokens=None`` leaves only the model's window as the limit.
     """
 
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, allow_inf_nan=False, use_attribute_docstrings=True
-    )
+    option_spelling: ClassVar[bool] = True
 
     configurations: tuple[Configuration, ...] = Field(
         default=(Configuration("main", "words"),),
@@ -211,17 +206,6 @@ class RecoverSetup(BaseModel):
     n_boot: int = Field(default=10_000, ge=MIN_REPLICATES, le=MAX_REPLICATES, strict=True)
     """Bootstrap replicates (at least 100; at most 1,000,000: memory grows with replicates ×
     items, and a million already fixes a p-value's third decimal)."""
-
-    def __init__(self, **data: Any) -> None:
-        try:
-            super().__init__(**data)
-        except ValidationError as error:
-            field, message = validation_problem(error)
-            raise InputError(message, field=field and field.replace("_", "-")) from None
-
-    # pydantic's own mark of an ``__init__`` its validation need not call: a setup validated
-    # inside another model (or by ``model_validate``) keeps pydantic's located errors
-    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
     @field_validator("configurations", mode="before")
     @classmethod

@@ -9,10 +9,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
+from pydantic import Field
+
 from readout_audit._exceptions import InputError
+from readout_audit._util import INT_MAX, CheckedSettings
 
 Outcome = Literal["completed", "failed", "unknown", "capped"]
 """How a call ended for the caller: answered, refused, sent with no known answer, not sent (cap)."""
@@ -196,27 +199,19 @@ class HttpCall:
         return hashlib.sha256(b"POST " + where + b"\n" + self.body_bytes + tagged).hexdigest()
 
 
-@dataclass(frozen=True)
-class CostCap:
+class CostCap(CheckedSettings):
     """Limits over the whole ledger (every run of it): tokens, dollars, and the prices."""
 
-    max_tokens: int | None = None
-    """Prompt + completion tokens."""
-    max_usd: float | None = None
-    usd_per_mtok_prompt: float = 0.0
-    """Price per million prompt tokens."""
-    usd_per_mtok_completion: float = 0.0
-    """Price per million completion tokens."""
+    what: ClassVar[str | None] = "cost cap"
 
-    def __post_init__(self) -> None:
-        for name in ("max_tokens", "max_usd", "usd_per_mtok_prompt", "usd_per_mtok_completion"):
-            value = getattr(self, name)
-            if value is not None and not (
-                isinstance(value, int | float) and math.isfinite(value) and value >= 0
-            ):
-                raise InputError(
-                    f"must be a number ≥ 0, got {value!r}", source="cost cap", field=name
-                )
+    max_tokens: int | None = Field(default=None, ge=1, le=INT_MAX, strict=True)
+    """Prompt + completion tokens."""
+    max_usd: float | None = Field(default=None, gt=0)
+    """Dollars, at the two prices."""
+    usd_per_mtok_prompt: float = Field(default=0.0, ge=0)
+    """Price per million prompt tokens."""
+    usd_per_mtok_completion: float = Field(default=0.0, ge=0)
+    """Price per million completion tokens."""
 
 
 MAX_DOUBLINGS = 64
