@@ -24,5 +24,5 @@ def execution_record(
             for e in endpoints
         ],
         "retry": asdict(retry),
-        "cap": None if cap is None else asdict(cap),
+        "cap": None if cap is None else cap.model_dump(),
     }
