@@ -88,7 +88,7 @@ def _every_row(
     ]
     return ProbeSizeRow(
         size=n,
-        accuracy={name: float(np.mean(probe.predict(e.x) == e.y)) for name, e in evals.items()},
+        accuracy={name: _mean_accuracy([probe], e)[0] for name, e in evals.items()},
         sd=None,
         shuffled={name: _mean_accuracy(shuffled, e)[0] for name, e in evals.items()},
     )
