@@ -38,9 +38,9 @@ from bench_prefix import make_items, ours, question
 from bench_scoring import lm_eval_harness
 from timing import clock
 
-from readout_audit import EMBEDDED_SPEC, audit_options, load_model
+from readout_audit import EMBEDDED_SPEC, OptionsSettings, RunSettings, load_model
 from readout_audit.data import load_items, load_mc_items
-from readout_audit.prompt import BUILTIN_SPECS
+from readout_audit.options import audit_options
 
 
 def write_items(args: argparse.Namespace, folder: Path) -> dict[str, Path]:
@@ -82,13 +82,9 @@ def worker(args: argparse.Namespace) -> None:
     else:
         items = load_mc_items(args.items)
         with tempfile.TemporaryDirectory() as scratch, clock(model.info.device) as span:
-            audit_options(
-                model,
-                items,
-                BUILTIN_SPECS["answer"],
-                Path(scratch) / "run",
-                batch_size=args.batch_size,
-            )
+            settings = OptionsSettings(items=items, spec="answer")
+            run = RunSettings(batch_size=args.batch_size)
+            audit_options(model, settings, Path(scratch) / "run", run)
         seconds = span.seconds
     print(json.dumps({"seconds": seconds}))
 

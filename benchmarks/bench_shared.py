@@ -40,7 +40,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_prefix import make_items, ours, question
 from timing import clock, peak_gpu_mb
 
-from readout_audit import EMBEDDED_SPEC, load_model, read_run, shares_prefixes
+from readout_audit import EMBEDDED_SPEC, load_model, read_run
+from readout_audit.model import shares_prefixes
 
 WORKLOADS = ("mmlu", "ladder", "judge")
 
@@ -53,16 +54,17 @@ def mmlu(model: Any, args: argparse.Namespace, out: Path) -> list[float]:
 
 def ladder(model: Any, args: argparse.Namespace, out: Path) -> list[float]:
     """The answer spec's full ladder on generated questions: every record's option log-probs."""
+    from readout_audit import OptionsSettings, RunSettings
     from readout_audit.data import MCItem
     from readout_audit.options import audit_options
-    from readout_audit.prompt import BUILTIN_SPECS
 
     rng = random.Random(args.seed)
     items = []
     for i in range(args.items):
         stem, choices, gold = question(rng)
         items.append(MCItem(id=f"q{i}", question=stem, choices=choices, answer="ABCD"[gold]))
-    audit_options(model, items, BUILTIN_SPECS["answer"], out, batch_size=args.batch_size)
+    settings = OptionsSettings(items=items, spec="answer")
+    audit_options(model, settings, out, RunSettings(batch_size=args.batch_size))
     records = sorted(read_run(out).records, key=lambda r: (r.item_id, r.variant))
     return [float(x) for r in records for x in r.option_logprobs if x is not None]
 

@@ -67,9 +67,10 @@ HOLD = """
 import sys, time
 from pathlib import Path
 from readout_audit._util import RunLock
-from readout_audit.kind import check_out
-if sys.argv[2] == "check_out":
-    check_out(Path(sys.argv[1]), "score")  # a first writer, now loading its model
+from readout_audit.log import RunDirectory
+from readout_audit.scoring import SCORE
+if sys.argv[2] == "run-directory":
+    RunDirectory(Path(sys.argv[1]), SCORE)  # opened by run_stage: a first writer, now loading
 elif sys.argv[2] == "lock-beside":
     RunLock(Path(sys.argv[1]), beside=True).acquire()  # a stage file's writer, loading
 else:
@@ -81,9 +82,11 @@ time.sleep(60)
 
 @contextlib.contextmanager
 def first_writer(folder: Path, how: str) -> Iterator[int]:
-    """Another process holding ``folder`` as a first writer does (``check_out``: one loading its
-    model; ``lock-beside``: a stage file's writer, ``folder`` its file; else a build holding the
-    lock); yields its process id, and kills it after."""
+    """Another process holding ``folder`` as a first writer does.
+
+    ``run-directory``: one loading its model; ``lock-beside``: a stage file's writer,
+    ``folder`` its file; else a build holding the lock. Yields its process id, kills it after.
+    """
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD, str(folder), how], stdout=subprocess.PIPE, text=True
     )

@@ -15,9 +15,10 @@ import pytest
 from hostile import refused
 from pydantic import ValidationError
 
-from readout_audit import InputError, Item, generate_controlled_logic
+from readout_audit import InputError, Item
 from readout_audit._util import _input
 from readout_audit._util._input import read_input_bytes
+from readout_audit.data import generate_controlled_logic
 from readout_audit.judge import SearchSettings, load_bank
 from readout_audit.judge.inventory import parse_number
 from readout_audit.judge.studies import BuildSettings

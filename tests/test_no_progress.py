@@ -12,19 +12,25 @@ from pathlib import Path
 import pytest
 
 from readout_audit import (
-    ANSWER,
     Item,
+    LMEvalRun,
     MCItem,
+    OptionsSettings,
+    PTrueSettings,
     QAItem,
+    RecoverRun,
+    RunSettings,
     YesNoItem,
-    audit_options,
-    audit_ptrue,
-    audit_yesno,
+    YesNoSettings,
     score,
 )
-from readout_audit.lmeval import audit_lm_eval, read_samples
+from readout_audit.lmeval import DocReading, TaskOptions, audit_lm_eval
+from readout_audit.options import audit_options
 from readout_audit.progress import as_mode
+from readout_audit.prompt import ANSWER
+from readout_audit.ptrue import audit_ptrue
 from readout_audit.recover import RecoverSetup, audit_recover, recover_splits
+from readout_audit.yesno import audit_yesno
 
 LOGGED = Path(__file__).resolve().parents[1] / "examples" / "lm-eval" / "logged"
 
@@ -43,27 +49,32 @@ def runs(model, out):
         greedy_tokens=2, progress="off",
     )  # fmt: skip
     yield lambda: audit_options(
-        model, [MCItem(id="q", question="Which is a fruit?", choices=("Apple", "Stone"),
-                       answer="A")],
-        ANSWER, out / "options", variants=["production"], greedy_tokens=2, progress="off",
+        model, OptionsSettings(
+            items=[MCItem(id="q", question="Which is a fruit?", choices=("Apple", "Stone"),
+                          answer="A")],
+            spec=ANSWER, variants=("production",), greedy_tokens=2,
+        ), out / "options", RunSettings(progress="off"),
     )  # fmt: skip
     yield lambda: audit_ptrue(
-        model, [QAItem(id="p", question="What is the capital of France?", gold=("Paris",))],
-        out / "ptrue", progress="off",
+        model,
+        PTrueSettings(items=[QAItem(id="p", question="What is the capital of France?",
+                                    gold=("Paris",))]),
+        out / "ptrue", RunSettings(progress="off"),
     )  # fmt: skip
     yield lambda: audit_yesno(
-        model, [YesNoItem(id="y", question="Is the sky blue?", label="yes")], out / "yesno",
-        progress="off",
+        model, YesNoSettings(items=[YesNoItem(id="y", question="Is the sky blue?", label="yes")]),
+        out / "yesno", RunSettings(progress="off"),
     )  # fmt: skip
     yield lambda: audit_lm_eval(
-        model, read_samples(LOGGED, limit=1), out / "lm-eval", source={"samples": str(LOGGED)},
-        greedy_tokens=2, progress="off",
+        model, LMEvalRun(samples=LOGGED, tasks=TaskOptions(limit=1),
+                         reading=DocReading(greedy_tokens=2)),
+        out / "lm-eval", RunSettings(progress="off"),
     )  # fmt: skip
     yield lambda: audit_recover(
-        model, recover_splits(
+        model, RecoverRun(splits=recover_splits(
             generate="controlled-logic", n=30, train_n=60, evals=["id"], limit=8
-        ),
-        out / "recover", setup=RecoverSetup(n_perm=100, n_boot=100), progress="off",
+        ), setup=RecoverSetup(n_perm=100, n_boot=100)),
+        out / "recover", RunSettings(progress="off"),
     )  # fmt: skip
 
 

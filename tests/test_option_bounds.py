@@ -58,10 +58,14 @@ def models_of(command: click.Command) -> tuple[type[Any], ...]:
 
 
 def flattened(model: type[Any]) -> Iterator[tuple[str, Any]]:
-    """A model's fields, a nested settings model's in its place (as the options are)."""
+    """A model's fields, a nested settings model's (or one that may be None) in its place, as
+    the options are; a nested one no command sets (``ModelChoice.served``) is a model itself."""
     for name, info in model.__pydantic_fields__.items():
-        inner = info.annotation
-        if isinstance(inner, type) and hasattr(inner, "__pydantic_fields__"):
+        args = typing.get_args(info.annotation)
+        kept = [a for a in args if a is not type(None)]
+        inner = kept[0] if type(None) in args and len(kept) == 1 else info.annotation
+        skipped = (info.json_schema_extra or {}).get("option", {}).get("skip")
+        if isinstance(inner, type) and hasattr(inner, "__pydantic_fields__") and not skipped:
             yield from flattened(inner)
         else:
             yield name, info
@@ -156,7 +160,7 @@ def test_a_value_the_option_refuses_the_model_refuses_too(words, command, tmp_pa
     parsed = dict(ctx.params)
     for model in models_of(command):
         for name, info in flattened(model):
-            options = [p for p in command.params if p.name in (name, _dest(info, name))]
+            options = [p for p in command.params if p.name == _dest(info, name)]
             if not options or not isinstance(options[0], click.Option):
                 continue
             option = options[0]

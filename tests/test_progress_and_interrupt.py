@@ -11,8 +11,9 @@ import time
 
 import pytest
 
-from readout_audit import Job, PositionRequest, read_run
-from readout_audit.kind import _runner
+from readout_audit import read_run
+from readout_audit.kind import Job, _runner
+from readout_audit.model import PositionRequest
 from readout_audit.model._executor import LocalExecutor, ordered_jobs
 from readout_audit.progress import LineReporter, progress_mode
 

@@ -9,28 +9,32 @@ import pytest
 from hostile import refused
 
 from readout_audit import (
-    JudgeExecution,
-    TaskSettings,
-    audit_lm_eval,
-    audit_options,
-    audit_ptrue,
-    audit_recover,
-    audit_yesno,
+    LMEvalRun,
+    OptionsSettings,
+    PTrueSettings,
+    RecoverRun,
+    YesNoSettings,
     demo_items,
     score,
-    score_lift,
 )
 from readout_audit._exceptions import InputError
+from readout_audit.judge import JudgeExecution
 from readout_audit.kind import ModelChoice
+from readout_audit.lift import score_lift
+from readout_audit.lmeval import TaskSettings, audit_lm_eval
+from readout_audit.options import audit_options
+from readout_audit.ptrue import audit_ptrue
+from readout_audit.recover import audit_recover
+from readout_audit.yesno import audit_yesno
 
 AUDITS = {
     "score": partial(score, items=demo_items()[:1]),
-    "audit_options": partial(audit_options, items=[], spec=None),
-    "audit_yesno": partial(audit_yesno, items=[]),
-    "audit_ptrue": partial(audit_ptrue, items=[]),
-    "audit_recover": partial(audit_recover, splits=None),
+    "audit_options": partial(audit_options, settings=OptionsSettings(items=[])),
+    "audit_yesno": partial(audit_yesno, settings=YesNoSettings(items=[])),
+    "audit_ptrue": partial(audit_ptrue, settings=PTrueSettings(items=[])),
+    "audit_recover": partial(audit_recover, settings=RecoverRun()),
     "score_lift": partial(score_lift, cuts=[]),
-    "audit_lm_eval": partial(audit_lm_eval, docs=[], source={}),
+    "audit_lm_eval": partial(audit_lm_eval, settings=LMEvalRun()),
 }
 """Every audit a notebook runs, its other arguments whatever the model check comes before."""
 

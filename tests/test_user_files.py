@@ -213,7 +213,7 @@ def test_export_keeps_doc_ids_up_to_2_64_minus_1(tmp_path, table_format):
 def test_a_second_writer_is_refused_before_its_model_loads(tmp_path, no_model_loads):
     out = user_files(tmp_path / "run")
     items = ROOT / "examples" / "items.jsonl"
-    with first_writer(out, "check_out") as pid:  # the first writer is loading its model
+    with first_writer(out, "run-directory") as pid:  # the first writer is loading its model
         before = snapshot(out)
         refused(["score", "--items", items, "--out", out], str(out), f"by process {pid}")
         assert snapshot(out) == before

@@ -10,7 +10,7 @@ import pytest
 import torch
 from sklearn.metrics import brier_score_loss, roc_auc_score
 
-from readout_audit import InputError, read_run
+from readout_audit import InputError, OptionsSettings, read_run
 from readout_audit.data._mc import MCItem
 from readout_audit.model import TextCodec
 from readout_audit.options._audit import audit_options
@@ -168,14 +168,9 @@ def test_template_kwargs_reach_the_writer_and_the_reader(
 @pytest.fixture(scope="module")
 def forecast_run(model, tmp_path_factory):
     out = tmp_path_factory.mktemp("forecast") / "run"
-    audit_options(
-        model,
-        ITEMS,
-        FORECAST,
-        out,
-        variants=["production", "stem", "T1_stem"],
-        greedy_tokens=4,
-    )
+    variants = ("production", "stem", "T1_stem")
+    settings = OptionsSettings(items=ITEMS, spec=FORECAST, variants=variants, greedy_tokens=4)
+    audit_options(model, settings, out)
     return out
 
 
@@ -233,7 +228,10 @@ def test_downstream_equals_sklearn_on_the_records(forecast_run):
 def test_forecast_needs_a_note_or_a_passage(model, tmp_path):
     bare = MCItem(id="bare", question="Q?", choices=["x", "y"], answer="A")
     with pytest.raises(InputError, match="note or a passage") as error:
-        audit_options(model, [bare], FORECAST, tmp_path / "r", variants=["production"], reader=True)
+        settings = OptionsSettings(
+            items=[bare], spec=FORECAST, variants=("production",), reader=True
+        )
+        audit_options(model, settings, tmp_path / "r")
     assert error.value.item_id == "bare" and error.value.field == "note"
 
 

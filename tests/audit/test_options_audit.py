@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from readout_audit import Item, RunDirectoryError, read_run
+from readout_audit import Item, OptionsSettings, RunDirectoryError, read_run
 from readout_audit.data._mc import MCItem
 from readout_audit.options._audit import (
     OPTIONS,
@@ -40,14 +40,9 @@ ITEMS = [
 @pytest.fixture(scope="module")
 def forecast_run(model, tmp_path_factory):
     out = tmp_path_factory.mktemp("options") / "run"
-    audit_options(
-        model,
-        ITEMS,
-        FORECAST,
-        out,
-        variants=["production", "stem", "space_appended", "T1"],
-        greedy_tokens=6,
-    )
+    variants = ("production", "stem", "space_appended", "T1")
+    settings = OptionsSettings(items=ITEMS, spec=FORECAST, variants=variants, greedy_tokens=6)
+    audit_options(model, settings, out)
     return read_run(out)
 
 

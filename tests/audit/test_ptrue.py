@@ -11,7 +11,7 @@ import torch
 from sklearn.metrics import roc_auc_score
 from transformers import LogitsProcessorList
 
-from readout_audit import read_run
+from readout_audit import PTrueSettings, read_run
 from readout_audit.data._qa import QAItem
 from readout_audit.ptrue._answers import LIBRARY_SEED, generate_answers, item_seed
 from readout_audit.ptrue._audit import PTRUE_PROMPT, audit_ptrue, summarise_ptrue
@@ -42,7 +42,7 @@ ITEMS = [
 @pytest.fixture(scope="module")
 def ptrue_run(model, tmp_path_factory):
     out = tmp_path_factory.mktemp("ptrue") / "run"
-    audit_ptrue(model, ITEMS, out)
+    audit_ptrue(model, PTrueSettings(items=ITEMS), out)
     return read_run(out)
 
 
@@ -198,7 +198,7 @@ def test_raw_prompt_mode_is_the_library_default_tokenisation(
     model, torch_model, hf_tokenizer, tmp_path, float32_budget
 ):
     item = ITEMS[0]
-    audit_ptrue(model, [item], tmp_path / "raw", prompt_mode="raw")
+    audit_ptrue(model, PTrueSettings(items=[item], prompt_mode="raw"), tmp_path / "raw")
     run = read_run(tmp_path / "raw")
     assert run.manifest.config["prompt_mode"] == "raw"
     by = {r.readout: r for r in run.records}

@@ -19,33 +19,33 @@ MC = str(EXAMPLES / "mc.jsonl")
 
 
 def test_options_settings_read_the_spec_the_quick_rungs_and_the_first_items():
-    settings = OptionsSettings(source=MC, spec="answer", variants=("quick",), limit=2)
+    settings = OptionsSettings(items=MC, spec="answer", variants=("quick",), limit=2)
     assert settings.spec.spec is ANSWER and settings.spec.variants == {}
     assert settings.variants == ("production", "stem", "space_appended")
-    assert [item.id for item in settings.read_items()] == ["garden", "bread"]
-    assert OptionsSettings(source=MC).spec.spec is FORECAST  # the default, read as a name
-    assert OptionsSettings(source=MC).variants is None  # every rung
+    assert [item.id for item in settings.loaded] == ["garden", "bread"]
+    assert OptionsSettings(items=MC).spec.spec is FORECAST  # the default, read as a name
+    assert OptionsSettings(items=MC).variants is None  # every rung
 
 
 def test_options_settings_read_a_spec_file_and_refuse_an_unknown_name():
-    read = OptionsSettings(source=MC, spec=EXAMPLES / "spec.toml").spec
+    read = OptionsSettings(items=MC, spec=EXAMPLES / "spec.toml").spec
     assert read.spec.name == "easy-or-not" and "sets no target" in read.warnings[0]
     with pytest.raises(ValidationError, match="a spec file must end in"):
-        OptionsSettings(source=MC, spec="forcast")
+        OptionsSettings(items=MC, spec="forcast")
 
 
 def test_ptrue_settings_read_the_items_and_the_leakage_warning(tmp_path):
     folder = tmp_path / "mmlu"
     folder.mkdir()
     shutil.copy(EXAMPLES / "mmlu" / "everyday_science_test.csv", folder)
-    settings = PTrueSettings(source=str(folder), shots_from=str(folder), shots=1, limit=1)
-    items, warnings = settings.read_items()
+    settings = PTrueSettings(items=str(folder), shots_from=str(folder), shots=1, limit=1)
+    items, warnings = settings.source_read.items, settings.source_read.warnings
     assert [item.id for item in items] == ["everyday_science_test/1"]  # its first row
     assert warnings[0].startswith("1 of the 1 evaluated items are also rows the few-shot")
-    default = PTrueSettings(source=str(folder))
+    default = PTrueSettings(items=str(folder))
     assert (default.shots, default.seed) == (5, 1)  # lm-polygraph's n_shot and seed
     with pytest.raises(ValidationError, match="greater than or equal to 0"):
-        PTrueSettings(source=str(folder), seed=-1)
+        PTrueSettings(items=str(folder), seed=-1)
 
 
 def test_yesno_settings_set_up_listing_1_with_the_extra_forms_and_llama_2s_ids():
@@ -66,4 +66,4 @@ def test_yesno_settings_refuse_what_the_run_would_not_read(tmp_path):
     with pytest.raises(ValidationError, match="images are not read without items"):
         YesNoSettings(images=tmp_path)
     demo = [item.id for item in load_yesno_source(None)[:3]]
-    assert [item.id for item in YesNoSettings(limit=3).read_items()] == demo
+    assert [item.id for item in YesNoSettings(limit=3).loaded] == demo

@@ -8,7 +8,7 @@ import shutil
 import numpy as np
 import pytest
 
-from readout_audit import InputError, read_run, run_summary
+from readout_audit import InputError, YesNoSettings, read_run, run_summary
 from readout_audit.data._yesno import demo_yesno_items, load_yesno_items
 from readout_audit.scoring._audit import prepare
 from readout_audit.stats import binary_scores
@@ -27,8 +27,14 @@ def items():
 def run(model, items, tmp_path_factory):
     """Every readout: Listing 1, the legacy ids, Algorithm 1 and the in-context extension."""
     out = tmp_path_factory.mktemp("yesno") / "run"
-    setup = YesNoSetup(instruction="Answer yes or no.", in_context=True)
-    return audit_yesno(model, items, out, setup=setup, diagnostic_sample=8, seed=3), out
+    return audit_yesno(model, _settings(items), out), out
+
+
+def _settings(items, **fields):
+    """The module run's settings: every readout, an instruction, a sample of 8, seed 3."""
+    defaults = {"instruction": "Answer yes or no.", "in_context_sets": True}
+    defaults |= {"diagnostic_sample": 8, "seed": 3}
+    return YesNoSettings(items=items, **(defaults | fields))
 
 
 def test_every_record_logs_the_first_generated_token(model, run, torch_model):
@@ -164,8 +170,8 @@ def test_summary_is_reproduced_from_the_records_and_closed_form_is_exact(run):
 
 def test_algorithm1_adds_the_emitted_forms_to_the_legacy_sets_by_default(model, items, tmp_path):
     """The model writes ``No`` (5230) and ``Yes`` (10539) first; LLaMA-2's Y and N hold neither."""
-    setup = YesNoSetup(instruction="Answer yes or no.")
-    extended = audit_yesno(model, items[:4], tmp_path / "a", setup=setup, diagnostic_sample=4)
+    setup = {"in_context_sets": False, "diagnostic_sample": 4, "seed": 0}
+    extended = audit_yesno(model, _settings(items[:4], **setup), tmp_path / "a")
     diagnostic = extended.summary.diagnostic
     assert diagnostic["Y"] == [3582, 8241, 4874, 3869] and diagnostic["extended"] is True
     forms = {int(t): v["form"] for t, v in diagnostic["missing"].items()}
@@ -182,9 +188,7 @@ def test_algorithm1_adds_the_emitted_forms_to_the_legacy_sets_by_default(model, 
     checks = {c.name: c.verdict for c in extended.summary.checks}
     assert checks["legacy_set_emitted"] == "fail"
     assert checks["algorithm1_emitted"] == "pass"  # the sample was every item
-    plain = audit_yesno(
-        model, items[:4], tmp_path / "b", setup=setup, diagnostic_sample=4, extend_sets=False
-    )
+    plain = audit_yesno(model, _settings(items[:4], **setup, extend_sets=False), tmp_path / "b")
     assert plain.summary.diagnostic["extended"] is False
     assert plain.summary.diagnostic["proposed_no"] == diagnostic["proposed_no"]
     assert all(r.algorithm1_set is None for r in read_run(tmp_path / "b").records)
@@ -207,7 +211,7 @@ def test_raw_prompt_is_scored_at_its_end(model, hf_tokenizer, tmp_path):
     assert rendering.text == "USER: Is the Sun a star? ASSISTANT:"
     ids = hf_tokenizer(prompt, add_special_tokens=False)["input_ids"]
     assert model.codec.prefix_ids == () and rendering.token_ids == tuple(ids)
-    result = audit_yesno(model, items, tmp_path / "run", diagnostic_sample=2)
+    result = audit_yesno(model, YesNoSettings(items=items, diagnostic_sample=2), tmp_path / "run")
     done = read_run(tmp_path / "run")
     by_id = {r.item_id: r for r in done.records}
     raw, chat = by_id["sun"], by_id["cat"]
@@ -234,9 +238,9 @@ def test_raw_prompt_conflicts_are_named(tmp_path):
 
 
 def test_ids_outside_the_vocabulary_are_refused(model, items, tmp_path):
-    setup = YesNoSetup(legacy_pair=(3582, 10**7))
+    settings = YesNoSettings(items=items[:1], legacy_ids=(3582, 10**7))
     with pytest.raises(InputError, match="outside this model's vocabulary"):
-        audit_yesno(model, items[:1], tmp_path / "run", setup=setup)
+        audit_yesno(model, settings, tmp_path / "run")
     assert not (tmp_path / "run").exists()
 
 
@@ -259,8 +263,7 @@ def test_an_interrupted_run_is_summarised_and_resumed_like_an_uninterrupted_one(
     assert reported.diagnostic == result.summary.diagnostic
     assert reported.overall == summarise_yesno(interrupted.records, seed=3).overall
 
-    setup = YesNoSetup(instruction="Answer yes or no.", in_context=True)
-    resumed = audit_yesno(model, items, copy, setup=setup, diagnostic_sample=8, seed=3)
+    resumed = audit_yesno(model, _settings(items), copy)
     assert resumed.n_new == len(items) - 9
     # the re-scored records come from a smaller batch: equal decisions, logits equal to float32
     # rounding, so every count, metric and interval is equal and the margins are within 1e-4

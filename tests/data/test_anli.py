@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from readout_audit import InputError, load_anli_hf, load_anli_jsonl
+from readout_audit import InputError
+from readout_audit.data import load_anli_hf, load_anli_jsonl
 
 PREMISE = "The Tiber flows through Rome. It is the third-longest river in Italy."
 ROWS = {  # written for these tests in ANLI's fields

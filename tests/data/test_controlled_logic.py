@@ -17,11 +17,10 @@ from typing import NamedTuple
 
 import pytest
 
-from readout_audit import (
+from readout_audit import InputError, LogicItem
+from readout_audit.data import (
     CONTROLLED_SPLITS,
     NONCE_VOCABULARY,
-    InputError,
-    LogicItem,
     generate_controlled_logic,
     generate_paper_logic,
 )

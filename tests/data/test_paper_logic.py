@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 from test_controlled_logic import PAPER, parse_ask, parse_context, solve
 
-from readout_audit import NONCE_VOCABULARY, generate_controlled_logic
+from readout_audit.data import NONCE_VOCABULARY, generate_controlled_logic
 
 PRINTED = (  # seed 003, Appendix B, "Example (depth-2, label true)"
     "Ivo is a marn. Every marn is a pavo. Every joto is bright. No wug is bright. "

@@ -8,8 +8,9 @@ import random
 import pytest
 from click.testing import CliRunner
 
-from readout_audit import InputError, load_race, read_run
+from readout_audit import InputError, read_run
 from readout_audit._cli import main
+from readout_audit.data import load_race
 
 
 def words(name: str, count: int, sep: str = " ") -> str:

@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-from readout_audit import HttpCall
 from readout_audit.judge.protocol import (
     CONTRACTS,
     FINAL3,
@@ -21,6 +20,7 @@ from readout_audit.judge.protocol import (
     wire_bytes,
     wire_sha256,
 )
+from readout_audit.serve import HttpCall
 
 # The paper's Figure 1 source (seed 004): question, reference 14, the R: candidate.
 FIGURE_1 = {

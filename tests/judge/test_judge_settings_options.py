@@ -25,6 +25,8 @@ from readout_audit.judge import (
 )
 from readout_audit.judge.inventory import SourceSettings
 from readout_audit.kind import ModelChoice
+from readout_audit.model import ServedSettings
+from readout_audit.serve import CostCap
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "judge"
 LOCAL = "f3=FINAL3@smollm2-135m"
@@ -79,10 +81,21 @@ def test_build_settings_refuse_a_study_without_its_datasets_or_with_ones_it_does
     assert BuildSettings(**switch).sources.named() == []
 
 
-@pytest.mark.parametrize(("field", "value"), [("max_spend_tokens", 0), ("max_spend_usd", 0.0)])
+@pytest.mark.parametrize(("field", "value"), [("max_tokens", 0), ("max_usd", 0.0)])
 def test_a_served_judges_cap_of_nothing_is_refused_as_on_the_command_line(field, value):
-    with pytest.raises(ValidationError, match=field):
-        JudgeExecution(**{field: value})
+    with pytest.raises(ValidationError, match=f"served.cap.{field}"):
+        JudgeExecution.model_validate({"served": {"cap": {field: value}}})
+
+
+def test_a_served_judges_settings_are_a_served_models():
+    execution = JudgeExecution.model_validate(
+        {"served": {"concurrency": 2, "timeout_s": 5.0, "cap": {"usd_per_mtok_prompt": 1.0}}}
+    )
+    (endpoint,) = execution.endpoints("openai:http://127.0.0.1:9/v1#m")
+    assert (endpoint.concurrency, endpoint.timeout_s) == (2, 5.0)
+    assert execution.cap() is None  # prices alone cap nothing
+    capped = JudgeExecution(served=ServedSettings(cap=CostCap(max_tokens=10)))
+    assert capped.cap() == CostCap(max_tokens=10)
 
 
 def test_a_local_judge_opens_on_the_executions_device_and_dtype(model, tmp_path, monkeypatch):

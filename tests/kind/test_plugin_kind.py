@@ -26,24 +26,9 @@ import click
 import numpy as np
 import pandas as pd
 import pytest
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from readout_audit import (
-    AuditKind,
-    Check,
-    Interval,
-    Item,
-    Job,
-    RunSettings,
-    ScoreRecord,
-    ScoreResult,
-    StageRun,
-    Summary,
-    read_run,
-    register_kind,
-    run_kind,
-    score_item,
-)
+from readout_audit import KindSettings, RunSettings, ScoreResult, read_run, score_item
 from readout_audit.cli import (
     audit_group,
     model_options,
@@ -55,9 +40,11 @@ from readout_audit.cli import (
     user_errors,
 )
 from readout_audit.data import load_items
+from readout_audit.kind import AuditKind, Job, register_kind, run_kind
+from readout_audit.log import Check, Interval, ScoreRecord, Summary
 from readout_audit.readout import position_request
 from readout_audit.report import Section, TableBlock
-from readout_audit.scoring import PreparedItem, prepare, rendered_preflight, scoring_config
+from readout_audit.scoring import PreparedItem, check_rendered, prepare, scoring_config
 from readout_audit.stats import bootstrap_ci
 
 pytestmark = pytest.mark.cost(25)
@@ -125,50 +112,6 @@ def toy_sections(run: Any, summary: ToySummary) -> list[Section]:
     ]
 
 
-def toy_stage(items: Sequence[Item]) -> StageRun[ScoreResult]:
-    """The toy run as ``run_stage`` takes it: items rendered before the weights load."""
-
-    def run(model: Any, out: Path, settings: RunSettings) -> ScoreResult:
-        prepared = [prepare(item, model.codec, settings.template_kwargs, 4) for item in items]
-        jobs = [
-            Job(p.key, position_request(p.rendering, p.encodings, 4), ToyPayload(p))
-            for p in prepared
-        ]
-        config = scoring_config(items, 3, 4, settings.template_kwargs)
-        return run_kind(
-            TOY,
-            model,
-            out,
-            config,
-            lambda _: jobs,
-            batch_size=settings.batch_size,
-            progress=settings.progress,
-            overwrite=settings.overwrite,
-        )
-
-    return StageRun("toy", run, rendered_preflight(items, 4))
-
-
-class ToySettings(BaseModel):
-    """What a toy run reads: its settings are its options, as a built-in kind's are."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
-
-    items: Path = Field(json_schema_extra=option_hint(path="file"))
-    """An item JSONL file."""
-
-
-@click.command("toy")
-@settings_options(ToySettings)
-@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
-@model_options
-@user_errors
-def toy_command(out: Path, **options: Any) -> None:
-    """Run the toy kind."""
-    settings = settings_from(ToySettings, options)
-    run_command(toy_stage(load_items(settings.items)), out, options)
-
-
 TOY: AuditKind[ToyRecord, ToySummary] = AuditKind(
     name="toy",
     title="toy audit",
@@ -180,6 +123,47 @@ TOY: AuditKind[ToyRecord, ToySummary] = AuditKind(
     checks=toy_checks,
 )
 register_kind(TOY)
+
+
+class ToySettings(KindSettings):
+    """What a toy run reads: its settings are its options and its stage, as a built-in's are."""
+
+    kind = TOY
+
+    items: Path = Field(json_schema_extra=option_hint(path="file"))
+    """An item JSONL file."""
+
+    def preflight(self, codec: Any, run: RunSettings) -> None:
+        check_rendered(load_items(self.items), codec, run, 4)
+
+    def run(self, model: Any, out: Any, run: RunSettings) -> ScoreResult:
+        items = load_items(self.items)
+        prepared = [prepare(item, model.codec, run.template_kwargs, 4) for item in items]
+        jobs = [
+            Job(p.key, position_request(p.rendering, p.encodings, 4), ToyPayload(p))
+            for p in prepared
+        ]
+        config = scoring_config(items, 3, 4, run.template_kwargs)
+        return run_kind(
+            TOY,
+            model,
+            out,
+            config,
+            lambda _: jobs,
+            batch_size=run.batch_size,
+            progress=run.progress,
+            overwrite=run.overwrite,
+        )
+
+
+@click.command("toy")
+@settings_options(ToySettings)
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
+@model_options
+@user_errors
+def toy_command(out: Path, **options: Any) -> None:
+    """Run the toy kind."""
+    run_command(settings_from(ToySettings, options), out, options)
 
 
 @register_commands

@@ -18,13 +18,13 @@ from readout_audit import (
     InputError,
     Item,
     ModelChoice,
+    OptionsSettings,
     RunDirectoryError,
     RunSettings,
-    StageRun,
+    ScoreSettings,
     read_run,
     run_stage,
 )
-from readout_audit.scoring import score_stage
 
 
 class Refused(ModelChoice):
@@ -62,17 +62,17 @@ def test_run_settings_are_typed_and_closed():
 def test_out_is_checked_before_the_model_opens(tmp_path):
     a_file = tmp_path / "file"
     a_file.write_text("")
-    stage = score_stage([Item(id="a", prompt="2 + 2 =", options=(" 4",))], 1)
+    stage = ScoreSettings(items=[Item(id="a", prompt="2 + 2 =", options=(" 4",))], greedy_tokens=1)
     with pytest.raises(InputError, match="is a file, not a run directory"):
-        run_stage(stage, RunSettings(), a_file, Refused())
+        run_stage(stage, a_file, model=Refused())
 
 
 def test_out_stays_locked_while_the_model_opens_and_is_free_after(tmp_path):
     out = tmp_path / "run"
     out.mkdir()
-    stage = score_stage([Item(id="a", prompt="2 + 2 =", options=(" 4",))], 1)
+    stage = ScoreSettings(items=[Item(id="a", prompt="2 + 2 =", options=(" 4",))], greedy_tokens=1)
     with pytest.raises(KeyboardInterrupt):
-        run_stage(stage, RunSettings(), out, LockProbe(str(out)))
+        run_stage(stage, out, model=LockProbe(str(out)))
     with open(out / ".lock", "a+") as handle:  # released: a rerun may take it
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
 
@@ -82,13 +82,14 @@ def test_a_notebook_model_gets_the_preflight_and_the_run(model, tmp_path):
     items = [Item(id="a", prompt="2 + 2 =", options=(" 4", " 5"))]
     long = [*items, Item(id="long", prompt="word " * 20_000, options=(" x",))]
     with pytest.raises(InputError, match="long"):
-        run_stage(score_stage(long, 2), RunSettings(), tmp_path / "refused", model)
-    assert not (tmp_path / "refused" / "manifest.json").exists()  # refused before any write
+        run_stage(ScoreSettings(items=long, greedy_tokens=2), tmp_path / "refused", model=model)
+    assert not (tmp_path / "refused").exists()  # refused before any write: no folder left
 
-    result = run_stage(score_stage(items, 2), RunSettings(top_k=3), tmp_path / "run", model)
+    settings = ScoreSettings(items=items, greedy_tokens=2)
+    result = run_stage(settings, tmp_path / "run", model=model, run=RunSettings(top_k=3))
     run = read_run(tmp_path / "run")
     assert result.n_new == 1 and run.state == "finished"
     assert run.manifest.config["top_k"] == 3 and run.manifest.config["greedy_tokens"] == 2
     with pytest.raises(RunDirectoryError, match="holds a score run"):
-        other = StageRun("options", score_stage(items, 2).run)
-        run_stage(other, RunSettings(), tmp_path / "run", Refused())
+        mc = Path(__file__).resolve().parents[2] / "examples" / "mc.jsonl"
+        run_stage(OptionsSettings(items=str(mc)), tmp_path / "run", model=Refused())

@@ -11,11 +11,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from readout_audit import ScoringModel
+from readout_audit import LMEvalRun, ScoringModel
 from readout_audit._cli import main
 from readout_audit._exceptions import InputError
 from readout_audit.lmeval import (
+    DocReading,
     LMEvalRecord,
+    TaskOptions,
     TaskSettings,
     audit_lm_eval,
     read_samples,
@@ -49,10 +51,9 @@ def lm_eval_samples(model: ScoringModel, task_dir: Path, **settings: Any) -> dic
 
 def audited(model: ScoringModel, task_dir: Path, out: Path, **settings: Any) -> list[LMEvalRecord]:
     """This project's audit of the same tasks and documents, with both repairs."""
-    task_settings = TaskSettings(tasks=("tp_all",), include_path=str(task_dir), limit=3, **settings)
-    docs = task_documents(task_settings, model.codec)
-    source = {"tasks": task_settings.config()}
-    audit_lm_eval(model, docs, out, source=source, stem=STEM, keep_whitespace=True)
+    tasks = TaskOptions(tasks=("tp_all",), include_path=str(task_dir), limit=3, **settings)
+    reading = DocReading(stem=STEM, keep_whitespace=True)
+    audit_lm_eval(model, LMEvalRun(tasks=tasks, reading=reading), out)
     return read_run(out).of(LMEvalRecord).records
 
 

@@ -1,4 +1,4 @@
-"""Locks taken ahead of a writer (before a model loads) and around an inventory's build."""
+"""Locks taken ahead of a slow step: a run directory opened before its model loads, the probe."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from readout_audit import RunDirectoryError
-from readout_audit._util._lock import hold, locked_directory, release_held
+from readout_audit._util import RunLock
 from readout_audit.log import RunDirectory
 from readout_audit.scoring import SCORE
 
@@ -34,53 +34,47 @@ def _other_process_finds(directory) -> str:
     return done.stdout.strip()
 
 
-def test_a_held_directory_refuses_other_writers_until_its_run_takes_the_lock_over(tmp_path):
+def test_an_open_run_directory_refuses_other_writers_until_it_closes(tmp_path):
     out = tmp_path / "run"
     out.mkdir()
-    hold(out)
-    try:
+    with RunDirectory(out, SCORE):  # opened before a model loads, as run_stage opens it
         assert _other_process_finds(out) == (
             f"{out} is being written by process {os.getpid()}; wait for it to finish or "
             "choose another output directory"
         )
-        run = RunDirectory(out, SCORE)  # this process's writer takes the held lock over
         with pytest.raises(RunDirectoryError, match="being written"):
-            RunDirectory(out, SCORE)  # and it is still one writer at a time
-        run.close()
-        assert _other_process_finds(out) == "free"
-    finally:
-        release_held()
+            RunDirectory(out, SCORE)  # one writer at a time, in this process too
+        with pytest.raises(RunDirectoryError, match="being written"):
+            RunLock(out).probe()  # the one probe of a writer that locks later
+    assert _other_process_finds(out) == "free"
 
 
-def test_release_held_lets_go_of_a_lock_no_writer_took(tmp_path):
-    hold(tmp_path)
-    release_held()
-    with locked_directory(tmp_path):
-        pass  # free again, in this process as in any other
-
-
-def test_a_directory_made_for_a_failed_block_is_removed_and_an_existing_one_kept(tmp_path):
-    fresh = tmp_path / "a" / "b" / "inventory"
-    with pytest.raises(ValueError, match="build failed"), locked_directory(fresh):
+def test_a_directory_made_for_a_run_never_started_is_removed_and_an_existing_one_kept(tmp_path):
+    fresh = tmp_path / "a" / "b" / "run"
+    with pytest.raises(ValueError, match="load failed"), RunDirectory(fresh, SCORE):
         assert (fresh / ".lock").is_file()
-        raise ValueError("build failed")
+        raise ValueError("load failed")
     assert sorted(tmp_path.iterdir()) == []
     existing = tmp_path / "kept"
     existing.mkdir()
     (existing / "mine.txt").write_text("mine")
-    with pytest.raises(ValueError), locked_directory(existing):
-        raise ValueError("build failed")
+    with pytest.raises(ValueError), RunDirectory(existing, SCORE):
+        raise ValueError("load failed")
     assert sorted(p.name for p in existing.iterdir()) == [".lock", "mine.txt"]
 
 
-def test_a_locked_directory_is_refused_to_a_second_block(tmp_path):
-    out = tmp_path / "inventory"
-    with locked_directory(out):
-        assert _other_process_finds(out).startswith(f"{out} is being written by process")
-        with pytest.raises(RunDirectoryError, match="being written"), locked_directory(out):
+def test_a_refused_second_writer_leaves_the_holders_folder_and_lock(tmp_path):
+    out = tmp_path / "x" / "run"
+    with RunDirectory(out, SCORE):
+        with pytest.raises(RunDirectoryError, match="being written"), RunDirectory(out, SCORE):
             pass
-        assert (out / ".lock").is_file()  # the refused block did not remove the holder's lock
-    assert _other_process_finds(out) == "free"
+        assert (out / ".lock").is_file()  # the refused writer removed nothing of the holder's
+    assert not out.exists()  # the holder never started: it removed the folders it made
+
+
+def test_a_probe_makes_nothing(tmp_path):
+    RunLock(tmp_path / "new").probe()
+    assert not (tmp_path / "new").exists()
 
 
 def test_a_holder_that_has_not_written_its_id_yet_reads_as_such(tmp_path):

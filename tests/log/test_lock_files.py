@@ -15,8 +15,7 @@ from hostile import first_writer, refused, snapshot, user_files
 
 from readout_audit import RunDirectoryError
 from readout_audit._cli import main
-from readout_audit._util import RunLock, lock_holder, refuse_if_written, release_held
-from readout_audit.kind import check_out
+from readout_audit._util import RunLock, lock_holder, refuse_if_written
 from readout_audit.log import Manifest
 
 pytestmark = pytest.mark.usefixtures("no_model_loads")
@@ -130,17 +129,9 @@ def test_a_report_of_a_run_with_a_forged_lock_names_it_in_one_line(tmp_path):
 
 def test_a_second_writer_into_a_new_folder_is_refused_before_its_model_loads(tmp_path):
     out = tmp_path / "new" / "run"
-    with first_writer(out, "check_out") as pid:  # the first made the folder and is loading
+    with first_writer(out, "run-directory") as pid:  # the first made the folder and is loading
         refused(["score", "--items", ITEMS, "--out", out], str(out), f"by process {pid}")
         assert os.listdir(out) == [".lock"]
-
-
-def test_a_folder_made_for_a_lock_goes_again_when_nothing_is_written(tmp_path):
-    out = tmp_path / "new" / "run"
-    check_out(out, "score")
-    assert out.is_dir() and lock_holder(out) == str(os.getpid())
-    release_held()
-    assert not (tmp_path / "new").exists()
 
 
 def test_an_inventory_another_process_writes_is_not_read(tmp_path):

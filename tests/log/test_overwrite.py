@@ -26,6 +26,13 @@ def _not_a_run_manifest(path):
     }
 
 
+def _open(folder, overwrite: bool) -> None:
+    """Open ``folder``'s run directory and, with ``overwrite``, delete the run held there."""
+    with RunDirectory(folder, SCORE) as directory:
+        if overwrite:
+            directory.clear()
+
+
 @pytest.mark.parametrize("what", ["extension", "text", "folder", "fifo"])
 @pytest.mark.parametrize("overwrite", [True, False])
 def test_a_folder_whose_manifest_is_no_runs_is_refused_untouched(tmp_path, what, overwrite):
@@ -33,7 +40,7 @@ def test_a_folder_whose_manifest_is_no_runs_is_refused_untouched(tmp_path, what,
     _not_a_run_manifest(folder / "manifest.json")[what]()
     before = snapshot(folder)
     with pytest.raises(RunDirectoryError) as caught:
-        RunDirectory(folder, SCORE, overwrite=overwrite)
+        _open(folder, overwrite)
     message = str(caught.value)
     assert str(folder / "manifest.json") in message and "is no run directory" in message
     assert "\n" not in message
@@ -68,7 +75,7 @@ def test_overwrite_deletes_the_runs_files_and_keeps_the_users(tmp_path, kind):
     for name in [*RUN_FILES, *OWN_FILES[kind]]:
         (folder / name).write_text(f"written by the run: {name}\n")
 
-    RunDirectory(folder, SCORE, overwrite=True).close()
+    _open(folder, True)
 
     after = snapshot(folder)
     assert after.pop(".lock").startswith("file ")
@@ -80,7 +87,7 @@ def test_overwrite_removes_the_artifacts_folder_it_emptied(tmp_path):
     (folder / "artifacts").mkdir(parents=True)
     (folder / "manifest.json").write_text(_manifest("score"))
     (folder / "artifacts" / "diagnostic.json").write_text("{}")
-    RunDirectory(folder, SCORE, overwrite=True).close()
+    _open(folder, True)
     assert sorted(p.name for p in folder.iterdir()) == [".lock"]
 
 
@@ -99,7 +106,7 @@ def test_a_non_file_where_a_run_file_should_be_stops_the_overwrite_first(tmp_pat
         summary.symlink_to(folder / "thesis.tex")
     before = snapshot(folder)
     with pytest.raises(RunDirectoryError) as caught:
-        RunDirectory(folder, SCORE, overwrite=True)
+        _open(folder, True)
     assert str(caught.value) == (
         f"{summary} is not a regular file, so not one the run wrote: nothing was deleted; "
         "move it away to overwrite the run"
@@ -114,7 +121,7 @@ def test_overwrite_of_a_folder_without_a_manifest_deletes_nothing(tmp_path):
     folder = user_files(tmp_path / "project")
     (folder / "records.jsonl").write_text("my own records\n")
     before = snapshot(folder)
-    RunDirectory(folder, SCORE, overwrite=True).close()
+    _open(folder, True)
     after = snapshot(folder)
     after.pop(".lock")
     assert after == before

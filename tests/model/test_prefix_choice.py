@@ -4,9 +4,9 @@ launches, and either forced by ``--prefix-sharing``."""
 import pytest
 from click.testing import CliRunner
 
-from readout_audit import InputError, read_run, shares_prefixes
+from readout_audit import InputError, read_run
 from readout_audit._cli import main
-from readout_audit.model import _gate, load_model, open_model
+from readout_audit.model import _gate, load_model, open_model, shares_prefixes
 
 
 @pytest.mark.parametrize(

@@ -19,36 +19,38 @@ import pytest
 from few_shot import SHOTS
 
 from readout_audit import (
-    ANSWER,
     HiddenLayout,
+    LMEvalRun,
     LogicItem,
     MCItem,
-    PositionRequest,
+    OptionsSettings,
+    PTrueSettings,
     QAItem,
-    RecoverSetup,
-    RecoverSplits,
+    RecoverRun,
     Run,
-    TaskSettings,
+    RunSettings,
     YesNoItem,
-    YesNoSetup,
-    audit_lm_eval,
-    audit_options,
-    audit_ptrue,
-    audit_recover,
-    audit_yesno,
+    YesNoSettings,
+    read_hidden,
+    read_run,
+)
+from readout_audit.judge import (
+    PAPER_SEED,
     build_inventory,
     load_gsm8k_jsonl,
     parse_configuration,
-    read_hidden,
-    read_run,
     run_local_judge,
-    score_lift,
-    task_documents,
     write_inventory,
 )
-from readout_audit.judge import PAPER_SEED
-from readout_audit.lift import Cut
+from readout_audit.lift import Cut, score_lift
 from readout_audit.lift._cut import sha256_text
+from readout_audit.lmeval import DocReading, TaskOptions, audit_lm_eval
+from readout_audit.model import PositionRequest
+from readout_audit.options import audit_options
+from readout_audit.prompt import ANSWER
+from readout_audit.ptrue import audit_ptrue
+from readout_audit.recover import RecoverSetup, RecoverSplits, audit_recover
+from readout_audit.yesno import audit_yesno
 
 pytestmark = pytest.mark.cost(70)
 
@@ -200,9 +202,8 @@ def options_run(model) -> Callable[[Path], Path]:
     variants = ["production", "stem", "instruction_deleted"]
 
     def run(out: Path) -> Path:
-        return audit_options(
-            model, items, ANSWER, out, variants=variants, greedy_tokens=4, batch_size=4
-        ).directory
+        settings = OptionsSettings(items=items, spec=ANSWER, variants=variants, greedy_tokens=4)
+        return audit_options(model, settings, out, RunSettings(batch_size=4)).directory
 
     return run
 
@@ -225,7 +226,8 @@ def ptrue_run(model) -> Callable[[Path], Path]:
     ]
 
     def run(out: Path) -> Path:
-        return audit_ptrue(model, items, out, batch_size=4).directory
+        settings = PTrueSettings(items=items)
+        return audit_ptrue(model, settings, out, RunSettings(batch_size=4)).directory
 
     return run
 
@@ -245,9 +247,8 @@ def yesno_run(model) -> Callable[[Path], Path]:
     ]
 
     def run(out: Path) -> Path:
-        return audit_yesno(
-            model, items, out, setup=YesNoSetup(), greedy_tokens=3, batch_size=2
-        ).directory
+        settings = YesNoSettings(items=items, greedy_tokens=3)
+        return audit_yesno(model, settings, out, RunSettings(batch_size=2)).directory
 
     return run
 
@@ -270,7 +271,8 @@ def recover_run(model) -> Callable[[Path], Path]:
     setup = RecoverSetup(n_perm=100, n_boot=100, probe_rows=10)
 
     def run(out: Path) -> Path:
-        return audit_recover(model, splits, out, setup=setup, batch_size=2).directory
+        settings = RecoverRun(splits=splits, setup=setup)
+        return audit_recover(model, settings, out, RunSettings(batch_size=2)).directory
 
     return run
 
@@ -369,14 +371,12 @@ def lm_eval_run(model, tmp_path: Path) -> Callable[[Path], Path]:
         (root / f"{split}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     task = TASK.format(dev=root / "dev.jsonl", test=root / "test.jsonl")
     (root / "tp_threeshot.yaml").write_text(task, encoding="utf-8")
-    settings = TaskSettings(tasks=("tp_threeshot",), include_path=str(root))
-    docs = task_documents(settings, model.codec)
-    source = {"tasks": settings.config()}
+    tasks = TaskOptions(tasks=("tp_threeshot",), include_path=str(root))
+    reading = DocReading(stem=" The answer is", greedy_tokens=4)
+    settings = LMEvalRun(tasks=tasks, reading=reading)  # lm-eval builds the documents once
 
     def run(out: Path) -> Path:
-        return audit_lm_eval(
-            model, docs, out, source=source, stem=" The answer is", greedy_tokens=4, batch_size=4
-        ).directory
+        return audit_lm_eval(model, settings, out, RunSettings(batch_size=4)).directory
 
     return run
 

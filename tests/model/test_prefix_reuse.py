@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from few_shot import SHOTS
 
-from readout_audit import Item, PositionRequest, read_run, score
+from readout_audit import Item, read_run, score
+from readout_audit.model import PositionRequest
 
 pytestmark = pytest.mark.cost(20)
 

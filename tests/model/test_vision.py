@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 import torch
 
-from readout_audit import InputError, Item, Message, read_run, render
+from readout_audit import InputError, Item, Message, YesNoSettings, read_run, render
 from readout_audit.data._yesno import load_yesno_items
 from readout_audit.model import load_model
 from readout_audit.scoring._audit import prepare, score_item
-from readout_audit.yesno._audit import YesNoSetup, audit_yesno
+from readout_audit.yesno._audit import audit_yesno
 
 TEMPLATE = (
     "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
@@ -178,8 +178,8 @@ def test_yesno_audit_runs_on_the_vision_model(vlm, images, tmp_path):
         )
     )
     items = load_yesno_items(path, images)
-    setup = YesNoSetup(legacy_pair=(3582, 1217), legacy_set=None)
-    result = audit_yesno(vlm, items, tmp_path / "run", setup=setup, diagnostic_sample=2)
+    settings = YesNoSettings(items=items, legacy_ids=(3582, 1217), diagnostic_sample=2)
+    result = audit_yesno(vlm, settings, tmp_path / "run")
     records = sorted(read_run(tmp_path / "run").records, key=lambda r: r.item_id)
     assert [r.image for r in records] == [str(images / "a.png"), str(images / "b.png")]
     assert [r.rendered_from for r in records] == ["messages", "prompt"]

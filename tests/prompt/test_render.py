@@ -7,8 +7,9 @@ import hashlib
 
 import pytest
 
-from readout_audit import InputError, Item, ending_class, render
+from readout_audit import InputError, Item, render
 from readout_audit.model import TextCodec
+from readout_audit.prompt import ending_class
 
 MESSAGES = [
     {"role": "system", "content": "You are terse."},

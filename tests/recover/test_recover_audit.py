@@ -12,7 +12,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from readout_audit import generate_controlled_logic, read_run
+from readout_audit import RecoverRun, RunSettings, read_run
+from readout_audit.data import generate_controlled_logic
 from readout_audit.data._logic import LABELS
 from readout_audit.prompt import render
 from readout_audit.recover import RecoverSetup, RecoverSplits, audit_recover
@@ -57,7 +58,7 @@ def splits():
 @pytest.fixture(scope="module")
 def run_dir(model, splits, tmp_path_factory):
     out = tmp_path_factory.mktemp("recover") / "run"
-    audit_recover(model, splits, out, setup=SETUP, batch_size=8)
+    audit_recover(model, RecoverRun(splits=splits, setup=SETUP), out, RunSettings(batch_size=8))
     return out
 
 
@@ -192,7 +193,8 @@ def test_analysis_is_deterministic_under_its_seeds(run_dir, summary):
 
 
 def test_resuming_a_finished_run_scores_nothing(run_dir, model, splits):
-    result = audit_recover(model, splits, run_dir, setup=SETUP, batch_size=8)
+    settings = RecoverRun(splits=splits, setup=SETUP)
+    result = audit_recover(model, settings, run_dir, RunSettings(batch_size=8))
     assert result.n_new == 0
     row = HiddenLayout((15, 30), 576).row_bytes
     assert (run_dir / "hidden.f32").stat().st_size == N_RECORDS * row

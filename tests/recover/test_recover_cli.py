@@ -7,9 +7,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from readout_audit import generate_controlled_logic, read_run
+from readout_audit import read_run
 from readout_audit._cli import main
-from readout_audit.data import load_logic_file
+from readout_audit.data import generate_controlled_logic, load_logic_file
 
 pytestmark = pytest.mark.cost(20)
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from readout_audit import InputError, generate_controlled_logic, generate_paper_logic
+from readout_audit import InputError
+from readout_audit.data import generate_controlled_logic, generate_paper_logic
 from readout_audit.recover import RecoverSplits, recover_splits
 from readout_audit.recover._checks import recover_checks
 

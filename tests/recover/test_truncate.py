@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from readout_audit import InputError, generate_controlled_logic, read_run
+from readout_audit import InputError, RecoverRun, RunSettings, read_run
+from readout_audit.data import generate_controlled_logic
 from readout_audit.recover import RecoverSetup, RecoverSplits, audit_recover, plan_items
 from readout_audit.recover._kind import RECOVER
 from readout_audit.recover._setup import Configuration
@@ -60,7 +61,8 @@ def test_a_run_records_what_it_cut_and_warns(model, tmp_path):
     )
     setup = RecoverSetup(max_tokens=LIMIT, n_perm=100, n_boot=100, layers=(30,))
     planned = plan_items(splits, setup, model.codec, {})
-    audit_recover(model, splits, tmp_path / "run", setup=setup, batch_size=9)
+    settings = RecoverRun(splits=splits, setup=setup)
+    audit_recover(model, settings, tmp_path / "run", RunSettings(batch_size=9))
     run = read_run(tmp_path / "run")
     assert run.manifest.config["max_tokens"] == LIMIT
     by_id = {(p.split, p.source.id): p for p in planned}

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from readout_audit import Item, score
+from readout_audit import Item, OptionsSettings, PTrueSettings, YesNoSettings, score
 from readout_audit.data._mc import MCItem
 from readout_audit.data._qa import QAItem
 from readout_audit.data._yesno import demo_yesno_items
 from readout_audit.options._audit import audit_options
 from readout_audit.prompt._spec import FORECAST
 from readout_audit.ptrue._audit import audit_ptrue
-from readout_audit.yesno._audit import YesNoSetup, audit_yesno
+from readout_audit.yesno._audit import audit_yesno
 
 SCRIPT = "<script>alert('x')</script>"
 IMG = '"><img src=x onerror="alert(1)">'
@@ -57,7 +57,10 @@ def options_run(model, tmp_path_factory):
             ]
         )
     ]
-    audit_options(model, items, FORECAST, out, variants=["production", "stem"], greedy_tokens=4)
+    settings = OptionsSettings(
+        items=items, spec=FORECAST, variants=("production", "stem"), greedy_tokens=4
+    )
+    audit_options(model, settings, out)
     return out
 
 
@@ -72,7 +75,7 @@ def ptrue_run(model, tmp_path_factory):
         QAItem(id="eight", question="How many legs has a spider?", gold=["eight"], answer="eight"),
         QAItem(id="blue", question="What colour is a clear sky?", gold=["blue"], answer="green"),
     ]
-    audit_ptrue(model, items, out)
+    audit_ptrue(model, PTrueSettings(items=items), out)
     return out
 
 
@@ -80,11 +83,8 @@ def ptrue_run(model, tmp_path_factory):
 def yesno_run(model, tmp_path_factory):
     out = tmp_path_factory.mktemp("yesno") / "run"
     items = demo_yesno_items()
-    audit_yesno(
-        model,
-        items[:3] + items[10:13] + items[20:23] + items[30:33],
-        out,
-        setup=YesNoSetup(instruction="Answer with one word: yes or no."),
-        diagnostic_sample=4,
-    )
+    chosen = items[:3] + items[10:13] + items[20:23] + items[30:33]
+    instruction = "Answer with one word: yes or no."
+    settings = YesNoSettings(items=chosen, instruction=instruction, diagnostic_sample=4)
+    audit_yesno(model, settings, out)
     return out

@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from readout_audit import LMEvalRecord, read_run, records_frame
+from readout_audit import read_run, records_frame
 from readout_audit._cli import main
+from readout_audit.lmeval import LMEvalRecord
 from readout_audit.log import ScoreRecord, flatten_record, record_columns
 from readout_audit.log._table import export_path
 

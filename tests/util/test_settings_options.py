@@ -10,8 +10,10 @@ import pytest
 from click.testing import CliRunner
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from readout_audit._cli._fields import settings_from, settings_options
+from readout_audit._cli._fields import option_keywords, settings_from, settings_options
 from readout_audit._util import INT_MAX, OneOf, Seed, option_hint
+from readout_audit.model import ServedSettings
+from readout_audit.serve import CostCap
 
 
 class Inner(BaseModel):
@@ -190,3 +192,51 @@ def test_no_two_options_of_any_command_share_a_name_or_a_keyword() -> None:
                 walk(found)
 
     walk(main)
+
+
+class Capped(BaseModel):
+    """A model holding an optional nested one, as ``ServedSettings`` holds its ``CostCap``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    device: str = Field(default="cpu", json_schema_extra=option_hint(read_by="local"))
+    inner: Inner | None = Field(default=None, json_schema_extra=option_hint(read_by="served"))
+
+    @field_validator("inner")
+    @classmethod
+    def _ranked(cls, inner: Inner | None) -> Inner | None:
+        return inner if inner is not None and inner.rank != 4 else None
+
+
+def test_an_optional_nested_model_flattens_and_names_its_readers() -> None:
+    seen: list[Capped] = []
+
+    @click.command()
+    @settings_options(Capped)
+    def command(**given: Any) -> None:
+        seen.append(settings_from(Capped, given))
+
+    assert [p.name for p in command.params] == ["device", "rank", "names"]
+    assert CliRunner().invoke(command, []).exit_code == 0
+    assert CliRunner().invoke(command, ["--rank", "9"]).exit_code == 0
+    assert seen == [Capped(), Capped(inner=Inner(rank=9))]
+    refused = CliRunner().invoke(command, ["--names", "a,a"])
+    assert refused.exit_code == 2 and "--names: " in refused.output  # inside the optional model
+    assert option_keywords(Capped, "served") == {"rank", "names"}
+    assert option_keywords(Capped, "local") == {"device"}
+    assert option_keywords(Capped) == {"device", "rank", "names"}
+
+
+def test_the_served_settings_are_the_served_options_and_cap_nothing_without_a_limit() -> None:
+    @click.command()
+    @settings_options(ServedSettings)
+    def command(**given: Any) -> None:
+        click.echo(repr(settings_from(ServedSettings, given).cap))
+
+    names = [p.name for p in command.params]
+    assert {"request_timeout", "chat_api", "max_spend_tokens", "max_spend_usd"} <= set(names)
+    assert "top_logprobs" not in names and "headers" not in names
+    assert CliRunner().invoke(command, ["--usd-per-mtok-prompt", "2"]).output == "None\n"
+    capped = CliRunner().invoke(command, ["--max-spend-tokens", "5"]).output
+    assert capped.startswith("CostCap(max_tokens=5")
+    assert ServedSettings().cap is None and ServedSettings(cap=CostCap()).cap is None

@@ -2,23 +2,35 @@
 
 Running, reading and comparing runs (``audit``, ``report``, ``compare``, ``export``, ``table``,
 ``ledger``, ``conformance``) belong to the group; each kind's commands are added by the hooks
-its module registers when the ``readout_audit.kinds`` entry points load it.
+its module registers. A command's module is imported when the command is named, and what
+plug-ins build commands with (``readout_audit.cli``) when first used, so ``readout --help``
+loads no kind.
 """
 
 from __future__ import annotations
 
-import click
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from readout_audit._cli._audit_group import audit_group
-from readout_audit._cli._common import model_options, user_errors
-from readout_audit._cli._conformance import conformance_command
-from readout_audit._cli._export import export_command, table_command
-from readout_audit._cli._fields import settings_from, settings_options
-from readout_audit._cli._ledger import ledger_command
-from readout_audit._cli._registry import PluginGroup, register_commands
-from readout_audit._cli._report import compare_command, report_command
-from readout_audit._cli._score import run_command
-from readout_audit._version import __version__
+from readout_audit._cli._main import main
+
+if TYPE_CHECKING:
+    from readout_audit._cli._audit_group import audit_group
+    from readout_audit._cli._common import model_options, user_errors
+    from readout_audit._cli._fields import settings_from, settings_options
+    from readout_audit._cli._registry import register_commands
+    from readout_audit._cli._score import run_command
+
+_HOME = {
+    "audit_group": "_audit_group",
+    "model_options": "_common",
+    "register_commands": "_registry",
+    "run_command": "_score",
+    "settings_from": "_fields",
+    "settings_options": "_fields",
+    "user_errors": "_common",
+}
+"""Where each name a plug-in builds its commands with lives, imported on first use."""
 
 __all__ = [
     "audit_group",
@@ -32,19 +44,11 @@ __all__ = [
 ]
 
 
-@click.group(cls=PluginGroup)
-@click.version_option(__version__, prog_name="readout")
-def main() -> None:
-    """Audit scores read off a language model's probabilities at a scored position."""
-
-
-for _command in (
-    audit_group,
-    report_command,
-    compare_command,
-    export_command,
-    table_command,
-    ledger_command,
-    conformance_command,
-):
-    main.add_command(_command)
+def __getattr__(name: str) -> Any:
+    """A name of :data:`__all__`, imported from its module on first use."""
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

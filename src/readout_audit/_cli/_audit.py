@@ -15,9 +15,9 @@ from readout_audit._cli._score import run_command
 from readout_audit._cli._types import GivenPath, IdSets, SpecType
 from readout_audit._cli._warn import warn
 from readout_audit.model import is_served
-from readout_audit.options import OptionsSettings, options_stage
-from readout_audit.ptrue import PTrueSettings, ptrue_stage
-from readout_audit.yesno import PARSE_TOKENS, YesNoSettings, yesno_stage
+from readout_audit.options import OptionsSettings
+from readout_audit.ptrue import PTrueSettings
+from readout_audit.yesno import PARSE_TOKENS, YesNoSettings
 
 out_option = click.option(
     "--out",
@@ -28,20 +28,24 @@ out_option = click.option(
 
 
 @click.command("options")
-@settings_options(OptionsSettings, types_={"spec": SpecType()})
+@settings_options(OptionsSettings, types_={"spec": SpecType(), "items": click.STRING})
 @out_option
 @model_options
 @user_errors
 def options_command(out: Path, **options: Any) -> None:
     """Constrained-option audit: option mass, argmax, continuation, first tokens, ending, stem."""
-    settings = settings_from(OptionsSettings, options, greedy_tokens=greedy_tokens(options))
-    items = settings.read_items(allow_download=options["allow_download"])
+    settings = settings_from(
+        OptionsSettings,
+        options,
+        greedy_tokens=greedy_tokens(options),
+        allow_download=options["allow_download"],
+    )
     warn(*settings.spec.warnings)
-    run_command(options_stage(items, settings), out, options)
+    run_command(settings, out, options)
 
 
 @click.command("ptrue")
-@settings_options(PTrueSettings)
+@settings_options(PTrueSettings, types_={"items": click.STRING})
 @out_option
 @model_options
 @user_errors
@@ -52,21 +56,22 @@ def ptrue_command(out: Path, **options: Any) -> None:
             "--greedy-tokens does not apply to audit ptrue: each readout reads one token at its "
             "position and --answers sets the answer step"
         )
-    settings = settings_from(PTrueSettings, options)
-    items, warnings = settings.read_items(allow_download=options["allow_download"])
-    warn(*warnings)
-    run_command(ptrue_stage(items, settings), out, options)
+    settings = settings_from(PTrueSettings, options, allow_download=options["allow_download"])
+    warn(*settings.source_read.warnings)
+    run_command(settings, out, options)
 
 
 @click.command("yesno")
-@settings_options(YesNoSettings, types_={"legacy_set": IdSets()})
+@settings_options(
+    YesNoSettings, types_={"legacy_set": IdSets(), "items": GivenPath(path_type=Path)}
+)
 @out_option
 @model_options
 @user_errors
 def yesno_command(out: Path, **options: Any) -> None:
     """Yes/no audit: Listing 1's sets, legacy ids and Algorithm 1, max-logit and string parse."""
     spec = options["model_spec"]
-    if options["source"] is None:
+    if options["items"] is None:
         refuse_unused(("images",), "without --items: the demo questions have no images")
     if is_served(spec):
         refuse_unused(("images",), f"by a served model ({spec}), which reads text only")
@@ -74,7 +79,7 @@ def yesno_command(out: Path, **options: Any) -> None:
         refuse_unused(("legacy_ids", "legacy_set"), "with --no-legacy")
     tokens = greedy_tokens(options, PARSE_TOKENS)
     settings = settings_from(YesNoSettings, options, greedy_tokens=tokens)
-    run_command(yesno_stage(settings.read_items(), settings), out, options)
+    run_command(settings, out, options)
 
 
 @register_commands

@@ -1,7 +1,7 @@
 """Options and error handling shared by the subcommands.
 
-``check_out`` and ``RunSettings`` live in :mod:`readout_audit.kind` (a notebook's run gets the
-same checks); they are named here for the commands that import them from this module.
+``RunSettings`` lives in :mod:`readout_audit.kind` (a notebook's run gets the same checks); it
+is named here for the commands that import it from this module.
 """
 
 from __future__ import annotations
@@ -13,14 +13,19 @@ from typing import Any, TypeVar
 import click
 from click.core import ParameterSource
 
-from readout_audit._cli._fields import settings_from, settings_options
+from readout_audit._cli._fields import (
+    option_keywords,
+    settings_from,
+    settings_options,
+    with_options,
+)
 from readout_audit._cli._limit_plain import plain_option
-from readout_audit._cli._served import SERVED_ONLY, gate_options, served_options, with_options
+from readout_audit._cli._served import served_options
 from readout_audit._cli._types import BoundedInt, template_kwargs_option
 from readout_audit._exceptions import ReadoutError
-from readout_audit._util import INT_MAX, release_held, terminal_safe
-from readout_audit.kind import DEVICE_HELP, ModelChoice, RunSettings, check_out
-from readout_audit.model import EMBEDDED_SPEC, is_served
+from readout_audit._util import INT_MAX, terminal_safe
+from readout_audit.kind import DEVICE_HELP, ModelChoice, RunSettings
+from readout_audit.model import EMBEDDED_SPEC, ServedSettings, is_served
 from readout_audit.progress import progress_mode
 from readout_audit.readout import DEFAULT_GREEDY_TOKENS
 from readout_audit.serve import redact_url
@@ -29,11 +34,11 @@ __all__ = [
     "MODEL_OPTIONS",
     "RUN_OPTIONS",
     "RunSettings",
-    "check_out",
     "force_option",
     "greedy_tokens",
     "local_model_options",
     "model_options",
+    "refuse_other_kind",
     "refuse_unused",
     "run_options",
     "user_errors",
@@ -78,8 +83,6 @@ def user_errors(command: F) -> F:
                 err=True,
             )
             raise click.exceptions.Exit(INTERRUPTED) from None
-        finally:
-            release_held()  # what ``check_out`` held and no run directory took over
 
     return wrapper  # type: ignore[return-value]
 
@@ -103,15 +106,23 @@ def refuse_unused(names: Collection[str], why: str) -> None:
         raise click.UsageError(redact_url(f"{', '.join(given)} {verb} not read {why}"))
 
 
-LOCAL_ONLY = (
-    "device",
-    "dtype",
-    "device_map",
-    "trust_remote_code",
-    "threads",
-    "cache_budget",
-    "prefix_sharing",
-)
+def refuse_other_kind(
+    spec: str, who: str, served_only: Collection[str], local_only: Collection[str]
+) -> None:
+    """Before anything loads, refuse the options the kind of model ``spec`` names would not read.
+
+    ``served_only`` are refused for a local model, ``local_only`` for a served one; ``who`` is
+    the model's role in the message (a model, a judge).
+    """
+    if is_served(spec):
+        refuse_unused(local_only, f"by a served {who} ({spec}), only by a local one")
+    else:
+        refuse_unused(served_only, f"by a local {who} ({spec}), only by a served one")
+
+
+SERVED_ONLY = option_keywords(ServedSettings) | option_keywords(ModelChoice, "served")
+"""The model options only a served model reads."""
+LOCAL_ONLY = option_keywords(ModelChoice, "local")
 """The model options only a local model reads."""
 
 
@@ -120,18 +131,14 @@ def _model_options_used(command: F) -> F:
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        spec = kwargs["model_spec"]
-        if is_served(spec):
-            refuse_unused(LOCAL_ONLY, f"by a served model ({spec}), only by a local one")
-        else:
-            refuse_unused(SERVED_ONLY, f"by a local model ({spec}), only by a served one")
+        refuse_other_kind(kwargs["model_spec"], "model", SERVED_ONLY, LOCAL_ONLY)
         return command(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
 
 
 MODEL_OPTIONS = settings_options(ModelChoice)
-"""Which model, and how to load it (a served model's own options: ``served_options``)."""
+"""Which model, how to load it and a served one's gate (its own options: ``served_options``)."""
 
 RUN_OPTIONS = [
     template_kwargs_option,
@@ -162,8 +169,8 @@ RUN_OPTIONS = [
 
 def model_options(command: F) -> F:
     """The options every model-running subcommand takes."""
-    options = [MODEL_OPTIONS, *RUN_OPTIONS]
-    return gate_options(served_options(with_options(_model_options_used(command), options)))
+    options = [MODEL_OPTIONS, served_options, *RUN_OPTIONS]
+    return with_options(_model_options_used(command), options)
 
 
 def local_model_options(role: str) -> Callable[[F], F]:

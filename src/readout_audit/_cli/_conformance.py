@@ -10,9 +10,9 @@ import click
 from readout_audit._cli._common import user_errors
 from readout_audit._cli._fields import settings_from, settings_options
 from readout_audit._cli._limit_plain import plain_option
-from readout_audit._cli._served import served_options, served_settings
-from readout_audit.kind import ConformanceRun, check_out, check_served, quiet_loading
-from readout_audit.model import CONFORMANCE_FILE
+from readout_audit._cli._served import served_options, tokenizer_option
+from readout_audit.kind import ConformanceRun, check_served, quiet_loading
+from readout_audit.model import CONFORMANCE_FILE, ServedSettings
 from readout_audit.report import print_conformance
 
 NONCONFORMING = 3
@@ -22,16 +22,16 @@ NONCONFORMING = 3
 @click.command("conformance")
 @settings_options(ConformanceRun)
 @served_options
+@tokenizer_option
 @plain_option
 @user_errors
 def conformance_command(plain: bool, **options: Any) -> None:
     """Compare a served model with a local forward of the same weights on fixed prompts."""
     run = settings_from(ConformanceRun, options)
-    check_out(run.out)
     quiet_loading()
     conformance = check_served(
         run,
-        served_settings(options),
+        settings_from(ServedSettings, options),
         tokenizer=options["tokenizer"],
         progress=lambda line: click.echo(line, err=True),
     )

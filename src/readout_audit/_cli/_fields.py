@@ -22,7 +22,6 @@ import click
 from pydantic import Strict, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
-from readout_audit._cli._served import with_options
 from readout_audit._cli._types import BoundedInt, FiniteFloat, GivenPath, Listed
 from readout_audit._util import (
     HINT_KEY,
@@ -35,7 +34,15 @@ from readout_audit._util import (
 F = TypeVar("F", bound=Callable[..., Any])
 M = TypeVar("M")
 
-__all__ = ["SETTINGS", "refuse_shared_names", "settings_from", "settings_options"]
+__all__ = [
+    "SETTINGS",
+    "field_option",
+    "option_keywords",
+    "refuse_shared_names",
+    "settings_from",
+    "settings_options",
+    "with_options",
+]
 
 SETTINGS = "settings_models"
 """The attribute of a command's callback listing the settings models its options come from."""
@@ -60,13 +67,11 @@ def settings_options(
     (or element) without an upper bound or ``strict=True`` is a TypeError here, at import.
     """
     given_types, given_aliases = dict(types_ or {}), dict(aliases or {})
+    fields = [(name, info) for name, info, _ in _fields(model) if name not in skip]
     options = [
-        _option(name, info, given_types.get(name), given_aliases.get(name))
-        for name, info in _fields(model)
-        if name not in skip
+        _option(name, info, given_types.get(name), given_aliases.get(name)) for name, info in fields
     ]
-
-    declared = frozenset(_dest(name, info) for name, info in _fields(model) if name not in skip)
+    declared = frozenset(_dest(name, info) for name, info in fields)
 
     def decorate(command: F) -> F:
         setattr(command, SETTINGS, (*getattr(command, SETTINGS, ()), model))
@@ -76,6 +81,30 @@ def settings_options(
         return decorated
 
     return decorate
+
+
+def field_option(model: type[Any], name: str) -> Callable[[F], F]:
+    """The option of ``model``'s field ``name`` alone, for a command that takes no other."""
+    return _option(name, _model_fields(model)[name], None)
+
+
+def option_keywords(
+    model: type[Any], read_by: Literal["local", "served"] | None = None
+) -> frozenset[str]:
+    """The keywords of ``model``'s options; with ``read_by``, those only that kind of model reads.
+
+    Which kind reads a field is its ``read_by`` hint, a nested model's holding for its fields.
+    """
+    return frozenset(
+        _dest(name, info) for name, info, reader in _fields(model) if read_by in (None, reader)
+    )
+
+
+def with_options(command: F, options: Sequence[Callable[[Any], Any]]) -> F:
+    """``command`` with click options applied so that they list in the given order."""
+    for option in reversed(options):
+        command = option(command)
+    return command
 
 
 def refuse_shared_names(params: Sequence[click.Parameter]) -> None:
@@ -138,14 +167,15 @@ def _values(
     """The field values of ``model`` (its nested models' built from the same options).
 
     ``declared``: the keywords of the options the command declared for ``model`` (None: any
-    in ``given``); a field it skipped is the command's to set in ``fixed``.
+    in ``given``); a field it skipped is the command's to set in ``fixed``, a nested model no
+    command sets (``ModelChoice.served``) too.
     """
     values: dict[str, Any] = {}
     for name, info in _model_fields(model).items():
         nested, dest = _nested(info), _dest(name, info)
         if name in fixed:
             values[name] = fixed[name]
-        elif nested is not None:
+        elif nested is not None and not _hint(info).get("skip"):
             values[name] = _values(nested, given, fixed, declared)
         elif (declared is None or dest in declared) and given.get(dest) is not None:
             values[name] = given[dest]  # None: not given, the field's default
@@ -159,8 +189,8 @@ def _hint(info: FieldInfo) -> OptionHint:
 
 
 def _nested(info: FieldInfo) -> type[Any] | None:
-    """The settings class a field holds whole (a model or a pydantic dataclass), if any."""
-    annotation = info.annotation
+    """The settings class a field holds whole (a model or a pydantic dataclass, or None), if any."""
+    annotation, _ = _unwrap(info.annotation)
     if isinstance(annotation, type) and hasattr(annotation, "__pydantic_fields__"):
         return annotation
     return None
@@ -171,16 +201,22 @@ def _model_fields(model: type[Any]) -> dict[str, FieldInfo]:
     return typing.cast(dict[str, FieldInfo], model.__pydantic_fields__)
 
 
-def _fields(model: type[Any]) -> Iterator[tuple[str, FieldInfo]]:
-    """``model``'s fields a command sets, a nested settings model's flattened in its place."""
+def _fields(
+    model: type[Any], read_by: str | None = None
+) -> Iterator[tuple[str, FieldInfo, str | None]]:
+    """``model``'s fields a command sets, a nested settings model's flattened in its place.
+
+    Each comes with the one kind of model that reads it (None: either), ``read_by`` by default.
+    """
     for name, info in _model_fields(model).items():
-        nested = _nested(info)
-        if _hint(info).get("skip"):
+        hint, nested = _hint(info), _nested(info)
+        reader = hint.get("read_by", read_by)
+        if hint.get("skip"):
             continue
         if nested is not None:
-            yield from _fields(nested)
+            yield from _fields(nested, reader)
         else:
-            yield name, info
+            yield name, info, reader
 
 
 def _dest(name: str, info: FieldInfo) -> str:

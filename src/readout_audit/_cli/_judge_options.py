@@ -10,20 +10,19 @@ from pathlib import Path
 
 import click
 
-from readout_audit._cli._common import refuse_unused
+from readout_audit._cli._common import refuse_other_kind
+from readout_audit._cli._fields import option_keywords
 from readout_audit._cli._types import GivenPath
 from readout_audit.judge import JudgeExecution
-from readout_audit.model import is_served
 
 SOURCE_TYPES = {"exclude": GivenPath(path_type=Path, exists=True)}
 """``types_`` of a command whose settings hold a ``judge.inventory.SourceSettings``."""
-LOCAL_JUDGE_ONLY = ("device", "dtype", "batch_size")
+JUDGE_SKIPS = ("server", "echo", "chat")
+"""The served-model settings no judge reads: a served judge's chat requests, planned in its
+inventory, are sent as they are, whatever the server."""
+LOCAL_JUDGE_ONLY = option_keywords(JudgeExecution, "local")
 """The execution options only a local judge reads."""
-SERVED_JUDGE_ONLY = tuple(
-    name
-    for name in JudgeExecution.model_fields
-    if name not in (*LOCAL_JUDGE_ONLY, "allow_download")
-)
+SERVED_JUDGE_ONLY = option_keywords(JudgeExecution, "served")
 """The execution options only a served judge reads."""
 
 progress_option = click.option("--progress/--no-progress", default=None, help="Progress on stderr.")
@@ -35,9 +34,5 @@ def refuse_unused_execution(judge: str, *, local_proposer: bool = False) -> None
     A local proposer (``judge search`` without ``--proposals``) still reads ``--device`` and
     ``--dtype`` beside a served judge.
     """
-    if not is_served(judge):
-        refuse_unused(SERVED_JUDGE_ONLY, f"by a local judge ({judge}), only by a served one")
-        return
-    placing = ("device", "dtype") if local_proposer else ()
-    unused = [name for name in LOCAL_JUDGE_ONLY if name not in placing]
-    refuse_unused(unused, f"by a served judge ({judge}), only by a local one")
+    placing = {"device", "dtype"} if local_proposer else set()
+    refuse_other_kind(judge, "judge", SERVED_JUDGE_ONLY, LOCAL_JUDGE_ONLY - placing)

@@ -7,9 +7,13 @@ from typing import Any
 
 import click
 
-from readout_audit._cli._common import check_out, user_errors
+from readout_audit._cli._common import user_errors
 from readout_audit._cli._fields import settings_from, settings_options
-from readout_audit._cli._judge_options import progress_option, refuse_unused_execution
+from readout_audit._cli._judge_options import (
+    JUDGE_SKIPS,
+    progress_option,
+    refuse_unused_execution,
+)
 from readout_audit._cli._limit_plain import plain_option
 from readout_audit._cli._score import finish
 from readout_audit._cli._types import GivenPath
@@ -20,7 +24,11 @@ from readout_audit.progress import progress_mode
 
 @click.command("run")
 @click.argument("inventory", type=GivenPath(path_type=Path, file_okay=False, exists=True))
-@settings_options(JudgeRun, types_={"phase": click.Choice(["preflight", "confirmation"])})
+@settings_options(
+    JudgeRun,
+    skip=JUDGE_SKIPS,
+    types_={"phase": click.Choice(["preflight", "confirmation"])},
+)
 @plain_option
 @progress_option
 @user_errors
@@ -28,7 +36,6 @@ def judge_run_command(inventory: Path, plain: bool, progress: bool | None, **giv
     """Run one phase of a frozen inventory on its judge; a rerun resumes where it stopped."""
     run = settings_from(JudgeRun, given, progress=progress_mode(progress))
     refuse_unused_execution(inventory_judge(inventory, run.configurations))
-    check_out(run.out, "judge")
     _, plan = run_judge(inventory, run)
     for name in plan.skipped:
         click.echo(f"{name}: preflight gates failed, not confirmed (p = 1 in the family)")

@@ -10,6 +10,7 @@ import click
 from readout_audit._cli._common import user_errors
 from readout_audit._cli._fields import settings_from, settings_options
 from readout_audit._cli._judge_options import (
+    JUDGE_SKIPS,
     SOURCE_TYPES,
     progress_option,
     refuse_unused_execution,
@@ -28,7 +29,7 @@ _TYPES = {
 @click.command("search")
 @click.argument("out", type=GivenPath(path_type=Path, file_okay=False))
 @settings_options(SearchSettings, types_=_TYPES)
-@settings_options(JudgeExecution, skip=("allow_download",))
+@settings_options(JudgeExecution, skip=("allow_download", *JUDGE_SKIPS))
 @progress_option
 @user_errors
 def judge_search_command(out: Path, progress: bool | None, **given: Any) -> None:

@@ -21,7 +21,7 @@ from readout_audit._cli._registry import register_commands
 from readout_audit._cli._score import run_command
 from readout_audit._cli._types import GivenPath
 from readout_audit._exceptions import InputError
-from readout_audit.lmeval import LMEvalRun, lm_eval_stage, write_results_view
+from readout_audit.lmeval import LMEvalRun, write_results_view
 from readout_audit.log import check_output_path
 
 LM_EVAL_SPELLINGS = {
@@ -50,11 +50,6 @@ def _check_view(path: Path, out: Path, inputs: list[Path], force: bool) -> None:
             field="json",
         )
     check_output_path(path, option="json", inputs=inputs, force=force)
-
-
-def _note(line: str) -> None:
-    """A line of the stage's on stderr, where the progress goes."""
-    click.echo(line, err=True)
 
 
 @click.command("lm-eval")
@@ -88,7 +83,7 @@ def lm_eval_command(json_out: Path | None, out: Path, force: bool, **options: An
     inputs = run.inputs()
     if json_out is not None:
         _check_view(json_out, out, inputs, force)
-    run_command(lm_eval_stage(run, note=_note), out, options)
+    run_command(run, out, options)
     if json_out is not None:
         write_results_view(out, json_out)
 

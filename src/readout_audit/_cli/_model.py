@@ -6,10 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from readout_audit._cli._fields import settings_from
-from readout_audit._cli._served import served_settings
 from readout_audit.kind import ModelChoice as LibraryChoice
 from readout_audit.kind import quiet_loading
-from readout_audit.model import is_served
+from readout_audit.model import ServedSettings, is_served
 
 __all__ = ["ModelChoice", "quiet_loading"]
 
@@ -23,14 +22,7 @@ class ModelChoice(LibraryChoice):
 
         The served fields only for a served spec, so the model sees only what it reads.
         """
-        served = is_served(options["model_spec"])
-        if not served:
+        if not is_served(options["model_spec"]):
             return settings_from(cls, options)
-        return settings_from(
-            cls,
-            options,
-            served=served_settings(options),
-            tokenizer=options["tokenizer"] or None,
-            conformance=options["conformance_path"],
-            allow_nonconforming=options["allow_nonconforming"],
-        )
+        served = settings_from(ServedSettings, options)
+        return settings_from(cls, options, served=served, tokenizer=options["tokenizer"] or None)

@@ -13,7 +13,7 @@ from readout_audit._cli._fields import settings_from, settings_options
 from readout_audit._cli._registry import register_commands
 from readout_audit._cli._score import run_command
 from readout_audit._cli._types import GivenPath, Listed
-from readout_audit.recover import RecoverRun, recover_stage
+from readout_audit.recover import RecoverRun
 
 
 @click.command("recover")
@@ -30,8 +30,13 @@ from readout_audit.recover import RecoverRun, recover_stage
 @user_errors
 def recover_command(out: Path, **options: Any) -> None:
     """Collapsed sequence scores: probes, label logits, string scores, label-free offsets."""
-    run = settings_from(RecoverRun, options, allow_download=options["allow_download"])
-    run_command(recover_stage(run, greedy_tokens(options, 0)), out, options)
+    run = settings_from(
+        RecoverRun,
+        options,
+        allow_download=options["allow_download"],
+        greedy_tokens=greedy_tokens(options, 0),
+    )
+    run_command(run, out, options)
 
 
 @register_commands

@@ -15,10 +15,10 @@ from readout_audit._cli._registry import register_commands
 from readout_audit._cli._types import GivenPath
 from readout_audit._util import terminal_safe
 from readout_audit.data import Item, demo_items, load_items
-from readout_audit.kind import StageRun, run_stage
+from readout_audit.kind import KindSettings, run_stage
 from readout_audit.log import read_run
 from readout_audit.report import print_report
-from readout_audit.scoring import score_stage
+from readout_audit.scoring import ScoreSettings
 
 
 def finish(out: Path, plain: bool = False, verbose: bool = False) -> None:
@@ -30,14 +30,16 @@ def finish(out: Path, plain: bool = False, verbose: bool = False) -> None:
     click.echo(terminal_safe(f"run written to {out}"))
 
 
-def run_command(stage: StageRun[Any], out: Path, options: Mapping[str, Any]) -> None:
+def run_command(settings: KindSettings, out: Path, options: Mapping[str, Any]) -> None:
     """:func:`~readout_audit.kind.run_stage` on the shared options' settings and model; report."""
-    run_stage(stage, run_options(options), out, ModelChoice.from_options(options))
+    run_stage(settings, out, model=ModelChoice.from_options(options), run=run_options(options))
     finish(out, options["plain"], options["verbose"])
 
 
 def _run(items: Sequence[Item], out: Path, options: Mapping[str, Any]) -> None:
-    run_command(score_stage(items, greedy_tokens(options)), out, options)
+    run_command(
+        ScoreSettings(items=tuple(items), greedy_tokens=greedy_tokens(options)), out, options
+    )
 
 
 @click.command("score")

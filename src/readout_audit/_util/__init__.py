@@ -29,11 +29,11 @@ from readout_audit._util._jsonl import (
 from readout_audit._util._lock import (
     LOCK,
     RunLock,
-    hold,
     lock_holder,
     lock_path,
+    make_folders,
     refuse_if_written,
-    release_held,
+    remove_empty,
 )
 from readout_audit._util._models import field_path, read_models, validate_line, validation_problem
 from readout_audit._util._option_hint import (
@@ -67,13 +67,14 @@ __all__ = [
     "decode_json",
     "dumps_line",
     "field_path",
-    "hold",
     "hub_hint",
     "iter_values",
     "loads_line",
     "loads_strict",
     "lock_holder",
     "lock_path",
+    "make_folders",
+    "remove_empty",
     "option_hint",
     "parse_bounded",
     "read_input_bytes",
@@ -81,7 +82,6 @@ __all__ = [
     "read_lines",
     "read_models",
     "refuse_if_written",
-    "release_held",
     "split_lines",
     "terminal_safe",
     "umask_mode",

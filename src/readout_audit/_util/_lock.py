@@ -12,8 +12,6 @@ import errno
 import fcntl
 import os
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from readout_audit._exceptions import RunDirectoryError
@@ -24,10 +22,6 @@ UNNAMED = "(its id not yet written)"
 HOLDER_BYTES = 20
 """The most bytes of a lock file ever read: a process id has at most 19 digits."""
 
-_HELD: dict[str, int] = {}
-"""Locks this process took ahead of its writer (see :func:`hold`), by lock file, open."""
-_MADE: list[Path] = []
-"""The folders :func:`hold` made for its locks, outermost first."""
 _KINDS = {
     stat.S_ISLNK: "a symbolic link",
     stat.S_ISDIR: "a folder",
@@ -121,15 +115,11 @@ class RunLock:
         """Lock a run directory (``DIR/.lock``) or, ``beside``, one output file (``FILE.lock``)."""
         self.target = target
         self.path = lock_path(target, beside=beside)
-        self._output = "file" if beside else "directory"
+        self._beside = beside
         self._handle: int | None = None
 
     def acquire(self) -> None:
-        """Take the lock at once (or the one :func:`hold` kept), else raise naming its holder."""
-        held = _HELD.pop(os.path.realpath(self.path), None)
-        if held is not None:
-            self._handle = held
-            return
+        """Take the lock at once, else raise naming its holder."""
         handle = _open(self.path, os.O_RDWR | os.O_CREAT)
         assert handle is not None
         try:
@@ -137,13 +127,27 @@ class RunLock:
         except BlockingIOError:
             holder = _holder(handle)
             os.close(handle)
-            raise RunDirectoryError(
-                f"{self.target} is being written by process {holder}; wait for it to "
-                f"finish or choose another output {self._output}"
-            ) from None
+            raise self._taken(holder) from None
         os.ftruncate(handle, 0)  # a process id or nothing, as :func:`_open` checked
         os.pwrite(handle, str(os.getpid()).encode("ascii"), 0)
         self._handle = handle
+
+    def probe(self) -> None:
+        """Refuse at once, naming the holder, while another process writes the target.
+
+        The one check before a slow step (loading a model) for a writer that locks only
+        after it: nothing is made or taken, so a refused command leaves no trace.
+        """
+        holder = lock_holder(self.target, beside=self._beside)
+        if holder is not None:
+            raise self._taken(holder)
+
+    def _taken(self, holder: str) -> RunDirectoryError:
+        output = "file" if self._beside else "directory"
+        return RunDirectoryError(
+            f"{self.target} is being written by process {holder}; wait for it to finish or "
+            f"choose another output {output}"
+        )
 
     def release(self) -> None:
         """Release the lock (idempotent)."""
@@ -152,49 +156,8 @@ class RunLock:
             os.close(self._handle)
             self._handle = None
 
-    def take_over(self) -> int:
-        """Hand the open lock file to :func:`hold`'s table (the lock stays taken)."""
-        handle, self._handle = self._handle, None
-        assert handle is not None
-        return handle
 
-
-def hold(directory: Path) -> None:
-    """Take ``DIR/.lock`` now, making ``DIR`` if needed, and keep it for this process's writer.
-
-    For a command to call before a slow step (loading a model): a second writer is refused
-    at once instead of after its own load, whether or not ``DIR`` existed. :func:`release_held`
-    lets go of what no writer took over, and removes the folders made here that hold nothing.
-    """
-    lock = RunLock(directory)
-    key = os.path.realpath(lock.path)
-    if key in _HELD:
-        return
-    made = _make_directory(directory)
-    try:
-        lock.acquire()
-    except BaseException:
-        _remove_empty(made)
-        raise
-    _MADE.extend(made)
-    _HELD[key] = lock.take_over()
-
-
-def release_held() -> None:
-    """Release every lock :func:`hold` took that no writer took over (at a command's end).
-
-    A folder :func:`hold` made is removed again when it holds nothing but its lock: a refused
-    command leaves no trace.
-    """
-    while _HELD:
-        _, handle = _HELD.popitem()
-        fcntl.flock(handle, fcntl.LOCK_UN)
-        os.close(handle)
-    made, _MADE[:] = list(_MADE), []
-    _remove_empty(made)
-
-
-def _remove_empty(made: list[Path]) -> None:
+def remove_empty(made: list[Path]) -> None:
     """Remove the folders in ``made`` (outermost first) that hold nothing but a lock file."""
     for folder in reversed(made):
         try:
@@ -205,7 +168,7 @@ def _remove_empty(made: list[Path]) -> None:
             break  # it holds something after all: keep it and its parents
 
 
-def _make_directory(directory: Path) -> list[Path]:
+def make_folders(directory: Path) -> list[Path]:
     """Make ``directory`` and its missing parents; those this process made, outermost first."""
     made = []
     for folder in (*reversed(directory.parents), directory):
@@ -217,30 +180,6 @@ def _make_directory(directory: Path) -> list[Path]:
             continue
         made.append(folder)
     return made
-
-
-@contextmanager
-def locked_directory(directory: Path) -> Iterator[None]:
-    """Hold ``DIR/.lock`` for a block, making the directory if needed.
-
-    A directory made here is removed again when the block fails (if it holds nothing but
-    the lock file), so a refused command leaves no trace; an existing one keeps its files.
-    """
-    made = _make_directory(directory)
-    lock = RunLock(directory)
-    try:
-        lock.acquire()
-    except BaseException:
-        _remove_empty(made)
-        raise
-    try:
-        yield
-    except BaseException:
-        lock.release()
-        _remove_empty(made)
-        raise
-    finally:
-        lock.release()
 
 
 def lock_holder(target: Path, *, beside: bool = False) -> str | None:

@@ -41,6 +41,9 @@ class OptionHint(TypedDict, total=False):
     skip: bool
     """A field no command sets (a notebook's only)."""
     no_default_shown: bool
+    read_by: Literal["local", "served"]
+    """The one kind of model that reads the field (a nested model's: each of its fields); the
+    option given for the other kind is refused before anything loads."""
 
 
 def option_hint(
@@ -52,6 +55,7 @@ def option_hint(
     repeat: bool = False,
     skip: bool = False,
     no_default_shown: bool = False,
+    read_by: Literal["local", "served"] | None = None,
 ) -> dict[str, Any]:
     """A field's ``json_schema_extra``: ``Field(json_schema_extra=option_hint("--items"))``."""
     hint: OptionHint = {}
@@ -69,4 +73,6 @@ def option_hint(
         hint["skip"] = True
     if no_default_shown:
         hint["no_default_shown"] = True
+    if read_by is not None:
+        hint["read_by"] = read_by
     return {HINT_KEY: dict(hint)}

@@ -24,6 +24,7 @@ from readout_audit.data._polygraph import LIBRARY_SHOTS, polygraph_mmlu_items
 from readout_audit.data._qa import Correctness, QAItem, is_correct, load_qa_items
 from readout_audit.data._race import RACE_HUB_ID, RACE_REVISION, load_race
 from readout_audit.data._sources import (
+    QASource,
     load_logic_file,
     load_logic_source,
     load_mc_source,
@@ -54,6 +55,7 @@ __all__ = [
     "Message",
     "NONCE_VOCABULARY",
     "QAItem",
+    "QASource",
     "RACE_HUB_ID",
     "RACE_REVISION",
     "YesNoItem",

@@ -21,7 +21,7 @@ from readout_audit.judge.inventory import (
     parse_configuration,
 )
 from readout_audit.judge.protocol import Phase, Presentation, ResponseFormat
-from readout_audit.judge.run import JudgeExecution, JudgeRun, run_judge
+from readout_audit.judge.run import JUDGE, JudgeExecution, JudgeRun, judge_phase
 from readout_audit.judge.search import (
     PROGRAMMES,
     Programme,
@@ -31,7 +31,7 @@ from readout_audit.judge.search import (
     search_stages,
     seed_pool,
 )
-from readout_audit.log import RunLock
+from readout_audit.log import RunDirectory, RunLock
 from readout_audit.model import EMBEDDED_SPEC, ScoringModel, is_served
 from readout_audit.progress import ProgressMode, announce
 
@@ -156,7 +156,14 @@ def search_cues(
             phase_run = JudgeRun(
                 out=run, phase=phase, unqualified=True, execution=execution, progress=progress
             )
-            run_judge(inventory, phase_run, judge_model if judge_model is not None else opener)
+            # a member of the search's stage, which holds the lock: opened here, not claimed
+            with RunDirectory(run, JUDGE) as directory:
+                judge_phase(
+                    inventory,
+                    phase_run,
+                    directory,
+                    judge_model if judge_model is not None else opener,
+                )
 
         return search_stages(out, setup, stage, proposer)
     finally:

@@ -57,16 +57,24 @@ class ModelChoice:
     openai:<base-url>[,<base-url>...]#<model-name> (or openai:<file of URLs>#<name>)."""
     allow_download: bool = False
     """Let hf: specs download from the Hugging Face Hub."""
-    device: Device = "auto"
+    device: Device = Field(default="auto", json_schema_extra=option_hint(read_by="local"))
     """auto (cuda if available, else mps, else cpu), cpu, cuda, cuda:N or mps."""
-    dtype: Dtype = "auto"
+    dtype: Dtype = Field(default="auto", json_schema_extra=option_hint(read_by="local"))
     """Weights' dtype; auto is bfloat16 on a GPU and float32 on the CPU."""
-    device_map: Literal["auto"] | None = None
+    device_map: Literal["auto"] | None = Field(
+        default=None, json_schema_extra=option_hint(read_by="local")
+    )
     """auto: spread a model too large for one GPU over the available devices (accelerate's
     placement, recorded in the manifest)."""
-    trust_remote_code: bool = False
+    trust_remote_code: bool = Field(default=False, json_schema_extra=option_hint(read_by="local"))
     """Run a hf: checkpoint's own modelling code (off by default; recorded)."""
-    threads: int | None = Field(default=None, ge=1, le=THREADS_MAX, strict=True)
+    threads: int | None = Field(
+        default=None,
+        ge=1,
+        le=THREADS_MAX,
+        strict=True,
+        json_schema_extra=option_hint(read_by="local"),
+    )
     """CPU threads for the model (default: torch's, one per core; at most this machine's
     cores); fewer can be faster on a busy machine."""
     cache_budget_mb: int | None = Field(
@@ -74,17 +82,33 @@ class ModelChoice:
         ge=1,
         le=INT_MAX >> 20,  # its bytes are an int64 too
         strict=True,
-        json_schema_extra=option_hint("--cache-budget", metavar="MB", dest="cache_budget"),
+        json_schema_extra=option_hint(
+            "--cache-budget", metavar="MB", dest="cache_budget", read_by="local"
+        ),
     )
     """Largest key-value cache of one forward (default 1024 MB); a batch over it is scored in
     chunks, with the same numbers."""
-    prefix_sharing: PrefixSharing = "auto"
+    prefix_sharing: PrefixSharing = Field(
+        default="auto", json_schema_extra=option_hint(read_by="local")
+    )
     """Encode the token prefixes a batch shares (a few-shot block, a ladder's question) once;
     auto: on the CPU, where it saves time, not on a GPU, where it costs."""
     served: ServedSettings | None = Field(default=None, json_schema_extra=option_hint(skip=True))
-    tokenizer: str | None = Field(default=None, json_schema_extra=option_hint(skip=True))
-    conformance: Path | None = Field(default=None, json_schema_extra=option_hint(skip=True))
-    allow_nonconforming: bool = Field(default=False, json_schema_extra=option_hint(skip=True))
+    """A served model's pools, pacing, cost cap and key (its own options)."""
+    tokenizer: str | None = Field(
+        default=None, json_schema_extra=option_hint(metavar="SPEC", read_by="served")
+    )
+    """A served model's local tokenizer (a local model spec); default: the conformance file's
+    reference."""
+    conformance: Path | None = Field(
+        default=None,
+        json_schema_extra=option_hint(dest="conformance_path", path="file", read_by="served"),
+    )
+    """A served model's conformance.json, written by `readout conformance`."""
+    allow_nonconforming: bool = Field(
+        default=False, json_schema_extra=option_hint(read_by="served")
+    )
+    """Run a served model even without a passing conformance verdict (recorded)."""
 
     def open(self, preflight: Callable[[TextCodec], None] | None = None) -> ScoringModel:
         """Open the model (``preflight`` runs with its tokenizer, before the weights load).

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from readout_audit._exceptions import InputError, RunDirectoryError
 from readout_audit._util import INT_MAX, THREADS_MAX, option_hint, write_json_atomic
+from readout_audit.kind._stage import check_out
 from readout_audit.log import Manifest, StageFile, check_unlocked, stage_manifest_path
 from readout_audit.model import (
     CONFORMANCE_FILE,
@@ -164,6 +165,7 @@ def check_served(
     reference loads. The weights type defaults to the reference's GGUF file's, the served
     model's tokenizer to the reference.
     """
+    check_out(run.out)
     served, local, quantisation = conformance_models(
         run.spec,
         run.reference,

@@ -8,6 +8,7 @@ from typing import Any
 
 from readout_audit._exceptions import InputError
 from readout_audit.kind._registry import get_kind
+from readout_audit.kind._stage import claim
 from readout_audit.log import MANIFEST, RunDirectory, read_manifest
 from readout_audit.serve import Ledger, ledger_of
 
@@ -46,7 +47,7 @@ def release_unknown(run_dir: str | Path, *, amendment: str | None = None) -> int
         )
     if amendment is not None and not reason:
         raise InputError("is empty", field="amend_protocol")
-    with RunDirectory(run_dir, kind) as directory, Ledger(path) as ledger:
+    with claim(run_dir, kind) as directory, Ledger(path) as ledger:
         unknown = ledger.entries("unknown")
         released = ledger.release_unknown([e.key for e in unknown])
         if reason and unknown:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from readout_audit._exceptions import InputError, ReadoutError
+from readout_audit._exceptions import InputError, ReadoutError, RunDirectoryError
 from readout_audit.log import Manifest, RunDirectory, Summary, Timing, read_run
 from readout_audit.model import (
     DEFAULT_BATCH_SIZE,
@@ -62,10 +63,15 @@ Planner = Callable[[RunDirectory], Sequence[Job[Any]]]
 note writer) run here and keep their results as artifacts of the run directory."""
 
 
+RunOut = str | Path | RunDirectory
+"""Where a run goes: a directory's path, or the run directory :func:`run_stage` opened (locked
+before the model loaded)."""
+
+
 def run_kind(
     kind: AuditKind[Any, Any],
     model: ScoringModel,
-    out: str | Path,
+    out: RunOut,
     config: dict[str, Any],
     plan: Planner,
     *,
@@ -77,6 +83,7 @@ def run_kind(
 ) -> ScoreResult:
     """Run a kind into ``out``: lock, check or write the manifest, plan, score, summarise.
 
+    ``out``: a path, or a run directory already open (it stays open for its opener to close).
     ``executor`` answers the jobs (default: the model's own, :meth:`ScoringModel.executor`,
     with ``batch_size``). Jobs whose key is already on disk are skipped; every record is
     flushed as it completes, so on any interruption the finished records stay and a rerun of
@@ -89,21 +96,38 @@ def run_kind(
     check_model(model)
     size = batch_size or DEFAULT_BATCH_SIZE
     manifest = Manifest.create(kind.name, model.info, config, seeds)  # checked before any write
-    with RunDirectory(out, kind, overwrite=overwrite) as run_dir:
-        run_dir.start(manifest)
+    with opened_run(out, kind) as run_dir:
+        run_dir.start(manifest, overwrite=overwrite)
         if (execution := model.execution()) is not None:
             run_dir.record_execution(execution)
         # every request of the run, planning's included (answers, diagnostics, notes), goes
         # through the run's ledger when the model keeps one: under its cost cap, never sent twice
-        with model.bound_to(Path(out) / LEDGER_FILE):
+        with model.bound_to(run_dir.directory / LEDGER_FILE):
             mode = as_mode(progress)
             announce(mode, "planning: rendering the prompts, running the stages before scoring")
             written = _write_records(
                 kind, model, run_dir, plan(run_dir), executor or model.executor(size), mode
             )
-        summary = timed_summary(kind, out, written.n_new, written.seconds, written.tokens)
+        directory = run_dir.directory
+        summary = timed_summary(kind, directory, written.n_new, written.seconds, written.tokens)
         run_dir.finish(summary, planned=written.planned)
-    return ScoreResult(directory=Path(out), summary=summary, n_new=written.n_new)
+    return ScoreResult(directory=directory, summary=summary, n_new=written.n_new)
+
+
+def run_path(out: RunOut) -> Path:
+    """The folder ``out`` names, open or not."""
+    return out.directory if isinstance(out, RunDirectory) else Path(out)
+
+
+def opened_run(out: RunOut, kind: AuditKind[Any, Any]) -> AbstractContextManager[RunDirectory]:
+    """``out``'s run directory for a block: the one already open as it is, else opened for it."""
+    if not isinstance(out, RunDirectory):
+        return RunDirectory(out, kind)
+    if out.kind.name != kind.name:
+        raise RunDirectoryError(
+            f"{out.directory} was opened for a {out.kind.name} run, not {kind.name}"
+        )
+    return nullcontext(out)
 
 
 @dataclass(frozen=True)

@@ -1,25 +1,28 @@
 """One path from settings to a finished run, for a command and a notebook alike.
 
-:func:`run_stage` checks the run directory before anything loads, runs the stage's checks
-with the tokenizer alone, opens the model and runs the stage (which binds the model's ledger
-to the run and finishes it through :func:`run_kind`).
+A kind's settings are its stage (:class:`KindSettings`): :func:`run_stage` checks and locks
+the run directory before anything loads, runs the settings' checks with the tokenizer alone,
+opens the model and runs them (which binds the model's ledger to the run and finishes it
+through :func:`run_kind`).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Generic, TypedDict, TypeVar
+from typing import Annotated, Any, ClassVar, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from readout_audit._exceptions import InputError, RunDirectoryError
-from readout_audit._util import INT_MAX, hold, option_hint, release_held
+from readout_audit._util import INT_MAX, option_hint
 from readout_audit.kind._choice import ModelChoice
+from readout_audit.kind._kind import AuditKind
+from readout_audit.kind._runner import ScoreResult
 from readout_audit.log import (
     MANIFEST,
+    RunDirectory,
     existing_manifest,
     read_only_files,
     stage_owning,
@@ -28,9 +31,6 @@ from readout_audit.log import (
 from readout_audit.model import DEFAULT_BATCH_SIZE, ScoringModel, TextCodec
 from readout_audit.progress import ProgressMode
 from readout_audit.readout import DEFAULT_TOP_K
-
-T = TypeVar("T")
-
 
 GreedyTokens = Annotated[
     int, Field(ge=0, le=INT_MAX, strict=True, json_schema_extra=option_hint(skip=True))
@@ -46,16 +46,16 @@ class RunSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    top_k: int = Field(DEFAULT_TOP_K, ge=1, le=MAX_TOP_K, strict=True)
+    top_k: int = Field(default=DEFAULT_TOP_K, ge=1, le=MAX_TOP_K, strict=True)
     """Tokens of each scored position's distribution kept in its record (at most 2^20, more
     than any model's vocabulary)."""
     template_kwargs: dict[str, JsonValue] = Field(
         default_factory=dict, json_schema_extra=option_hint(skip=True)
     )
     """Chat-template arguments, e.g. ``{"enable_thinking": False}``."""
-    batch_size: int = Field(DEFAULT_BATCH_SIZE, ge=1, le=INT_MAX, strict=True)
+    batch_size: int = Field(default=DEFAULT_BATCH_SIZE, ge=1, le=INT_MAX, strict=True)
     """Scored positions per model call (one padded forward, one batched decode)."""
-    progress: ProgressMode = Field("off", json_schema_extra=option_hint(skip=True))
+    progress: ProgressMode = Field(default="off", json_schema_extra=option_hint(skip=True))
     """``bar``, ``lines`` or ``off``: a mode, never a truth value (``"off"`` is truthy)."""
     overwrite: bool = False
     """Delete the run already in --out (whatever its configuration) and start it again;
@@ -80,29 +80,42 @@ class LoopArgs(TypedDict):
     overwrite: bool
 
 
-Preflight = Callable[[TextCodec, RunSettings], None]
-"""Checks with the tokenizer alone (items rendered against the context window), before the
-weights load: bad input stops a run before the slow step."""
+class KindSettings(BaseModel):
+    """A kind's settings, which are its stage: what one run reads, its preflight, its run.
 
+    A kind subclasses it with its own fields and :meth:`run`; :func:`run_stage` runs any of
+    them one way. ``kind`` is the run directory's kind (a directory of another is refused).
+    """
 
-@dataclass(frozen=True)
-class StageRun(Generic[T]):
-    """A kind's run as :func:`run_stage` takes it: its kind, its preflight and its run."""
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    kind: str
-    """The run directory's kind (a directory of another kind is refused before loading)."""
-    run: Callable[[ScoringModel, Path, RunSettings], T]
-    """Runs on the opened model into the directory (usually through :func:`run_kind`)."""
-    preflight: Preflight | None = None
+    kind: ClassVar[AuditKind[Any, Any]]
+
+    def read_inputs(self) -> None:
+        """Read what the run reads (its items, splits, documents), before anything loads.
+
+        Bad input stops a run before the slow steps; none by default.
+        """
+
+    def preflight(self, codec: TextCodec, run: RunSettings) -> None:
+        """Checks with the tokenizer alone, before the weights load (none by default).
+
+        Items rendered against the context window: bad input stops a run before the slow step.
+        """
+
+    def open_model(
+        self, choice: ModelChoice, preflight: Callable[[TextCodec], None]
+    ) -> ScoringModel:
+        """The model the run reads (``choice``, opened after ``preflight``)."""
+        return choice.open(preflight)
+
+    def run(self, model: ScoringModel, out: RunDirectory, run: RunSettings) -> ScoreResult:
+        """Run on the opened model into the locked run directory ``out``."""
+        raise NotImplementedError(f"{type(self).__name__} does not say how it runs")
 
 
 def check_out(out: Path, kind: str | None = None) -> None:
-    """Before the model loads: ``out`` is a writable directory, unlocked, of the same kind.
-
-    ``out``'s lock is taken here (the directory made if it does not exist yet, and removed
-    again if nothing is written into it) and kept until the run directory takes it over (or
-    :func:`run_stage` ends), so a second writer is refused before it loads a model too.
-    """
+    """Before anything loads: ``out`` is a writable directory, or none yet, of the same kind."""
     if out.exists() and not out.is_dir():
         raise InputError("is a file, not a run directory", source=str(out), field="out")
     problem = unwritable(out)
@@ -126,32 +139,43 @@ def check_out(out: Path, kind: str | None = None) -> None:
         raise RunDirectoryError(
             f"{out} holds a {owner.kind} stage, not a run; choose another --out"
         )
-    hold(out)  # kept through the model's loading: a second writer is refused now
+
+
+def claim(out: str | Path, kind: AuditKind[Any, Any]) -> RunDirectory:
+    """``out`` checked (:func:`check_out`) and its run directory opened, locked, for ``kind``.
+
+    How every run begins, before anything slow (a model's loading): a second writer is refused
+    at once, and the folders made for a run that never starts go again when it closes.
+    """
+    check_out(Path(out), kind.name)
+    return RunDirectory(out, kind)
 
 
 def run_stage(
-    stage: StageRun[T],
-    settings: RunSettings,
+    settings: KindSettings,
     out: str | Path,
-    model_choice: ModelChoice | ScoringModel,
-) -> T:
-    """Check ``out``, run the preflight, open the model (unless given one), run the stage.
+    *,
+    model: ModelChoice | ScoringModel | None = None,
+    run: RunSettings | None = None,
+) -> ScoreResult:
+    """The one path into a run: inputs read, ``out`` checked and locked, preflight, model, run.
 
-    ``model_choice`` is a model to open, or one already open (a notebook's): the preflight
-    then reads its tokenizer before the run. The lock taken on ``out`` is released at the end
-    whatever happens, once the run directory no longer needs it.
+    ``run_stage(OptionsSettings(items="mc.jsonl", spec="answer"), "runs/a",
+    model=ModelChoice("hf:org/model"))``. ``out``'s run directory is opened (locked, made if
+    need be) before the model loads, so a second writer is refused at once, and closed at the
+    end whatever happens. ``model`` is a model to open (default: the embedded one) or one
+    already open (a notebook's): the preflight then reads its tokenizer before the run.
     """
-    out = Path(out)
-    check_out(out, stage.kind)
-    preflight = stage.preflight
-    check = None if preflight is None else (lambda codec: preflight(codec, settings))
-    try:
-        if isinstance(model_choice, ModelChoice):
-            model = model_choice.open(check)
+    run = run or RunSettings()
+    settings.read_inputs()
+    with claim(out, settings.kind) as directory:
+
+        def preflight(codec: TextCodec) -> None:
+            settings.preflight(codec, run)
+
+        if isinstance(model, ScoringModel):
+            preflight(model.codec)
+            opened = model
         else:
-            model = model_choice
-            if check is not None:
-                check(model.codec)
-        return stage.run(model, out, settings)
-    finally:
-        release_held()
+            opened = settings.open_model(model or ModelChoice(), preflight)
+        return settings.run(opened, directory, run)

@@ -14,11 +14,10 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
-from readout_audit.kind import Job, ScoreResult, run_kind
+from readout_audit.kind import Job, RunOut, ScoreResult, run_kind
 from readout_audit.lift._conditions import (
     CONTEXT,
     SFT,
@@ -242,7 +241,7 @@ def check_hardest_by(settings: Sequence[str], hardest_by: str | None) -> None:
 def score_lift(
     model: ScoringModel,
     cuts: Sequence[Cut],
-    out: str | Path,
+    out: RunOut,
     *,
     forecasts: Forecasts | None = None,
     setup: LiftSetup | None = None,

@@ -15,8 +15,8 @@ from typing import Annotated, Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from readout_audit._exceptions import InputError
-from readout_audit._util import INT_MAX, Seed, option_hint, release_held
-from readout_audit.kind import ScoreResult, check_out
+from readout_audit._util import INT_MAX, Seed, option_hint
+from readout_audit.kind import ScoreResult, claim
 from readout_audit.lift._conditions import LiftSetup
 from readout_audit.lift._cut import Cut
 from readout_audit.lift._cutfile import read_cuts
@@ -192,36 +192,31 @@ def check_sft_folder(folder: Path, cuts: Sequence[Cut], setup: LiftSetup) -> Non
 def score_cut_file(run: LiftScoreRun, scorer: ScorerChoice) -> ScoreResult:
     """Check the inputs and ``run.out``, open the scorer (and the SFT's), score every cut.
 
-    The lock taken on ``run.out`` before the scorer loads is released at the end, whatever
-    happens, once the run directory no longer needs it.
+    ``run.out``'s run directory is opened (locked) before the scorer loads and closed at the
+    end, whatever happens, as :func:`~readout_audit.kind.run_stage` does.
     """
-    check_out(run.out, LIFT.name)
-    try:
-        return _score_checked(run, scorer)
-    finally:
-        release_held()
+    with claim(run.out, LIFT) as directory:
+        setup = run.setup()
+        inputs = read_score_inputs(run)
+        if run.sft is not None:
+            check_sft_folder(run.sft, inputs.cuts, setup)
 
+        def preflight(codec: TextCodec) -> None:
+            for cut in inputs.cuts:
+                cut_jobs(cut, inputs.forecasts.get(cut.id, {}), setup, codec)
 
-def _score_checked(run: LiftScoreRun, scorer: ScorerChoice) -> ScoreResult:
-    """``score_cut_file`` once ``run.out`` is checked and held."""
-    setup = run.setup()
-    inputs = read_score_inputs(run)
-    if run.sft is not None:
-        check_sft_folder(run.sft, inputs.cuts, setup)
-
-    def preflight(codec: TextCodec) -> None:
-        for cut in inputs.cuts:
-            cut_jobs(cut, inputs.forecasts.get(cut.id, {}), setup, codec)
-
-    model = scorer.open(preflight)
-    tuned = None
-    if run.sft is not None:
-        tuned = open_sft_scorer(
-            run.sft, device=scorer.device, dtype=scorer.dtype, allow_download=scorer.allow_download
-        )
-    return score_lift(
-        model, inputs.cuts, run.out, forecasts=inputs.forecasts, setup=setup,
-        batch_size=run.batch_size, progress=run.progress, toy=run.toy, seed=run.seed,
-        contrasts=run.contrasts, sft=tuned, token_counts=inputs.counts,
-        hardest_by=run.hardest_by, overwrite=run.overwrite,
-    )  # fmt: skip
+        model = scorer.open(preflight)
+        tuned = None
+        if run.sft is not None:
+            tuned = open_sft_scorer(
+                run.sft,
+                device=scorer.device,
+                dtype=scorer.dtype,
+                allow_download=scorer.allow_download,
+            )
+        return score_lift(
+            model, inputs.cuts, directory, forecasts=inputs.forecasts, setup=setup,
+            batch_size=run.batch_size, progress=run.progress, toy=run.toy, seed=run.seed,
+            contrasts=run.contrasts, sft=tuned, token_counts=inputs.counts,
+            hardest_by=run.hardest_by, overwrite=run.overwrite,
+        )  # fmt: skip

@@ -12,7 +12,7 @@ from readout_audit.lmeval._model_args import lm_eval_model_args
 from readout_audit.lmeval._record import LMEvalRecord
 from readout_audit.lmeval._reproduce import Reproduction
 from readout_audit.lmeval._samples import read_samples, samples_files
-from readout_audit.lmeval._stage import DocReading, LMEvalRun, doubled_stems, lm_eval_stage
+from readout_audit.lmeval._settings import DocReading, LMEvalRun, doubled_stems
 from readout_audit.lmeval._summary import (
     LMEvalSummary,
     RepairRow,
@@ -50,7 +50,6 @@ __all__ = [
     "doubled_stems",
     "lm_eval_metrics",
     "lm_eval_model_args",
-    "lm_eval_stage",
     "prepare_doc",
     "read_samples",
     "require_lm_eval",

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import partial
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from readout_audit._exceptions import InputError
 from readout_audit.data import Item
-from readout_audit.kind import AuditKind, Job, ScoreResult, register_kind, run_kind
+from readout_audit.kind import (
+    AuditKind,
+    Job,
+    RunOut,
+    RunSettings,
+    ScoreResult,
+    register_kind,
+    run_kind,
+)
 from readout_audit.lmeval._checks import lm_eval_checks
 from readout_audit.lmeval._doc import (
     LMEvalDoc,
@@ -27,17 +33,17 @@ from readout_audit.lmeval._reproduce import default_tolerance
 from readout_audit.lmeval._sections import lm_eval_sections
 from readout_audit.lmeval._summary import LMEvalSummary, summarise_lm_eval
 from readout_audit.model import (
-    DEFAULT_BATCH_SIZE,
     PositionScores,
     ScoringModel,
     TextCodec,
     check_model,
 )
 from readout_audit.options import options_record, options_request
-from readout_audit.progress import ProgressMode
 from readout_audit.prompt import Rendering
-from readout_audit.readout import DEFAULT_GREEDY_TOKENS, DEFAULT_TOP_K
 from readout_audit.scoring import PreparedItem, prepare_rendered, scoring_config
+
+if TYPE_CHECKING:
+    from readout_audit.lmeval._settings import LMEvalRun
 
 ORIGINAL = "production"
 """The variant holding lm-eval's own context, unchanged (the options audit's name for it)."""
@@ -146,32 +152,30 @@ def lm_eval_record(
 
 
 def audit_lm_eval(
-    model: ScoringModel,
-    docs: Sequence[LMEvalDoc],
-    out: str | Path,
-    *,
-    source: dict[str, Any],
-    stem: str | None = None,
-    keep_whitespace: bool = False,
-    tolerance: float | None = None,
-    top_k: int = DEFAULT_TOP_K,
-    greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    progress: bool | ProgressMode = False,
-    overwrite: bool = False,
+    model: ScoringModel, settings: LMEvalRun, out: RunOut, run: RunSettings | None = None
 ) -> ScoreResult:
     """Audit lm-eval's documents at the positions lm-eval scores, into the run ``out``.
 
-    ``source`` says where the documents came from (the task settings, or the samples files)
-    and goes into the manifest. With ``stem``, every document is also read with the answer
+    The documents are the logged run's, or the tasks' as lm-eval builds them; where they came
+    from goes into the manifest. With a ``stem``, every document is also read with the answer
     stem after lm-eval's context (where the context does not already end in it); with
-    ``keep_whitespace``, every document whose context ends
-    in whitespace is also read after it. ``tolerance`` bounds |re-scored − logged|
-    log-likelihood for documents read from logged samples (default: :func:`default_tolerance`).
+    ``keep_whitespace``, every document whose context ends in whitespace is also read after
+    it. ``tolerance`` bounds |re-scored − logged| log-likelihood for documents read from logged
+    samples (default: :func:`default_tolerance`).
     """
     check_model(model)
+    run = run or RunSettings()
+    docs = settings.documents(model.codec, run)
     if not docs:
         raise ValueError("no documents to audit")
+    reading, top_k = settings.reading, run.top_k
+    stem, keep_whitespace, tolerance = reading.stem, reading.keep_whitespace, reading.tolerance
+    greedy_tokens = reading.greedy_tokens
+    source: dict[str, Any] = (
+        {"tasks": settings.tasks.config()}
+        if settings.samples is None
+        else {"samples": str(settings.samples)}
+    )
 
     def plan(_: Any) -> list[Job[Any]]:
         jobs = []
@@ -205,9 +209,9 @@ def audit_lm_eval(
         out,
         config,
         plan,
-        batch_size=batch_size,
-        progress=progress,
-        overwrite=overwrite,
+        batch_size=run.batch_size,
+        progress=run.progress,
+        overwrite=run.overwrite,
     )
 
 

@@ -1,9 +1,9 @@
 """Run directories and stage files: manifest, append-only records, artifacts, typed summary."""
 
+from readout_audit._plugins import PLUGINS_ENV
 from readout_audit._util import RunLock
 from readout_audit.log._kinds import (
     ENTRY_POINTS,
-    PLUGINS_ENV,
     RunKind,
     UnknownKindError,
     broken_plugins,

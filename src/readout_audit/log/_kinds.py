@@ -12,7 +12,6 @@ plug-in declares its own, and a module not installed can be listed in ``READOUT_
 from __future__ import annotations
 
 import importlib
-import os
 from collections.abc import Callable
 from functools import partial
 from importlib import metadata
@@ -20,10 +19,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from readout_audit._exceptions import ReadoutError
+from readout_audit._plugins import PLUGINS_ENV, plugin_modules
 from readout_audit.log._record import RunRecord
 from readout_audit.log._summary import Summary
 
-PLUGINS_ENV = "READOUT_AUDIT_PLUGINS"
 ENTRY_POINTS = "readout_audit.kinds"
 
 
@@ -95,7 +94,7 @@ def load_plugins() -> None:
         )
     for entry in entries:
         load_plugin(f"entry point {entry.name!r} ({entry.value})", entry.load)
-    for name in filter(None, (p.strip() for p in os.environ.get(PLUGINS_ENV, "").split(","))):
+    for name in plugin_modules():
         load_plugin(f"{PLUGINS_ENV} module {name!r}", partial(importlib.import_module, name))
 
 

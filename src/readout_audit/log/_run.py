@@ -312,26 +312,20 @@ class RunDirectory(Stage):
     skips every record already written.
     """
 
-    def __init__(self, directory: str | Path, kind: RunKind, overwrite: bool = False) -> None:
+    def __init__(self, directory: str | Path, kind: RunKind) -> None:
+        """Lock ``directory`` (made if need be) for ``kind``'s run; :meth:`start` writes in it."""
         self.directory = Path(directory)
         self.kind = kind
         existing_manifest(self.directory)  # a folder whose manifest.json is no run's: untouched
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise RunDirectoryError(f"cannot create {self.directory}: {error.strerror}") from None
         super().__init__(
-            RunLock(self.directory), self.directory / MANIFEST, self.directory / RECORDS
+            RunLock(self.directory),
+            self.directory / MANIFEST,
+            self.directory / RECORDS,
+            folder=self.directory,
         )
-        try:
-            if overwrite:
-                self._clear()
-        except BaseException:
-            self._lock.release()
-            raise
         self.done: set[tuple[str, ...]] = set()
 
-    def _clear(self) -> None:
+    def clear(self) -> None:
         """Delete the run held here: the files a run writes, its manifest last; the rest stays.
 
         Nothing is deleted when one of them is not a regular file (a folder, a FIFO or a link
@@ -357,14 +351,24 @@ class RunDirectory(Stage):
         if artifacts.is_dir() and not artifacts.is_symlink() and not any(artifacts.iterdir()):
             artifacts.rmdir()
 
-    def start(self, manifest: Manifest, retried: Callable[[Any], bool] | None = None) -> None:
+    def start(
+        self,
+        manifest: Manifest,
+        retried: Callable[[Any], bool] | None = None,
+        *,
+        overwrite: bool = False,
+    ) -> None:
         """Load the done keys, then write the manifest or check it against the one on disk.
+
+        ``overwrite``: the run held here (of any configuration) is deleted first.
 
         Records that cannot be resumed (a key written twice) are refused before anything
         changes. ``retried``: records this invocation answers again (a served request that failed or
         whose outcome was unknown); they are withdrawn from ``records.jsonl`` (rewritten
         atomically) before any new record is appended, so their keys are not done.
         """
+        if overwrite:
+            self.clear()
         existing = parse_records(self.kind, read_lines(self.records_path, append_only=True))
         self._resume(manifest, f"{self.directory} holds a run")
         if retried is not None and any(retried(r) for r in existing):

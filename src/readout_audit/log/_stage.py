@@ -29,9 +29,10 @@ from readout_audit._util import (
     RunLock,
     decode_json,
     iter_values,
-    lock_holder,
+    make_folders,
     read_input_bytes,
     read_models,
+    remove_empty,
     write_json_atomic,
 )
 from readout_audit.log._manifest import Manifest, now
@@ -135,12 +136,7 @@ def check_unlocked(path: Path) -> None:
 
     For a command to call before it loads a model; the writer then takes the lock for good.
     """
-    holder = lock_holder(path, beside=True) if path.parent.is_dir() else None
-    if holder is not None:  # probed, never made: a refused command leaves no lock file behind
-        raise RunDirectoryError(
-            f"{path} is being written by process {holder}; wait for it to finish or choose "
-            "another output file"
-        )
+    stage_lock(path).probe()
 
 
 class Stage:
@@ -154,12 +150,27 @@ class Stage:
     :func:`write_once`.
     """
 
-    def __init__(self, lock: RunLock, manifest_path: Path, records_path: Path) -> None:
+    def __init__(
+        self, lock: RunLock, manifest_path: Path, records_path: Path, *, folder: Path | None = None
+    ) -> None:
+        """Take the lock; ``folder``: the stage's own folder, made now if need be.
+
+        A stage opened before a slow step (a model's loading) refuses a second writer at once;
+        closed before it starts, it removes the folders it made (a refused run leaves no trace).
+        """
         self.manifest_path, self.records_path = manifest_path, records_path
         self.manifest: Manifest | None = None
         self._appender: JsonlAppender | None = None
         self._lock = lock
-        lock.acquire()
+        try:
+            self._made = [] if folder is None else make_folders(folder)
+        except OSError as error:
+            raise RunDirectoryError(f"cannot create {folder}: {error.strerror}") from None
+        try:
+            lock.acquire()
+        except BaseException:
+            remove_empty(self._made)
+            raise
 
     def _resume(self, manifest: Manifest, holds: str) -> Manifest:
         """Write ``manifest``, or check it against the one on disk and add this invocation."""
@@ -203,11 +214,16 @@ class Stage:
         self.write_manifest()
 
     def close(self) -> None:
-        """Close the records and release the lock (idempotent)."""
+        """Close the records and release the lock (idempotent).
+
+        A stage never started leaves none of the folders it made.
+        """
         if self._appender is not None:
             self._appender.close()
             self._appender = None
         self._lock.release()
+        if self.manifest is None:
+            remove_empty(self._made)
 
     def __enter__(self) -> Self:
         return self

@@ -22,6 +22,7 @@ from readout_audit.model._conformance import (
     tolerance_for,
 )
 from readout_audit.model._device import DTYPES, Device, Dtype, resolve_device
+from readout_audit.model._dialects import Server
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._embedded import EMBEDDED_SPEC, embedded_gguf_path
 from readout_audit.model._executor import (
@@ -44,13 +45,7 @@ from readout_audit.model._generation import GenerationSettings
 from readout_audit.model._gguf import gguf_quantisation
 from readout_audit.model._load import ModelSpec, load_codec, load_model, parse_model_spec
 from readout_audit.model._prefix import PREFIX_SHARING, PrefixSharing, shares_prefixes
-from readout_audit.model._served import (
-    ServedModel,
-    ServedSettings,
-    Server,
-    api_headers,
-    load_served,
-)
+from readout_audit.model._served import ServedModel, ServedSettings, api_headers, load_served
 from readout_audit.model._served_calls import byte_bound
 from readout_audit.model._served_executor import ServedExecutor, UnsettledError
 from readout_audit.model._served_spec import is_served, parse_served_spec

@@ -197,7 +197,7 @@ class _Probe:
         self.served, self.local, self.prompts = served, local, prompts
         name, server, k = served.spec.model, served.server, served.settings.top_logprobs
         self.echo = [echo_call(name, p.text) for p in prompts]
-        ids, extra = server == "vllm", unpenalised(server)
+        ids, extra = served.dialect.token_ids, unpenalised(server)
         self.greedy = [greedy_call(name, p.text, 1, k, token_ids=ids, extra=extra) for p in prompts]
         self.repeat = [
             HttpCall(c.path, {**c.body, "user": "conformance-repeat"}, c.prompt_tokens_max, 1)

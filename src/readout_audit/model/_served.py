@@ -11,10 +11,10 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from readout_audit._exceptions import (
     CapabilityError,
@@ -22,7 +22,7 @@ from readout_audit._exceptions import (
     ModelNotAvailableError,
     ReadoutError,
 )
-from readout_audit._util import INT_MAX, CheckedSettings, decode_json
+from readout_audit._util import INT_MAX, CheckedSettings, decode_json, option_hint
 from readout_audit.model._backend import (
     DEFAULT_BATCH_SIZE,
     Capabilities,
@@ -33,14 +33,12 @@ from readout_audit.model._backend import (
     ScoringModel,
 )
 from readout_audit.model._codec import TextCodec
+from readout_audit.model._dialects import Server, dialect, server_owning
 from readout_audit.model._distribution import TokenDistribution
 from readout_audit.model._executor import Executor
 from readout_audit.model._generation import GenerationSettings
 from readout_audit.model._load import load_codec
-from readout_audit.model._served_calls import (
-    TOKENIZE_PATHS,
-    byte_bound,
-)
+from readout_audit.model._served_calls import byte_bound
 from readout_audit.model._served_plan import PositionPlan, Unsettled
 from readout_audit.model._served_spec import ServedSpec, parse_served_spec
 from readout_audit.serve import (
@@ -57,37 +55,59 @@ from readout_audit.serve import (
     redact_url,
 )
 
-SERVERS = {"vllm": "vllm", "sglang": "sglang", "llamacpp": "llama.cpp", "me": "llama-cpp-python"}
-"""``owned_by`` of ``/models`` → the server it identifies (anything else: ``openai``)."""
-ECHO_SERVERS = frozenset(SERVERS.values())
-"""Servers whose completions echo the prompt with log-probabilities."""
-
-
-Server = Literal["auto", "vllm", "sglang", "llama.cpp", "llama-cpp-python", "openai"]
-"""The servers a served model may name (auto: detected from ``GET /models``' ``owned_by``)."""
-
 
 class ServedSettings(CheckedSettings):
-    """How to talk to the endpoints: pools, pacing, timeouts, top-k, cost cap, key."""
+    """How to talk to the endpoints: key, server, pools, pacing, timeouts, cost cap, top-k."""
 
-    concurrency: int = Field(default=4, ge=1, le=MAX_CONCURRENCY, strict=True)
-    """Requests in flight per endpoint."""
-    starts_per_s: float | None = Field(default=None, gt=0)
-    """Request starts per second per endpoint (None: unpaced)."""
-    timeout_s: float = Field(default=120.0, gt=0)
-    """Seconds a request may take, connect to the answer's last byte."""
-    top_logprobs: int = Field(default=20, ge=1, le=INT_MAX, strict=True)
-    """Top-k asked at the scored position (vLLM's default limit is 20)."""
-    cap: CostCap | None = None
-    api_key_env: str | None = None
-    """Environment variable holding the API key; the key itself is never stored."""
+    api_key_env: str | None = Field(default=None, json_schema_extra=option_hint(metavar="NAME"))
+    """A served model: environment variable holding the API key (never stored)."""
     server: Server = "auto"
+    """A served model: which server answers (auto: from GET /models' owned_by); decides the
+    tokenize endpoint and the sampling fields sent."""
     echo: bool | None = None
-    """Whether the endpoint echoes prompt log-probs; None: the servers known to (not ``openai``)."""
-    chat: bool = False
-    """Score through ``/chat/completions`` only (an API without ``/completions``): the server
-    renders the turns, so only contexts that are exactly a chat rendering are scored."""
-    headers: Mapping[str, str] = Field(default_factory=dict, repr=False)
+    """A served model: whether the endpoint echoes prompt log-probs (default: every known
+    server does; a plain OpenAI-compatible API does not)."""
+    chat: bool = Field(default=False, json_schema_extra=option_hint("--chat-api", dest="chat_api"))
+    """A served model: score through /chat/completions only (an API without /completions);
+    the server renders the turns, so contexts with an answer stem or a raw prompt are not
+    scored."""
+    concurrency: int = Field(default=4, ge=1, le=MAX_CONCURRENCY, strict=True)
+    """A served model: requests in flight per endpoint."""
+    starts_per_s: float | None = Field(default=None, gt=0)
+    """A served model: request starts per second per endpoint (default unpaced)."""
+    timeout_s: float = Field(
+        default=120.0,
+        gt=0,
+        json_schema_extra=option_hint("--request-timeout", dest="request_timeout"),
+    )
+    """A served model: seconds a request may take, connect to the answer's last byte; a sent
+    request past it counts as unknown (never resent)."""
+    cap: CostCap | None = None
+    """The cost cap over the run's ledger: none unless tokens or money is capped."""
+    top_logprobs: int = Field(
+        default=20, ge=1, le=INT_MAX, strict=True, json_schema_extra=option_hint(skip=True)
+    )
+    """Top-k asked at the scored position (vLLM's default limit is 20)."""
+    headers: Mapping[str, str] = Field(
+        default_factory=dict, repr=False, json_schema_extra=option_hint(skip=True)
+    )
+    """More request headers (never written to the ledger, a log or an error)."""
+
+    @field_validator("cap")
+    @classmethod
+    def _capped(cls, cap: CostCap | None) -> CostCap | None:
+        """No cost cap unless tokens or money is capped: prices alone limit nothing."""
+        if cap is None or (cap.max_tokens is None and cap.max_usd is None):
+            return None
+        return cap
+
+    def endpoints(self, urls: Sequence[str]) -> list[Endpoint]:
+        """An endpoint per URL, with these pools, pacing, timeout, key and headers."""
+        headers = {**api_headers(self.api_key_env), **self.headers}
+        return [
+            Endpoint(url, self.concurrency, self.starts_per_s, self.timeout_s, headers)
+            for url in urls
+        ]
 
 
 def api_headers(api_key_env: str | None) -> dict[str, str]:
@@ -113,9 +133,7 @@ def detect_server(base_url: str, headers: Mapping[str, str], timeout: float) -> 
             f"{redact_url(base_url)}/models did not answer: {redact_url(str(error))}"
         ) from None
     models = listing.get("data", []) if isinstance(listing, Mapping) else []
-    owners = {m.get("owned_by") for m in models if isinstance(m, Mapping)}
-    found = {SERVERS[o] for o in owners if o in SERVERS}
-    return found.pop() if len(found) == 1 else "openai"
+    return server_owning({m.get("owned_by") for m in models if isinstance(m, Mapping)})
 
 
 class ServedModel(ScoringModel):
@@ -129,17 +147,16 @@ class ServedModel(ScoringModel):
         settings: ServedSettings,
     ) -> None:
         self.spec, self.codec, self.settings = spec, codec, settings
-        headers = {**api_headers(settings.api_key_env), **settings.headers}
-        self.endpoints = [
-            Endpoint(url, settings.concurrency, settings.starts_per_s, settings.timeout_s, headers)
-            for url in spec.base_urls
-        ]
+        self.endpoints = settings.endpoints(spec.base_urls)
         self.server = (
             settings.server
             if settings.server != "auto"
-            else detect_server(spec.base_urls[0], headers, min(settings.timeout_s, 30.0))
+            else detect_server(
+                spec.base_urls[0], self.endpoints[0].headers, min(settings.timeout_s, 30.0)
+            )
         )
-        echo = settings.echo if settings.echo is not None else self.server in ECHO_SERVERS
+        self.dialect = dialect(self.server)
+        echo = settings.echo if settings.echo is not None else self.dialect.echoes
         self.echo = echo and not settings.chat
         self.capabilities = Capabilities(
             full_distribution=False,
@@ -182,7 +199,7 @@ class ServedModel(ScoringModel):
         """How each readout is obtained from this endpoint, and how exact it is."""
         aligned = (
             "the server's own /tokenize"
-            if self.server in TOKENIZE_PATHS
+            if self.dialect.tokenize is not None
             else "the local tokenizer (the server has no tokenize endpoint)"
         )
         methods = {
@@ -321,7 +338,7 @@ class ServedModel(ScoringModel):
         if settings.stop_strings:
             body["stop"] = list(settings.stop_strings)
         if settings.min_new_tokens:
-            if self.server not in ("vllm", "sglang"):
+            if not self.dialect.min_tokens:
                 raise CapabilityError(
                     f"{self.info.spec} ({self.server}) takes no minimum of new tokens; "
                     f"the answer step asks for {settings.min_new_tokens} (use --answers greedy)"
@@ -362,17 +379,15 @@ def sampling_fields(server: str, settings: GenerationSettings) -> dict[str, Any]
     another API, whose default is no truncation.
     """
     fields: dict[str, Any] = {"temperature": settings.temperature if settings.do_sample else 0.0}
-    known = server.startswith("llama") or server in ("vllm", "sglang")
+    row = dialect(server)
     if settings.do_sample:
         fields["top_p"] = settings.top_p
-        if known:
-            no_truncation = 0 if server.startswith("llama") else -1
-            fields |= {"top_k": settings.top_k or no_truncation, "min_p": 0.0}
+        if row.warpers:
+            fields |= {"top_k": settings.top_k or row.no_truncation, "min_p": 0.0}
         elif settings.top_k:
             fields["top_k"] = settings.top_k
-    if known or settings.repetition_penalty != 1.0:
-        name = "repeat_penalty" if server.startswith("llama") else "repetition_penalty"
-        fields[name] = settings.repetition_penalty
+    if row.warpers or settings.repetition_penalty != 1.0:
+        fields[row.penalty] = settings.repetition_penalty
     return fields
 
 

@@ -16,15 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from readout_audit.model._dialects import dialect
 from readout_audit.serve import HttpCall
-
-TOKENIZE_PATHS = {
-    "llama-cpp-python": ("/extras/tokenize", "input"),
-    "vllm": ("/tokenize", "prompt"),
-    "sglang": ("/tokenize", "prompt"),
-    "llama.cpp": ("/tokenize", "content"),
-}
-"""Per server: the tokenize endpoint (relative to the server root) and its text field."""
 
 
 class ReplyError(ValueError):
@@ -46,7 +39,8 @@ def unpenalised(server: str) -> dict[str, Any]:
     llama.cpp servers apply a repeat penalty (1.1 by default) even at temperature 0, so the
     greedy token could differ from the top-k's first entry; other servers default to none.
     """
-    return {"repeat_penalty": 1.0} if server.startswith("llama") else {}
+    row = dialect(server)
+    return {row.penalty: 1.0} if row.penalises_greedy else {}
 
 
 def greedy_call(
@@ -149,14 +143,14 @@ def echo_call(model: str, prompt: str) -> HttpCall:
 
 def tokenize_call(server: str, model: str, text: str) -> HttpCall | None:
     """The server's tokenisation of ``text`` (None where the server has no tokenize endpoint)."""
-    if server not in TOKENIZE_PATHS:
+    row = dialect(server)
+    if row.tokenize is None:
         return None
-    path, field = TOKENIZE_PATHS[server]
+    path, field = row.tokenize
     body: dict[str, Any] = {field: text}
-    if server in ("vllm", "sglang"):
-        body |= {"model": model, "add_special_tokens": False}
-    elif server == "llama.cpp":
-        body["add_special"] = False
+    if row.tokenize_names_model:
+        body["model"] = model
+    body |= row.tokenize_plain
     return HttpCall(path, body, 0, 0, root=True)
 
 

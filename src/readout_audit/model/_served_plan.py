@@ -85,7 +85,7 @@ class PositionPlan:
         extra = unpenalised(model.server)
         if not model.settings.chat:
             greedy: HttpCall | None = greedy_call(
-                name, prompt, length, k, token_ids=model.server == "vllm", extra=extra
+                name, prompt, length, k, token_ids=model.dialect.token_ids, extra=extra
             )
         elif request.chat is not None:
             chat = request.chat

@@ -24,7 +24,7 @@ from readout_audit.options._paired import options_paired_metrics
 from readout_audit.options._record import (
     OptionsRecord,
 )
-from readout_audit.options._stage import OptionsSettings, options_stage
+from readout_audit.options._settings import OptionsSettings
 
 __all__ = [
     "Downstream",
@@ -42,7 +42,6 @@ __all__ = [
     "options_paired_metrics",
     "options_record",
     "options_request",
-    "options_stage",
     "summarise_options",
     "variant_summary",
 ]

@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from functools import partial
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -15,13 +14,14 @@ from readout_audit.data import Item, MCItem
 from readout_audit.kind import (
     AuditKind,
     Job,
+    RunOut,
+    RunSettings,
     ScoreResult,
     register_kind,
     run_kind,
 )
 from readout_audit.log import RunDirectory, ScoreRecord, Summary
 from readout_audit.model import (
-    DEFAULT_BATCH_SIZE,
     PositionRequest,
     PositionScores,
     ScoringModel,
@@ -36,11 +36,9 @@ from readout_audit.options._headline import options_headline
 from readout_audit.options._paired import options_paired_metrics
 from readout_audit.options._record import OptionsRecord
 from readout_audit.options._sections import options_sections
-from readout_audit.progress import ProgressMode
 from readout_audit.prompt import FORECAST, LADDER, PromptSpec, Variant, build_item, select_rungs
 from readout_audit.readout import (
     DEFAULT_GREEDY_TOKENS,
-    DEFAULT_TOP_K,
     MASS_FLOOR,
     letter_pull,
     position_request,
@@ -53,6 +51,9 @@ from readout_audit.scoring import (
     score_item,
     scoring_config,
 )
+
+if TYPE_CHECKING:
+    from readout_audit.options._settings import OptionsSettings
 
 
 def _choices(record: ScoreRecord) -> dict[str, int | None]:
@@ -233,21 +234,7 @@ def ladder_items(
 
 
 def audit_options(
-    model: ScoringModel,
-    items: Sequence[MCItem],
-    spec: PromptSpec,
-    out: str | Path,
-    *,
-    variants: Sequence[str] | None = None,
-    top_k: int = DEFAULT_TOP_K,
-    greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
-    template_kwargs: Mapping[str, Any] | None = None,
-    reader: bool | None = None,
-    note_budget: int = 32,
-    extra_variants: Mapping[str, Variant] | None = None,
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    progress: bool | ProgressMode = False,
-    overwrite: bool = False,
+    model: ScoringModel, settings: OptionsSettings, out: RunOut, run: RunSettings | None = None
 ) -> ScoreResult:
     """Run the constrained-option audit: every item under every selected ladder variant.
 
@@ -255,14 +242,18 @@ def audit_options(
     log-likelihood, the isolated reading and the greedy continuation. For a spec whose target
     is the note-only reader's correctness, the reader runs first (``reader=None``: whenever
     every item has a gold letter and a note or passage), writing notes from passages where
-    items have none; the writer and the reader render with ``template_kwargs`` too, and the
-    original position's greedy text then runs at least 48 tokens for readout (f). Without the
-    reader, a missing note is rendered empty. The forecast spec's own rungs include T1 and
-    T1_stem, readouts (d) and (e).
+    items have none; the writer and the reader render with the chat-template arguments too,
+    and the original position's greedy text then runs at least 48 tokens for readout (f).
+    Without the reader, a missing note is rendered empty. The forecast spec's own rungs
+    include T1 and T1_stem, readouts (d) and (e).
     """
     check_model(model)
-    chosen, _ = select_rungs(spec, variants, extra_variants)
-    kwargs = dict(template_kwargs or {})
+    run = run or RunSettings()
+    spec, items, greedy_tokens = settings.spec.spec, settings.loaded, settings.greedy_tokens
+    variants, extra = settings.variants, settings.spec.variants
+    chosen, _ = select_rungs(spec, variants, extra)
+    kwargs = dict(run.template_kwargs)
+    reader = settings.reader
     if reader is None:
         reader = spec.target == "reader_correct" and all(
             i.answer is not None and (i.note is not None or i.passage) for i in items
@@ -270,12 +261,12 @@ def audit_options(
     written = max(greedy_tokens, WRITTEN_TOKENS) if reader else greedy_tokens
 
     def build(sources: Sequence[MCItem]) -> list[tuple[Item, str]]:
-        return ladder_items(spec, sources, variants, extra_variants)
+        return ladder_items(spec, sources, variants, extra)
 
     def plan(run_dir: RunDirectory) -> list[Job[Any]]:
         sources = (
             attach_reader(
-                model, items, run_dir.directory, budget=note_budget, template_kwargs=kwargs
+                model, items, run_dir.directory, budget=settings.note_budget, template_kwargs=kwargs
             )
             if reader
             else items
@@ -285,24 +276,24 @@ def audit_options(
             tokens = written if variant == "production" else greedy_tokens
             prepared = prepare(item, model.codec, kwargs, tokens, variant=variant)
             request = options_request(prepared, tokens, model.codec)
-            record = partial(options_record, job=prepared, spec=spec.name, top_k=top_k)
+            record = partial(options_record, job=prepared, spec=spec.name, top_k=run.top_k)
             jobs.append(Job(prepared.key, request, record))
         return jobs
 
     # the items as given identify the run; the reader's notes follow from them and the model
-    config = scoring_config([item for item, _ in build(items)], top_k, greedy_tokens, kwargs)
+    config = scoring_config([item for item, _ in build(items)], run.top_k, greedy_tokens, kwargs)
     config.update({"spec": spec.name, "variants": chosen, "reader": reader})
     if reader:
-        config.update({"note_budget": note_budget, "production_greedy_tokens": written})
+        config.update({"note_budget": settings.note_budget, "production_greedy_tokens": written})
     return run_kind(
         OPTIONS,
         model,
         out,
         config,
         plan,
-        batch_size=batch_size,
-        progress=progress,
-        overwrite=overwrite,
+        batch_size=run.batch_size,
+        progress=run.progress,
+        overwrite=run.overwrite,
     )
 
 

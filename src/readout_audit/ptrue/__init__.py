@@ -17,7 +17,7 @@ from readout_audit.ptrue._audit import (
 from readout_audit.ptrue._record import (
     PTrueRecord,
 )
-from readout_audit.ptrue._stage import PTrueSettings, ptrue_stage
+from readout_audit.ptrue._settings import PTrueSettings
 
 __all__ = [
     "AnswerMode",
@@ -30,7 +30,6 @@ __all__ = [
     "PromptMode",
     "audit_ptrue",
     "generate_answers",
-    "ptrue_stage",
     "readout_items",
     "summarise_ptrue",
 ]

@@ -7,8 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -18,13 +17,14 @@ from readout_audit.data import Correctness, Item, QAItem, is_correct
 from readout_audit.kind import (
     AuditKind,
     Job,
+    RunOut,
+    RunSettings,
     ScoreResult,
     register_kind,
     run_kind,
 )
 from readout_audit.log import Interval, PairedScores, RunDirectory, Summary
 from readout_audit.model import (
-    DEFAULT_BATCH_SIZE,
     PositionRequest,
     PositionScores,
     ScoringModel,
@@ -32,7 +32,6 @@ from readout_audit.model import (
 )
 from readout_audit.progress import ProgressMode, as_mode, reporter
 from readout_audit.ptrue._answers import (
-    LIBRARY_SEED,
     AnswerMode,
     PromptMode,
     answer_config,
@@ -44,7 +43,6 @@ from readout_audit.ptrue._paired import ptrue_paired_metrics
 from readout_audit.ptrue._record import PTrueRecord
 from readout_audit.ptrue._sections import ptrue_sections
 from readout_audit.readout import (
-    DEFAULT_TOP_K,
     first_step_logprob,
     position_request,
     ptrue_token_class,
@@ -57,6 +55,9 @@ from readout_audit.scoring import (
 )
 from readout_audit.stats import Interval as BootstrapInterval
 from readout_audit.stats import PredictionRejectionRatio, auc, paired_bootstrap, resampling_clusters
+
+if TYPE_CHECKING:
+    from readout_audit.ptrue._settings import PTrueSettings
 
 PTRUE_PROMPT = (
     "Question: {q}\n Possible answer:{a}\n Is the possible answer:\n (A) True\n (B) False\n"
@@ -323,19 +324,7 @@ def keep_answers(
 
 
 def audit_ptrue(
-    model: ScoringModel,
-    items: Sequence[QAItem],
-    out: str | Path,
-    *,
-    top_k: int = DEFAULT_TOP_K,
-    template_kwargs: Mapping[str, Any] | None = None,
-    correctness: Correctness = "paper",
-    answers: AnswerMode = "library",
-    prompt_mode: PromptMode = "chat",
-    seed: int = LIBRARY_SEED,
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    progress: bool | ProgressMode = False,
-    overwrite: bool = False,
+    model: ScoringModel, settings: PTrueSettings, out: RunOut, run: RunSettings | None = None
 ) -> ScoreResult:
     """Score six P(True) readouts of each (question, answer) pair against its correctness.
 
@@ -348,11 +337,20 @@ def audit_ptrue(
     ones.
     """
     check_model(model)
+    run = run or RunSettings()
+    items, answers, seed = settings.source_read.items, settings.answers, settings.seed
+    top_k, prompt_mode = run.top_k, settings.prompt_mode
     protocol = _Protocol(
-        dict(template_kwargs or {}), correctness, answers, prompt_mode, seed, top_k, batch_size
+        dict(run.template_kwargs),
+        settings.correctness,
+        answers,
+        prompt_mode,
+        seed,
+        top_k,
+        run.batch_size,
     )
     reading = library_reading(model)
-    stage_mode = as_mode(progress)
+    stage_mode = as_mode(run.progress)
 
     def plan(run_dir: RunDirectory) -> list[Job[Any]]:
         generated = _answered(model, items, protocol, run_dir, stage_mode)
@@ -364,7 +362,7 @@ def audit_ptrue(
     config["answers_generated"] = sum(i.answer is None for i in items)
     config["answers"] = answer_config(model, answers, seed)
     config["prompt_mode"] = prompt_mode
-    config["correctness"] = correctness
+    config["correctness"] = settings.correctness
     config["library_token"] = {
         "id": reading[0],
         "suppressed_ids": reading[1],
@@ -378,9 +376,9 @@ def audit_ptrue(
         out,
         config,
         plan,
-        batch_size=batch_size,
-        progress=progress,
-        overwrite=overwrite,
+        batch_size=run.batch_size,
+        progress=run.progress,
+        overwrite=run.overwrite,
     )
 
 

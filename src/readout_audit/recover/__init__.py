@@ -40,6 +40,7 @@ from readout_audit.recover._probes import (
 )
 from readout_audit.recover._record import RecoverRecord
 from readout_audit.recover._seeds import seed_aggregates, seeded_name
+from readout_audit.recover._settings import RecoverRun
 from readout_audit.recover._setup import (
     ALL_CONFIGURATIONS,
     PROMPTS,
@@ -58,7 +59,6 @@ from readout_audit.recover._sources import (
     RecoverSources,
     recover_splits,
 )
-from readout_audit.recover._stage import RecoverRun, recover_stage
 from readout_audit.recover._store import HiddenLayout, read_hidden
 from readout_audit.recover._strata import depth_strata
 from readout_audit.recover._summary import RecoverSummary
@@ -115,7 +115,6 @@ __all__ = [
     "read_hidden",
     "readout_gap",
     "recover_splits",
-    "recover_stage",
     "recovery_intervals",
     "seed_aggregates",
     "seeded_name",

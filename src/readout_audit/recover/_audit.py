@@ -12,31 +12,31 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from readout_audit._exceptions import CapabilityError, InputError
 from readout_audit.data import LogicItem
-from readout_audit.kind import Job, ScoreResult, run_kind
+from readout_audit.kind import Job, RunOut, RunSettings, ScoreResult, run_kind
 from readout_audit.log import RunDirectory
 from readout_audit.model import (
-    DEFAULT_BATCH_SIZE,
     PositionScores,
     ScoringModel,
     TextCodec,
     Unembedding,
     check_model,
 )
-from readout_audit.progress import ProgressMode
 from readout_audit.prompt import render
-from readout_audit.readout import DEFAULT_TOP_K, position_request
+from readout_audit.readout import position_request
 from readout_audit.recover._record import RecoverRecord, Role
 from readout_audit.recover._setup import Configuration, RecoverSetup
 from readout_audit.recover._store import HiddenLayout, HiddenWriter
 from readout_audit.recover._truncate import Fitted, fit_to_limit
 from readout_audit.scoring import PreparedItem, items_sha256, prepare, score_item
+
+if TYPE_CHECKING:
+    from readout_audit.recover._settings import RecoverRun
 
 RESERVED = ("train", "fit")
 
@@ -299,17 +299,7 @@ def hidden_layout(model: ScoringModel, setup: RecoverSetup) -> HiddenLayout | No
 
 
 def audit_recover(
-    model: ScoringModel,
-    splits: RecoverSplits,
-    out: str | Path,
-    *,
-    setup: RecoverSetup | None = None,
-    top_k: int = DEFAULT_TOP_K,
-    greedy_tokens: int = 0,
-    template_kwargs: Mapping[str, Any] | None = None,
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    progress: bool | ProgressMode = False,
-    overwrite: bool = False,
+    model: ScoringModel, settings: RecoverRun, out: RunOut, run: RunSettings | None = None
 ) -> ScoreResult:
     """Score every split under every configuration into ``out``; the summary does the rest.
 
@@ -318,8 +308,9 @@ def audit_recover(
     from readout_audit.recover._kind import RECOVER
 
     check_model(model)
-    setup = setup or RecoverSetup()
-    kwargs = dict(template_kwargs or {})
+    run = run or RunSettings()
+    setup, splits, greedy_tokens = settings.setup, settings.read_splits, settings.greedy_tokens
+    kwargs, top_k = dict(run.template_kwargs), run.top_k
     codec = model.codec
     layout = hidden_layout(model, setup)
     planned = plan_items(splits, setup, codec, kwargs, greedy_tokens)
@@ -349,7 +340,7 @@ def audit_recover(
         config,
         plan,
         seeds=seeds,
-        batch_size=batch_size,
-        progress=progress,
-        overwrite=overwrite,
+        batch_size=run.batch_size,
+        progress=run.progress,
+        overwrite=run.overwrite,
     )

@@ -7,7 +7,6 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -16,10 +15,9 @@ from readout_audit.data import Item
 from readout_audit.kind import (
     AuditKind,
     Job,
-    Preflight,
+    RunOut,
     RunSettings,
     ScoreResult,
-    StageRun,
     register_kind,
     run_kind,
 )
@@ -173,7 +171,7 @@ def scoring_config(
 def score(
     model: ScoringModel,
     items: Sequence[Item],
-    out: str | Path,
+    out: RunOut,
     *,
     top_k: int = DEFAULT_TOP_K,
     greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
@@ -206,32 +204,12 @@ def score(
     )
 
 
-def rendered_preflight(items: Sequence[Item], greedy_tokens: int) -> Preflight:
-    """A preflight that renders every item and checks it against the context window."""
-
-    def check(codec: TextCodec, settings: RunSettings) -> None:
-        for item in items:
-            prepare(item, codec, settings.template_kwargs, greedy_tokens)
-
-    return check
-
-
-def score_stage(
-    items: Sequence[Item], greedy_tokens: int = DEFAULT_GREEDY_TOKENS
-) -> StageRun[ScoreResult]:
-    """:func:`score` as a stage for :func:`~readout_audit.kind.run_stage`."""
-
-    def run(model: ScoringModel, out: Path, settings: RunSettings) -> ScoreResult:
-        return score(
-            model,
-            items,
-            out,
-            greedy_tokens=greedy_tokens,
-            template_kwargs=settings.template_kwargs,
-            **settings.loop_args(),
-        )
-
-    return StageRun("score", run, rendered_preflight(items, greedy_tokens))
+def check_rendered(
+    items: Sequence[Item], codec: TextCodec, run: RunSettings, greedy_tokens: int
+) -> None:
+    """Render every item and check it against the context window (a kind's preflight)."""
+    for item in items:
+        prepare(item, codec, run.template_kwargs, greedy_tokens)
 
 
 SCORE: AuditKind[ScoreRecord, ScoreSummary] = AuditKind(

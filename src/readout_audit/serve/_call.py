@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from pydantic import Field
 
 from readout_audit._exceptions import InputError
-from readout_audit._util import INT_MAX, CheckedSettings
+from readout_audit._util import INT_MAX, CheckedSettings, option_hint
 
 Outcome = Literal["completed", "failed", "unknown", "capped"]
 """How a call ended for the caller: answered, refused, sent with no known answer, not sent (cap)."""
@@ -204,14 +204,26 @@ class CostCap(CheckedSettings):
 
     what: ClassVar[str | None] = "cost cap"
 
-    max_tokens: int | None = Field(default=None, ge=1, le=INT_MAX, strict=True)
-    """Prompt + completion tokens."""
-    max_usd: float | None = Field(default=None, gt=0)
-    """Dollars, at the two prices."""
+    max_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        le=INT_MAX,
+        strict=True,
+        json_schema_extra=option_hint("--max-spend-tokens", dest="max_spend_tokens"),
+    )
+    """A served model: cap on prompt + completion tokens over the run's ledger, reserved before
+    sending."""
+    max_usd: float | None = Field(
+        default=None,
+        gt=0,
+        json_schema_extra=option_hint("--max-spend-usd", dest="max_spend_usd"),
+    )
+    """A served model: cap on money over the run's ledger (prices: --usd-per-mtok-prompt and
+    --usd-per-mtok-completion)."""
     usd_per_mtok_prompt: float = Field(default=0.0, ge=0)
-    """Price per million prompt tokens."""
+    """A served model's price per million prompt tokens."""
     usd_per_mtok_completion: float = Field(default=0.0, ge=0)
-    """Price per million completion tokens."""
+    """A served model's price per million completion tokens."""
 
 
 MAX_DOUBLINGS = 64

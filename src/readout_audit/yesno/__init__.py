@@ -14,7 +14,7 @@ from readout_audit.yesno._audit import (
 from readout_audit.yesno._record import (
     YesNoRecord,
 )
-from readout_audit.yesno._stage import YesNoSettings, yesno_stage
+from readout_audit.yesno._settings import YesNoSettings
 from readout_audit.yesno._summary import (
     ClosedForm,
     IdDifference,
@@ -44,5 +44,4 @@ __all__ = [
     "ignored_images",
     "summarise_yesno",
     "yesno_item",
-    "yesno_stage",
 ]

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -15,6 +14,8 @@ from readout_audit.data import Item, Message, YesNoItem
 from readout_audit.kind import (
     AuditKind,
     Job,
+    RunOut,
+    RunSettings,
     ScoreResult,
     register_kind,
     run_kind,
@@ -28,9 +29,7 @@ from readout_audit.model import (
     TextCodec,
     check_model,
 )
-from readout_audit.progress import ProgressMode
 from readout_audit.readout import (
-    DEFAULT_TOP_K,
     LLAMA_PAIR,
     LLAMA_SET,
     NO_FORMS,
@@ -58,6 +57,9 @@ from readout_audit.yesno._paired import yesno_paired_metrics
 from readout_audit.yesno._record import YesNoRecord
 from readout_audit.yesno._sections import yesno_sections
 from readout_audit.yesno._summary import YesNoSummary, summarise_yesno, yesno_checks
+
+if TYPE_CHECKING:
+    from readout_audit.yesno._settings import YesNoSettings
 
 DIAGNOSTIC_SAMPLE = 100
 """Questions the new-model diagnostic (seed 002, Algorithm 1) reads before the evaluation."""
@@ -326,20 +328,7 @@ def diagnose(
 
 
 def audit_yesno(
-    model: ScoringModel,
-    items: Sequence[YesNoItem],
-    out: str | Path,
-    *,
-    setup: YesNoSetup | None = None,
-    extend_sets: bool = True,
-    diagnostic_sample: int = DIAGNOSTIC_SAMPLE,
-    seed: int = 0,
-    top_k: int = DEFAULT_TOP_K,
-    greedy_tokens: int = PARSE_TOKENS,
-    template_kwargs: Mapping[str, Any] | None = None,
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    progress: bool | ProgressMode = False,
-    overwrite: bool = False,
+    model: ScoringModel, settings: YesNoSettings, out: RunOut, run: RunSettings | None = None
 ) -> ScoreResult:
     """Run the yes/no audit: Algorithm 1's diagnostic on a sample, then every question's readouts.
 
@@ -353,25 +342,27 @@ def audit_yesno(
     when the run resumes, and reported in the summary.
     """
     check_model(model)
-    setup = setup or YesNoSetup()
+    run = run or RunSettings()
+    setup, items, greedy_tokens = settings.setup(), settings.loaded, settings.greedy_tokens
     setup.check_vocabulary(model.codec.vocab_size)
     if greedy_tokens < 1:
         raise InputError("the string-parse readout needs at least 1 greedy token", field="greedy")
-    kwargs = dict(template_kwargs or {})
+    kwargs = dict(run.template_kwargs)
     built = [yesno_item(item, setup, with_image=model.capabilities.images) for item in items]
     prepared = [prepare(item, model.codec, kwargs, greedy_tokens) for item in built]
     sets = ModelSets.derive(model.codec, setup)
-    diagnosis = _Diagnosis(diagnostic_sample, seed, extend_sets, batch_size)
-    reading = _Reading(setup, top_k, greedy_tokens)
-    config = scoring_config(built, top_k, greedy_tokens, kwargs)
+    seed = settings.seed
+    diagnosis = _Diagnosis(settings.diagnostic_sample, seed, settings.extend_sets, run.batch_size)
+    reading = _Reading(setup, run.top_k, greedy_tokens)
+    config = scoring_config(built, run.top_k, greedy_tokens, kwargs)
     config.update(setup.as_config())
     config.update(sets.as_config())
     config.update(
         {
             "raw_prompt_items": sum(item.prompt is not None for item in items),
-            "diagnostic_sample": diagnostic_sample,
+            "diagnostic_sample": settings.diagnostic_sample,
             "seed": seed,
-            "extend_sets": extend_sets,
+            "extend_sets": settings.extend_sets,
         }
     )
     return run_kind(
@@ -381,9 +372,9 @@ def audit_yesno(
         config,
         partial(_plan, model, items, prepared, sets, diagnosis, reading),
         seeds={"diagnostic": seed, "bootstrap": seed},
-        batch_size=batch_size,
-        progress=progress,
-        overwrite=overwrite,
+        batch_size=run.batch_size,
+        progress=run.progress,
+        overwrite=run.overwrite,
     )
 
 

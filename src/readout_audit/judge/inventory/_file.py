@@ -73,11 +73,7 @@ def check_inventory_unlocked(directory: str | Path) -> None:
 
     For a command to call before it reads its sources; the writer then takes the lock.
     """
-    directory = Path(directory)
-    if directory.is_dir():
-        lock = RunLock(directory)
-        lock.acquire()
-        lock.release()
+    RunLock(Path(directory)).probe()
 
 
 def holds_inventory(path: str | Path) -> bool:

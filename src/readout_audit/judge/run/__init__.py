@@ -16,6 +16,7 @@ from readout_audit.judge.run._execution import (
     JudgeExecution,
     JudgeRun,
     inventory_judge,
+    judge_phase,
     run_judge,
 )
 from readout_audit.judge.run._kind import (
@@ -47,6 +48,7 @@ __all__ = [
     "chat_record",
     "combine_runs",
     "inventory_judge",
+    "judge_phase",
     "run_judge",
     "judge_call",
     "local_jobs",

@@ -16,7 +16,8 @@ from readout_audit._exceptions import InputError
 from readout_audit.judge.analysis import PLANNED
 from readout_audit.judge.protocol import JudgeRecord
 from readout_audit.judge.run._kind import JUDGE
-from readout_audit.log import Invocation, Run, RunDirectory, now, read_run
+from readout_audit.kind import claim
+from readout_audit.log import Invocation, Run, now, read_run
 
 
 def _judge_run(directory: Path) -> Run[JudgeRecord]:
@@ -69,7 +70,7 @@ def combine_runs(directories: Sequence[str | Path], out: str | Path) -> Run[Judg
         }
     )
     plans = [run.artifacts.get(PLANNED) for run in runs]
-    with RunDirectory(out, JUDGE) as run_dir:
+    with claim(out, JUDGE) as run_dir:
         run_dir.start(manifest)
         if all(plan is not None for plan in plans):  # the joint plan, when every run kept one
             run_dir.write_artifact(PLANNED, [r for plan in plans for r in plan or []])

@@ -16,24 +16,26 @@ from pydantic import BaseModel, ConfigDict, Field
 from readout_audit._util import INT_MAX, option_hint
 from readout_audit.judge.inventory import read_inventory
 from readout_audit.judge.protocol import Phase
+from readout_audit.judge.run._kind import JUDGE
 from readout_audit.judge.run._run import (
     JudgePlan,
     chosen_configurations,
     run_local_judge,
     run_served_judge,
 )
-from readout_audit.kind import ModelChoice, ScoreResult
+from readout_audit.kind import ModelChoice, ScoreResult, claim
+from readout_audit.log import RunDirectory
 from readout_audit.model import (
     DEFAULT_BATCH_SIZE,
     Device,
     Dtype,
     ScoringModel,
-    api_headers,
+    ServedSettings,
     is_served,
     parse_served_spec,
 )
 from readout_audit.progress import ProgressMode
-from readout_audit.serve import MAX_CONCURRENCY, CostCap, Endpoint
+from readout_audit.serve import CostCap, Endpoint
 
 
 class JudgeExecution(BaseModel):
@@ -43,39 +45,30 @@ class JudgeExecution(BaseModel):
         extra="forbid", frozen=True, allow_inf_nan=False, use_attribute_docstrings=True
     )
 
-    device: Device = "auto"
+    device: Device = Field(default="auto", json_schema_extra=option_hint(read_by="local"))
     """A local judge's device: auto (cuda if available, else mps, else cpu), cpu, cuda, cuda:N
     or mps."""
-    dtype: Dtype = "auto"
+    dtype: Dtype = Field(default="auto", json_schema_extra=option_hint(read_by="local"))
     """A local judge's weights' dtype; auto is bfloat16 on a GPU and float32 on the CPU."""
-    batch_size: int = Field(default=DEFAULT_BATCH_SIZE, ge=1, le=INT_MAX, strict=True)
+    batch_size: int = Field(
+        default=DEFAULT_BATCH_SIZE,
+        ge=1,
+        le=INT_MAX,
+        strict=True,
+        json_schema_extra=option_hint(read_by="local"),
+    )
     """A local judge's requests per forward (a shared prefix is encoded once)."""
     allow_download: bool = False
     """Let hf: judges download from the Hub."""
-    concurrency: int = Field(default=4, ge=1, le=MAX_CONCURRENCY, strict=True)
-    """A served judge: requests in flight per endpoint."""
-    starts_per_s: float | None = Field(default=None, gt=0)
-    """A served judge: request starts per second per endpoint (default unpaced)."""
-    request_timeout: float = Field(default=120.0, gt=0)
-    """A served judge: seconds a request may take, connect to the answer's last byte; a sent
-    request past it counts as unknown (never resent)."""
-    api_key_env: str | None = Field(default=None, json_schema_extra=option_hint(metavar="NAME"))
-    """Environment variable holding a served judge's API key (never stored)."""
+    served: ServedSettings = Field(
+        default_factory=ServedSettings, json_schema_extra=option_hint(read_by="served")
+    )
+    """A served judge's key, pools, pacing, timeout and cost cap over the run's ledger."""
     endpoint: tuple[str, ...] = Field(
-        default=(), json_schema_extra=option_hint(metavar="URL", repeat=True)
+        default=(), json_schema_extra=option_hint(metavar="URL", repeat=True, read_by="served")
     )
     """Send a served judge's requests here instead of the inventory's URLs (the model name and
     the bodies stay as planned); repeatable, one pool each."""
-    max_spend_tokens: int | None = Field(default=None, ge=1, le=INT_MAX, strict=True)
-    """A served judge: cap on prompt + completion tokens over the run's ledger, reserved before
-    sending."""
-    max_spend_usd: float | None = Field(default=None, gt=0)
-    """A served judge: cap on money over the run's ledger (prices: --usd-per-mtok-prompt and
-    --usd-per-mtok-completion)."""
-    usd_per_mtok_prompt: float = Field(default=0.0, ge=0)
-    """A served judge's price per million prompt tokens."""
-    usd_per_mtok_completion: float = Field(default=0.0, ge=0)
-    """A served judge's price per million completion tokens."""
 
     def open_local(self, spec: str) -> ScoringModel:
         """Open a local judge (or proposer) from its spec, on this device and dtype."""
@@ -86,23 +79,11 @@ class JudgeExecution(BaseModel):
 
     def endpoints(self, judge: str) -> list[Endpoint]:
         """A served judge's endpoints: ``endpoint`` or its spec's URLs, with the key's header."""
-        headers = api_headers(self.api_key_env)
-        urls = self.endpoint or parse_served_spec(judge).base_urls
-        return [
-            Endpoint(url, self.concurrency, self.starts_per_s, self.request_timeout, headers)
-            for url in urls
-        ]
+        return self.served.endpoints(self.endpoint or parse_served_spec(judge).base_urls)
 
     def cap(self) -> CostCap | None:
         """The cost cap over the run's ledger (None when neither tokens nor money is capped)."""
-        if self.max_spend_tokens is None and self.max_spend_usd is None:
-            return None
-        return CostCap(
-            max_tokens=self.max_spend_tokens,
-            max_usd=self.max_spend_usd,
-            usd_per_mtok_prompt=self.usd_per_mtok_prompt,
-            usd_per_mtok_completion=self.usd_per_mtok_completion,
-        )
+        return self.served.cap
 
 
 def inventory_judge(inventory_dir: str | Path, configurations: Sequence[str] = ()) -> str:
@@ -137,15 +118,26 @@ def run_judge(
 ) -> tuple[ScoreResult, JudgePlan]:
     """Run one phase of an inventory on its judge, served or local; a rerun resumes.
 
-    ``open_local``: the local judge's model, or how to open it from its spec (default:
-    :meth:`JudgeExecution.open_local`).
+    ``run.out`` is checked and locked before the judge opens. ``open_local``: the local
+    judge's model, or how to open it from its spec (default: :meth:`JudgeExecution.open_local`).
     """
+    with claim(run.out, JUDGE) as directory:
+        return judge_phase(inventory_dir, run, directory, open_local)
+
+
+def judge_phase(
+    inventory_dir: str | Path,
+    run: JudgeRun,
+    directory: RunDirectory,
+    open_local: Callable[[str], ScoringModel] | ScoringModel | None = None,
+) -> tuple[ScoreResult, JudgePlan]:
+    """:func:`run_judge` into a run directory its caller opened (a cue search, for its stages)."""
     execution = run.execution
     judge = inventory_judge(inventory_dir, run.configurations)
     if is_served(judge):
         return run_served_judge(
             inventory_dir,
-            run.out,
+            directory,
             execution.endpoints(judge),
             phase=run.phase,
             configurations=run.configurations,
@@ -160,7 +152,7 @@ def run_judge(
     return run_local_judge(
         model,
         inventory_dir,
-        run.out,
+        directory,
         phase=run.phase,
         configurations=run.configurations,
         unqualified=run.unqualified,

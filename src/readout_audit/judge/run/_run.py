@@ -29,7 +29,15 @@ from readout_audit.judge.run._chat import CHAT_PATH, run_chat_judge
 from readout_audit.judge.run._kind import JUDGE
 from readout_audit.judge.run._local import local_jobs
 from readout_audit.judge.studies import analyse_judge
-from readout_audit.kind import ScoreResult, amended_tags, run_kind, timed_summary
+from readout_audit.kind import (
+    RunOut,
+    ScoreResult,
+    amended_tags,
+    opened_run,
+    run_kind,
+    run_path,
+    timed_summary,
+)
 from readout_audit.log import Manifest, RunDirectory, read_run
 from readout_audit.model import ModelInfo, ScoringModel
 from readout_audit.progress import ProgressMode
@@ -172,7 +180,7 @@ def run_config(inventory: Inventory, configurations: Sequence[Configuration]) ->
 def run_local_judge(
     model: ScoringModel,
     inventory_dir: str | Path,
-    out: str | Path,
+    out: RunOut,
     *,
     phase: Phase,
     configurations: Sequence[str] = (),
@@ -182,8 +190,7 @@ def run_local_judge(
 ) -> tuple[ScoreResult, JudgePlan]:
     """Run one phase of an inventory on a local judge model; a rerun resumes."""
     inventory = read_inventory(inventory_dir)
-    out = Path(out)
-    plan = plan_phase(inventory, out, phase, configurations, unqualified=unqualified)
+    plan = plan_phase(inventory, run_path(out), phase, configurations, unqualified=unqualified)
     names = {c.name for c in plan.configurations}
     chosen = chosen_configurations(inventory, list(configurations))
     for configuration in chosen:
@@ -240,7 +247,7 @@ SETTLED = ("completed", "unparsed")
 
 def run_served_judge(
     inventory_dir: str | Path,
-    out: str | Path,
+    out: RunOut,
     endpoints: Sequence[Endpoint],
     *,
     phase: Phase,
@@ -257,13 +264,13 @@ def run_served_judge(
     back from the ledger.
     """
     inventory = read_inventory(inventory_dir)
-    out = Path(out)
-    plan = plan_phase(inventory, out, phase, configurations, unqualified=unqualified)
+    directory = run_path(out)
+    plan = plan_phase(inventory, directory, phase, configurations, unqualified=unqualified)
     chosen = chosen_configurations(inventory, list(configurations))
     names = {c.name for c in plan.configurations}
     planned = [r for r in inventory.requests if r.phase == phase and r.configuration in names]
     started = time.perf_counter()
-    with RunDirectory(out, JUDGE) as run_dir:
+    with opened_run(out, JUDGE) as run_dir:
         manifest = Manifest.create(
             JUDGE.name,
             served_info(chosen, endpoints),
@@ -283,7 +290,7 @@ def run_served_judge(
                 record = record.model_copy(update={"metadata": marked})
             run_dir.append(record)
 
-        with Ledger(out / LEDGER_FILE) as ledger:
+        with Ledger(directory / LEDGER_FILE) as ledger:
             new = run_chat_judge(
                 todo,
                 plan.configurations,
@@ -295,6 +302,7 @@ def run_served_judge(
             )
             if phase == "confirmation" and inventory.settings.study is None:
                 keep_chronology(run_dir, ledger, inventory.requests)
-        summary = timed_summary(JUDGE, out, len(new), time.perf_counter() - started, None)
+        seconds = time.perf_counter() - started
+        summary = timed_summary(JUDGE, directory, len(new), seconds, None)
         run_dir.finish(summary)
-    return ScoreResult(directory=out, summary=summary, n_new=len(new)), plan
+    return ScoreResult(directory=directory, summary=summary, n_new=len(new)), plan

@@ -13,7 +13,7 @@ from readout_audit.judge.studies._paper import (
     SWITCH,
 )
 from readout_audit.judge.studies._report import judge_sections
-from readout_audit.judge.studies._stage import BuildSettings, build_study
+from readout_audit.judge.studies._settings import BuildSettings, build_study
 from readout_audit.judge.studies._study import (
     STUDIES,
     Study,

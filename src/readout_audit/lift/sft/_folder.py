@@ -25,7 +25,6 @@ from readout_audit._util import (
     LOCK,
     check_regular,
     dumps_line,
-    hold,
     loads_line,
     loads_strict,
     read_input_bytes,
@@ -172,15 +171,10 @@ def losses_until(path: Path, step: int) -> list[StepLoss]:
 
 
 def check_sft_out(out: Path, planned: SftPlan) -> None:
-    """Before the scorer loads: ``out`` is new, empty, or this fine-tuning's sound folder.
-
-    The folder is made if need be and its lock taken now and kept while the scorer loads
-    (:func:`train_sft` takes it over), so a second writer is refused at once.
-    """
+    """Before the scorer loads: ``out`` is new, empty, or this fine-tuning's sound folder."""
     progress = read_progress(out)
     if progress is not None:
         plan_differences(progress.plan, planned, out)
-    hold(out)
 
 
 def unwritable(path: Path, error: Exception) -> InputError:

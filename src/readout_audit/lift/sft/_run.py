@@ -14,7 +14,7 @@ from typing import Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from readout_audit._exceptions import InputError
-from readout_audit._util import option_hint, release_held
+from readout_audit._util import option_hint
 from readout_audit.lift._conditions import LiftSetup
 from readout_audit.lift._cut import Cut
 from readout_audit.lift._cutfile import read_cuts
@@ -22,7 +22,7 @@ from readout_audit.lift.sft._examples import sft_examples
 from readout_audit.lift.sft._folder import check_sft_out
 from readout_audit.lift.sft._manifest import SftConfig, StepLoss
 from readout_audit.lift.sft._split import split_papers
-from readout_audit.lift.sft._stage import FineTuning
+from readout_audit.lift.sft._stage import FineTuning, SftStage
 from readout_audit.lift.sft._train import plan_sft, train_sft
 from readout_audit.model import ScoringModel, TextCodec, is_served
 from readout_audit.progress import ProgressMode, announce
@@ -96,23 +96,21 @@ def fine_tune(run: SftRun, scorer: ModelOpener) -> FineTuning:
     examples = sft_examples(training, split, setup)
     held = [c for c in cuts if c.paper in set(split.held_out)]
     plan = plan_sft(examples, split, run.training, setup, held_out=held)
-    try:
-        check_sft_out(run.out, plan)  # locked now: a second writer is refused before loading
-        announce(
-            run.progress,
-            f"{len(split.train)} training papers ({len(examples)} cuts), "
-            f"{len(split.held_out)} held out ({len(held)} cuts, "
-            f"{len(plan.held_out_overlap)} held by a training example: not read); "
-            f"{_steps(plan.training.total_steps)} of {plan.training.examples_per_step} examples",
-        )
-        on_step = None if run.progress == "off" else _announcer(run.progress)
+    check_sft_out(run.out, plan)
+    announce(
+        run.progress,
+        f"{len(split.train)} training papers ({len(examples)} cuts), "
+        f"{len(split.held_out)} held out ({len(held)} cuts, "
+        f"{len(plan.held_out_overlap)} held by a training example: not read); "
+        f"{_steps(plan.training.total_steps)} of {plan.training.examples_per_step} examples",
+    )
+    on_step = None if run.progress == "off" else _announcer(run.progress)
+    with SftStage(run.out) as stage:  # locked now: a second writer is refused before loading
         model = scorer.open(preflight=lambda codec: check_rank(run.training.rank, codec))
         return train_sft(
-            model, examples, split, run.out, held_out=held, config=run.training, setup=setup,
+            model, examples, split, stage, held_out=held, config=run.training, setup=setup,
             on_step=on_step,
         )  # fmt: skip
-    finally:
-        release_held()  # and removes the folder made for a refused run
 
 
 def _steps(n: int) -> str:

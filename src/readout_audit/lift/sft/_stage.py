@@ -37,12 +37,11 @@ from readout_audit.log import Manifest, Stage, read_fixed
 
 
 class SftStage(Stage):
-    """Writes one fine-tuning's folder, holding its lock (taken on opening)."""
+    """Writes one fine-tuning's folder, holding its lock from its opening (before a load)."""
 
     def __init__(self, out: Path) -> None:
-        out.mkdir(parents=True, exist_ok=True)
         self.out = out
-        super().__init__(RunLock(out), out / SFT_MANIFEST, out / LOSSES)
+        super().__init__(RunLock(out), out / SFT_MANIFEST, out / LOSSES, folder=out)
 
     def start(self, manifest: Manifest, losses: list[StepLoss]) -> None:
         """Write the manifest (or check it and add this invocation) and keep ``losses`` alone.

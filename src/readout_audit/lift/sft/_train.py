@@ -21,6 +21,7 @@ import json
 import math
 import pickle
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -324,7 +325,7 @@ def train_sft(
     model: Any,
     examples: Sequence[SftExample],
     split: PaperSplit,
-    out: str | Path,
+    out: str | Path | SftStage,
     *,
     held_out: Sequence[Cut],
     config: SftConfig | None = None,
@@ -336,12 +337,14 @@ def train_sft(
     ``model`` (a ``TransformersModel`` loaded as ``config.dtype``) is changed in place:
     afterwards it scores with the adapter. ``held_out``: the held-out papers' cuts, checked for
     overlap with the examples (:func:`plan_sft`). ``on_step(loss, total)`` is called after
-    every step (a progress line). ``out`` is a stage locked while it trains: a second writer is
-    refused, and nothing is written before every example is encoded.
+    every step (a progress line). ``out`` is a stage locked while it trains (or the folder's
+    stage already open, as :func:`fine_tune` opens it before the scorer loads): a second writer
+    is refused, and nothing is written before every example is encoded.
     """
     config = config or SftConfig()
     setup = setup or LiftSetup()
-    out = Path(out)
+    opened = out if isinstance(out, SftStage) else None
+    out = out.out if isinstance(out, SftStage) else Path(out)
     _check_examples(examples, split)
     plan = plan_sft(examples, split, config, setup, held_out=held_out)
     config = plan.training
@@ -351,7 +354,7 @@ def train_sft(
             f"the scorer was loaded as {model.info.dtype}, the settings say {config.dtype}",
             field="dtype",
         )
-    with SftStage(out) as stage:
+    with nullcontext(opened) if opened is not None else SftStage(out) as stage:
         lead = leading_ids(model.codec, setup)
         encoded = [encode_example(model.codec, lead, e, config.max_tokens) for e in examples]
         progress = _resumed(out, plan)

@@ -1,21 +1,24 @@
-"""lm-eval's audit as a stage: the documents built (or read) and rendered before the weights."""
+"""lm-eval's audit settings, which are its stage: documents built (or read) and rendered first."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+import sys
+from functools import cached_property
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from readout_audit._exceptions import InputError
 from readout_audit._util import terminal_safe
-from readout_audit.kind import GreedyTokens, RunSettings, ScoreResult, StageRun
-from readout_audit.lmeval._audit import audit_lm_eval, doc_variants, prepare_doc
+from readout_audit.kind import GreedyTokens, KindSettings, RunSettings, ScoreResult
+from readout_audit.lmeval._audit import LM_EVAL, audit_lm_eval, doc_variants, prepare_doc
 from readout_audit.lmeval._doc import LMEvalDoc, stem_in_context
 from readout_audit.lmeval._samples import read_samples, samples_files
 from readout_audit.lmeval._tasks import TaskOptions, TaskSettings, task_documents
+from readout_audit.log import RunDirectory
 from readout_audit.model import ScoringModel, TextCodec
+from readout_audit.progress import announce
 from readout_audit.readout import DEFAULT_GREEDY_TOKENS
 
 
@@ -40,16 +43,22 @@ class DocReading(BaseModel):
     """Length of the greedy continuation read at each scored position."""
 
 
-class LMEvalRun(BaseModel):
-    """What one audit reads (lm-eval's tasks, or a logged run's samples) and how it reads it."""
+class LMEvalRun(KindSettings):
+    """What one audit reads (lm-eval's tasks, or a logged run's samples) and how it reads it.
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    A logged run's documents are read once; tasks' documents are built by lm-eval once the
+    tokenizer is loaded (a chat template renders them), before the weights, and again by the
+    run itself when no preflight built them for its tokenizer.
+    """
+
+    kind = LM_EVAL
 
     tasks: TaskOptions = Field(default_factory=TaskOptions)
     samples: Path | None = None
     """A finished run's --log_samples output: a samples_<task>_<date>.jsonl file or a folder
     of them. Every logged request is re-scored and compared before the audit."""
     reading: DocReading = Field(default_factory=DocReading)
+    _built: dict[str, list[LMEvalDoc]] = PrivateAttr(default_factory=dict)
 
     def inputs(self) -> list[Path]:
         """The files the audit reads, checked now: the logged samples, or the tasks' YAMLs."""
@@ -62,6 +71,48 @@ class LMEvalRun(BaseModel):
         if not self.tasks.tasks:
             raise InputError("give --tasks, or --samples with a logged run", field="tasks")
         return TaskSettings.model_validate(self.tasks.model_dump())
+
+    def documents(self, codec: TextCodec, run: RunSettings) -> list[LMEvalDoc]:
+        """The documents audited: the logged run's, or the tasks' as lm-eval builds them.
+
+        Tasks' documents are built for ``codec``'s chat template, once per tokenizer and
+        template arguments.
+        """
+        if self.samples is not None:
+            return self._logged
+        key = json.dumps([id(codec), run.template_kwargs], sort_keys=True)
+        if key not in self._built:
+            names = terminal_safe(", ".join(self.tasks.tasks))
+            announce(run.progress, f"lm-eval: building the requests of {names}")
+            self._built[key] = task_documents(self.task_settings(), codec, run.template_kwargs)
+            announce(run.progress, f"lm-eval: {len(self._built[key])} documents")
+        return self._built[key]
+
+    @cached_property
+    def _logged(self) -> list[LMEvalDoc]:
+        assert self.samples is not None
+        return read_samples(self.samples, tasks=self.tasks.tasks or None, limit=self.tasks.limit)
+
+    def read_inputs(self) -> None:
+        """The logged run's documents, or the tasks' files, read and checked now."""
+        self.inputs()
+        if self.samples is not None:
+            self._logged  # noqa: B018  (a cached read)
+
+    def preflight(self, codec: TextCodec, run: RunSettings) -> None:
+        """Every document rendered (each reading of it) against the context window."""
+        reading = self.reading
+        docs = self.documents(codec, run)
+        for doc in docs:
+            for variant in doc_variants(doc, reading.stem, reading.keep_whitespace):
+                prepare_doc(doc, codec, reading.greedy_tokens, variant, reading.stem or "")
+        if reading.stem is not None:
+            for line in doubled_stems(docs, reading.stem):
+                print(f"warning: {line}", file=sys.stderr)
+
+    def run(self, model: ScoringModel, out: RunDirectory, run: RunSettings) -> ScoreResult:
+        """:func:`audit_lm_eval` of these settings."""
+        return audit_lm_eval(model, self, out, run)
 
 
 def doubled_stems(docs: list[LMEvalDoc], stem: str) -> list[str]:
@@ -77,50 +128,3 @@ def doubled_stems(docs: list[LMEvalDoc], stem: str) -> list[str]:
         )
         for task, n in tasks.items()
     ]
-
-
-def lm_eval_stage(
-    run: LMEvalRun, note: Callable[[str], None] = lambda line: None
-) -> StageRun[ScoreResult]:
-    """:func:`audit_lm_eval` as a stage: the documents built (or read) and rendered first.
-
-    A logged run's documents are read now; tasks' documents are built by lm-eval once the
-    tokenizer is loaded (a chat template renders them), before the weights. ``note`` is told
-    what is being built and which documents already end in the stem.
-    """
-    tasks, samples, reading = run.tasks, run.samples, run.reading
-    docs = (
-        []
-        if samples is None
-        else read_samples(samples, tasks=tasks.tasks or None, limit=tasks.limit)
-    )
-    source: dict[str, Any] = (
-        {"tasks": tasks.config()} if samples is None else {"samples": str(samples)}
-    )
-
-    def preflight(codec: TextCodec, settings: RunSettings) -> None:
-        if samples is None:
-            note(f"lm-eval: building the requests of {terminal_safe(', '.join(tasks.tasks))}")
-            docs.extend(task_documents(run.task_settings(), codec, settings.template_kwargs))
-            note(f"lm-eval: {len(docs)} documents")
-        for doc in docs:
-            for variant in doc_variants(doc, reading.stem, reading.keep_whitespace):
-                prepare_doc(doc, codec, reading.greedy_tokens, variant, reading.stem or "")
-        if reading.stem is not None:
-            for line in doubled_stems(docs, reading.stem):
-                note(line)
-
-    def score(model: ScoringModel, out: Path, settings: RunSettings) -> ScoreResult:
-        return audit_lm_eval(
-            model,
-            docs,
-            out,
-            source=source,
-            stem=reading.stem,
-            keep_whitespace=reading.keep_whitespace,
-            tolerance=reading.tolerance,
-            greedy_tokens=reading.greedy_tokens,
-            **settings.loop_args(),
-        )
-
-    return StageRun("lm-eval", score, preflight)

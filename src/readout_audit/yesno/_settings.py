@@ -1,24 +1,26 @@
-"""The yes/no audit as a stage: its typed settings, its items, its preflight."""
+"""The yes/no audit's settings, which are its stage: questions, sets, preflight, run."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from readout_audit._exceptions import InputError
 from readout_audit._util import INT_MAX, Seed, option_hint, terminal_safe
 from readout_audit.data import YesNoItem, load_yesno_source
-from readout_audit.kind import GreedyTokens, RunSettings, ScoreResult, StageRun
+from readout_audit.kind import GreedyTokens, KindSettings, RunSettings, ScoreResult
+from readout_audit.log import RunDirectory
 from readout_audit.model import ScoringModel, TextCodec, VisionCodec
 from readout_audit.readout import LLAMA_PAIR, LLAMA_SET, NO_FORMS, YES_FORMS, ParseRule
-from readout_audit.scoring import rendered_preflight
+from readout_audit.scoring import check_rendered
 from readout_audit.yesno._audit import (
     DIAGNOSTIC_SAMPLE,
     PARSE_TOKENS,
+    YESNO,
     YesNoSetup,
     audit_yesno,
     ignored_images,
@@ -29,18 +31,18 @@ TokenId = Annotated[int, Field(ge=0, le=INT_MAX, strict=True)]
 """A token id as a legacy readout gives it (the model's vocabulary checks it once loaded)."""
 
 
-class YesNoSettings(BaseModel):
+class YesNoSettings(KindSettings):
     """What one yes/no audit reads (its questions, their images) and how (sets, parse, Algorithm 1).
 
-    ``YesNoSettings(source=Path("coco_pope_random.json"), in_context_sets=True)``.
+    ``run_stage(YesNoSettings(items=Path("coco_pope_random.json"), in_context_sets=True), out)``.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    kind = YESNO
 
-    source: Path | None = Field(default=None, json_schema_extra=option_hint("--items"))
+    items: Path | tuple[YesNoItem, ...] | None = None
     """JSONL yes/no items (id, question, label, optional prompt, image, split; a prompt is used
     verbatim instead of the chat template) or a POPE question file (question_id, image, text,
-    label). Default: the built-in demo questions."""
+    label). Default: the built-in demo questions; in Python, the questions themselves."""
     images: Path | None = Field(default=None, json_schema_extra=option_hint(path="dir"))
     """Image folder for a vision-language model (POPE: COCO val2014)."""
     limit: int | None = Field(default=None, ge=1, le=INT_MAX, strict=True)
@@ -83,7 +85,7 @@ class YesNoSettings(BaseModel):
     @model_validator(mode="after")
     def _read_what_is_given(self) -> Self:
         """Refuse what the run would not read: images without items, legacy ids without legacy."""
-        if self.images is not None and self.source is None:
+        if self.images is not None and self.items is None:
             raise ValueError("images are not read without items: the demo questions have none")
         if not self.legacy and (self.legacy_ids is not None or self.legacy_set is not None):
             raise ValueError("legacy_ids and legacy_set are not read with legacy off")
@@ -101,43 +103,35 @@ class YesNoSettings(BaseModel):
             parse_rule=self.parse_rule,
         )
 
-    def read_items(self) -> list[YesNoItem]:
-        """The first ``limit`` questions of the source (the demo questions without one)."""
-        return load_yesno_source(self.source, self.images)[: self.limit]
+    @cached_property
+    def loaded(self) -> list[YesNoItem]:
+        """The first ``limit`` questions given, or of the source (the demo ones without), once."""
+        if isinstance(self.items, tuple):
+            return list(self.items[: self.limit])
+        return load_yesno_source(self.items, self.images)[: self.limit]
 
+    def read_inputs(self) -> None:
+        """The questions, read now."""
+        self.loaded  # noqa: B018  (a cached read)
 
-def yesno_stage(items: Sequence[YesNoItem], settings: YesNoSettings) -> StageRun[ScoreResult]:
-    """:func:`audit_yesno` as a stage: questions rendered, and images checked, before loading.
+    def preflight(self, codec: TextCodec, run: RunSettings) -> None:
+        """Questions rendered and images checked before loading.
 
-    With an image folder given, a model that reads text only (its tokenizer is no
-    vision-language processor) is refused; without one, the items' image names are warned of.
-    """
-    setup = settings.setup()
-
-    def run(model: ScoringModel, out: Path, shared: RunSettings) -> ScoreResult:
-        return audit_yesno(
-            model,
-            items,
-            out,
-            setup=setup,
-            extend_sets=settings.extend_sets,
-            diagnostic_sample=settings.diagnostic_sample,
-            seed=settings.seed,
-            greedy_tokens=settings.greedy_tokens,
-            template_kwargs=shared.template_kwargs,
-            **shared.loop_args(),
-        )
-
-    rendered = rendered_preflight([yesno_item(i, setup) for i in items], settings.greedy_tokens)
-
-    def preflight(codec: TextCodec, shared: RunSettings) -> None:
+        With an image folder given, a model that reads text only (its tokenizer is no
+        vision-language processor) is refused; without one, the items' image names are warned
+        of.
+        """
         if not isinstance(codec, VisionCodec):
-            if settings.images is not None:
+            if self.images is not None:
                 reads = "is not read: the model reads text only (no vision-language processor)"
                 raise InputError(reads, field="images")
-            ignored = ignored_images(items)
+            ignored = ignored_images(self.loaded)
             if ignored is not None:
                 print(f"warning: {terminal_safe(ignored)}", file=sys.stderr)
-        rendered(codec, shared)
+        setup = self.setup()
+        questions = [yesno_item(item, setup) for item in self.loaded]
+        check_rendered(questions, codec, run, self.greedy_tokens)
 
-    return StageRun("yesno", run, preflight)
+    def run(self, model: ScoringModel, out: RunDirectory, run: RunSettings) -> ScoreResult:
+        """:func:`audit_yesno` of these settings."""
+        return audit_yesno(model, self, out, run)
