@@ -19,7 +19,7 @@ from pathlib import Path
 from readout_audit.data._item import Item
 from readout_audit.model import embedded_gguf_path
 from readout_audit.model._served import ServedSettings, load_served
-from readout_audit.scoring._audit import score
+from readout_audit.scoring import score
 from readout_audit.serve import HttpCall, Ledger, Spend, llama_server
 from readout_audit.serve._cost import reservation
 

@@ -144,16 +144,7 @@ class ToySettings(KindSettings):
             for p in prepared
         ]
         config = scoring_config(items, 3, 4, run.template_kwargs)
-        return run_kind(
-            TOY,
-            model,
-            out,
-            config,
-            lambda _: jobs,
-            batch_size=run.batch_size,
-            progress=run.progress,
-            overwrite=run.overwrite,
-        )
+        return run_kind(TOY, model, out, config, lambda _: jobs, run)
 
 
 @click.command("toy")

@@ -22,6 +22,7 @@ from readout_audit.kind._registry import (
     register_kind,
 )
 from readout_audit.kind._release import AMENDMENTS, amended_tags, release_unknown
+from readout_audit.kind._run_settings import MAX_TOP_K, GreedyTokens, RunSettings
 from readout_audit.kind._runner import (
     Job,
     Planner,
@@ -33,10 +34,7 @@ from readout_audit.kind._runner import (
     timed_summary,
 )
 from readout_audit.kind._stage import (
-    GreedyTokens,
     KindSettings,
-    LoopArgs,
-    RunSettings,
     check_out,
     claim,
     run_stage,
@@ -54,7 +52,7 @@ __all__ = [
     "ENTRY_POINTS",
     "Job",
     "KindSettings",
-    "LoopArgs",
+    "MAX_TOP_K",
     "ModelChoice",
     "PLUGINS_ENV",
     "Planner",

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from readout_audit._exceptions import InputError, ReadoutError, RunDirectoryError
+from readout_audit.kind._run_settings import RunSettings
 from readout_audit.log import Manifest, RunDirectory, Summary, Timing, read_run
 from readout_audit.model import (
-    DEFAULT_BATCH_SIZE,
     Executor,
     LocalExecutor,
     PositionRequest,
@@ -27,7 +27,6 @@ from readout_audit.progress import (
     ProgressMode,
     Reporter,
     announce,
-    as_mode,
     duration,
     reporter,
 )
@@ -74,40 +73,39 @@ def run_kind(
     out: RunOut,
     config: dict[str, Any],
     plan: Planner,
+    run: RunSettings | None = None,
     *,
     seeds: dict[str, int] | None = None,
-    batch_size: int | None = None,
     executor: Executor | None = None,
-    progress: bool | ProgressMode = False,
-    overwrite: bool = False,
 ) -> ScoreResult:
     """Run a kind into ``out``: lock, check or write the manifest, plan, score, summarise.
 
     ``out``: a path, or a run directory already open (it stays open for its opener to close).
+    ``run``: the batch size, progress mode and overwrite (``RunSettings()`` by default).
     ``executor`` answers the jobs (default: the model's own, :meth:`ScoringModel.executor`,
-    with ``batch_size``). Jobs whose key is already on disk are skipped; every record is
+    with the batch size). Jobs whose key is already on disk are skipped; every record is
     flushed as it completes, so on any interruption the finished records stay and a rerun of
     the same command resumes. The summary is computed from the files on disk, exactly as
-    ``readout report`` computes it.
-    ``progress``: True for a bar on a terminal and plain lines elsewhere (stderr), or a mode.
-    ``overwrite``: a run already in ``out`` (of any configuration) is deleted first, as when a
-    notebook cell runs again after its items changed; otherwise it is resumed or refused.
+    ``readout report`` computes it. ``overwrite``: a run already in ``out`` (of any
+    configuration) is deleted first, as when a notebook cell runs again after its items
+    changed; otherwise it is resumed or refused.
     """
     check_model(model)
-    size = batch_size or DEFAULT_BATCH_SIZE
+    run = run or RunSettings()
     manifest = Manifest.create(kind.name, model.info, config, seeds)  # checked before any write
     with opened_run(out, kind) as run_dir:
-        run_dir.start(manifest, overwrite=overwrite)
+        run_dir.start(manifest, overwrite=run.overwrite)
         if (execution := model.execution()) is not None:
             run_dir.record_execution(execution)
         # every request of the run, planning's included (answers, diagnostics, notes), goes
         # through the run's ledger when the model keeps one: under its cost cap, never sent twice
         with model.bound_to(run_dir.directory / LEDGER_FILE):
-            mode = as_mode(progress)
-            announce(mode, "planning: rendering the prompts, running the stages before scoring")
-            written = _write_records(
-                kind, model, run_dir, plan(run_dir), executor or model.executor(size), mode
+            announce(
+                run.progress, "planning: rendering the prompts, running the stages before scoring"
             )
+            jobs = plan(run_dir)
+            executor = executor or model.executor(run.batch_size)
+            written = _write_records(kind, model, run_dir, jobs, executor, run.progress)
         directory = run_dir.directory
         summary = timed_summary(kind, directory, written.n_new, written.seconds, written.tokens)
         run_dir.finish(summary, planned=written.planned)

@@ -17,7 +17,7 @@ from functools import partial
 from typing import Any
 
 from readout_audit._exceptions import InputError
-from readout_audit.kind import Job, RunOut, ScoreResult, run_kind
+from readout_audit.kind import Job, RunOut, RunSettings, ScoreResult, run_kind
 from readout_audit.lift._conditions import (
     CONTEXT,
     SFT,
@@ -40,7 +40,7 @@ from readout_audit.model import (
     TextCodec,
     check_model,
 )
-from readout_audit.progress import ProgressMode
+from readout_audit.progress import ProgressMode, as_mode
 
 Forecasts = Mapping[str, Mapping[str, str]]
 """cut id → forecast setting → Z."""
@@ -300,10 +300,8 @@ def score_lift(
         out,
         config,
         _planner(model, cuts, forecasts, counts, jobs, toy=toy, bos=setup.bos),
-        batch_size=batch_size,
+        RunSettings(batch_size=batch_size, progress=as_mode(progress), overwrite=overwrite),
         executor=None if sft is None else _routed(model, sft.model, batch_size),
-        progress=progress,
-        overwrite=overwrite,
     )
 
 

@@ -209,9 +209,7 @@ def audit_lm_eval(
         out,
         config,
         plan,
-        batch_size=run.batch_size,
-        progress=run.progress,
-        overwrite=run.overwrite,
+        run,
     )
 
 

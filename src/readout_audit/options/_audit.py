@@ -291,9 +291,7 @@ def audit_options(
         out,
         config,
         plan,
-        batch_size=run.batch_size,
-        progress=run.progress,
-        overwrite=run.overwrite,
+        run,
     )
 
 

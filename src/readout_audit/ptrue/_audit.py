@@ -376,9 +376,7 @@ def audit_ptrue(
         out,
         config,
         plan,
-        batch_size=run.batch_size,
-        progress=run.progress,
-        overwrite=run.overwrite,
+        run,
     )
 
 

@@ -339,8 +339,6 @@ def audit_recover(
         out,
         config,
         plan,
+        run,
         seeds=seeds,
-        batch_size=run.batch_size,
-        progress=run.progress,
-        overwrite=run.overwrite,
     )

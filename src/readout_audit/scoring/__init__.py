@@ -7,12 +7,11 @@ from readout_audit.scoring._audit import (
     items_sha256,
     prepare,
     prepare_rendered,
-    score,
     score_item,
     scoring_config,
     variant_name,
 )
-from readout_audit.scoring._settings import ScoreSettings
+from readout_audit.scoring._settings import ScoreSettings, audit_score, score
 from readout_audit.scoring._summary import (
     MassSummary,
     ScoreSummary,
@@ -27,6 +26,7 @@ __all__ = [
     "ScoreSettings",
     "ScoreSummary",
     "VariantScores",
+    "audit_score",
     "check_rendered",
     "items_sha256",
     "prepare",

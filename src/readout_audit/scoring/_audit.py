@@ -15,21 +15,15 @@ from readout_audit.data import Item
 from readout_audit.kind import (
     AuditKind,
     Job,
-    RunOut,
     RunSettings,
-    ScoreResult,
     register_kind,
-    run_kind,
 )
 from readout_audit.log import ScoreRecord
 from readout_audit.model import (
-    DEFAULT_BATCH_SIZE,
     PositionScores,
     ScoringModel,
     TextCodec,
-    check_model,
 )
-from readout_audit.progress import ProgressMode
 from readout_audit.prompt import Rendering, context_field, render
 from readout_audit.readout import (
     DEFAULT_GREEDY_TOKENS,
@@ -166,42 +160,6 @@ def scoring_config(
         "greedy_tokens": greedy_tokens,
         "template_kwargs": json.loads(json.dumps(dict(template_kwargs))),
     }
-
-
-def score(
-    model: ScoringModel,
-    items: Sequence[Item],
-    out: RunOut,
-    *,
-    top_k: int = DEFAULT_TOP_K,
-    greedy_tokens: int = DEFAULT_GREEDY_TOKENS,
-    template_kwargs: Mapping[str, Any] | None = None,
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    progress: bool | ProgressMode = False,
-    overwrite: bool = False,
-) -> ScoreResult:
-    """Score every item into the run directory ``out``, resuming it if it exists.
-
-    All items are rendered, encoded and checked against the model's window before any is
-    scored, so bad input stops the run before it writes anything.
-    """
-    check_model(model)
-    kwargs = dict(template_kwargs or {})
-    jobs = [
-        score_job(prepare(i, model.codec, kwargs, greedy_tokens), top_k, greedy_tokens)
-        for i in items
-    ]
-    config = scoring_config(items, top_k, greedy_tokens, kwargs)
-    return run_kind(
-        SCORE,
-        model,
-        out,
-        config,
-        lambda _: jobs,
-        batch_size=batch_size,
-        progress=progress,
-        overwrite=overwrite,
-    )
 
 
 def check_rendered(

@@ -371,10 +371,8 @@ def audit_yesno(
         out,
         config,
         partial(_plan, model, items, prepared, sets, diagnosis, reading),
+        run,
         seeds={"diagnostic": seed, "bootstrap": seed},
-        batch_size=run.batch_size,
-        progress=run.progress,
-        overwrite=run.overwrite,
     )
 
 

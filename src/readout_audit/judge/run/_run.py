@@ -31,6 +31,7 @@ from readout_audit.judge.run._local import local_jobs
 from readout_audit.judge.studies import analyse_judge
 from readout_audit.kind import (
     RunOut,
+    RunSettings,
     ScoreResult,
     amended_tags,
     opened_run,
@@ -39,8 +40,8 @@ from readout_audit.kind import (
     timed_summary,
 )
 from readout_audit.log import Manifest, RunDirectory, read_run
-from readout_audit.model import ModelInfo, ScoringModel
-from readout_audit.progress import ProgressMode
+from readout_audit.model import DEFAULT_BATCH_SIZE, ModelInfo, ScoringModel
+from readout_audit.progress import ProgressMode, as_mode
 from readout_audit.serve import (
     LEDGER_FILE,
     CostCap,
@@ -213,9 +214,8 @@ def run_local_judge(
         out,
         run_config(inventory, chosen),
         plan_jobs,
+        RunSettings(batch_size=batch_size or DEFAULT_BATCH_SIZE, progress=as_mode(progress)),
         seeds={"inventory": inventory.settings.seed},
-        batch_size=batch_size,
-        progress=progress,
     )
     return result, plan
 
