@@ -1,6 +1,7 @@
 """Audit kinds as plug-ins: the kind, its registry, the run loop, the path into it, releases."""
 
 from readout_audit.kind._choice import DEVICE_HELP, ModelChoice, quiet_loading
+from readout_audit.kind._claim import check_out, claim
 from readout_audit.kind._conformance import (
     CONFORMANCE_KIND,
     ENDPOINTS_FILE,
@@ -35,8 +36,6 @@ from readout_audit.kind._runner import (
 )
 from readout_audit.kind._stage import (
     KindSettings,
-    check_out,
-    claim,
     run_stage,
 )
 

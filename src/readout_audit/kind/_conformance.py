@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from readout_audit._exceptions import InputError, RunDirectoryError
 from readout_audit._util import INT_MAX, THREADS_MAX, option_hint, write_json_atomic
-from readout_audit.kind._stage import check_out
+from readout_audit.kind._claim import check_out
 from readout_audit.log import Manifest, StageFile, check_unlocked, stage_manifest_path
 from readout_audit.model import (
     CONFORMANCE_FILE,

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from readout_audit._exceptions import InputError
+from readout_audit.kind._claim import claim
 from readout_audit.kind._registry import get_kind
-from readout_audit.kind._stage import claim
 from readout_audit.log import MANIFEST, RunDirectory, read_manifest
 from readout_audit.serve import Ledger, ledger_of
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from readout_audit._exceptions import InputError, ReadoutError, RunDirectoryError
+from readout_audit.kind._claim import claim
 from readout_audit.kind._run_settings import RunSettings
 from readout_audit.log import Manifest, RunDirectory, Summary, Timing, read_run
 from readout_audit.model import (
@@ -118,9 +119,9 @@ def run_path(out: RunOut) -> Path:
 
 
 def opened_run(out: RunOut, kind: AuditKind[Any, Any]) -> AbstractContextManager[RunDirectory]:
-    """``out``'s run directory for a block: the one already open as it is, else opened for it."""
+    """``out``'s run directory for a block: the one already open as it is, else claimed."""
     if not isinstance(out, RunDirectory):
-        return RunDirectory(out, kind)
+        return claim(out, kind)
     if out.kind.name != kind.name:
         raise RunDirectoryError(
             f"{out.directory} was opened for a {out.kind.name} run, not {kind.name}"

@@ -8,25 +8,19 @@ through :func:`run_kind`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-from readout_audit._exceptions import InputError, RunDirectoryError
 from readout_audit.kind._choice import ModelChoice
+from readout_audit.kind._claim import claim
 from readout_audit.kind._kind import AuditKind
 from readout_audit.kind._run_settings import RunSettings
 from readout_audit.kind._runner import ScoreResult
 from readout_audit.log import (
-    MANIFEST,
     RunDirectory,
-    existing_manifest,
-    read_only_files,
-    stage_owning,
-    unwritable,
 )
 from readout_audit.model import ScoringModel, TextCodec
 
@@ -63,43 +57,6 @@ class KindSettings(BaseModel):
     def run(self, model: ScoringModel, out: RunDirectory, run: RunSettings) -> ScoreResult:
         """Run on the opened model into the locked run directory ``out``."""
         raise NotImplementedError(f"{type(self).__name__} does not say how it runs")
-
-
-def check_out(out: Path, kind: str | None = None) -> None:
-    """Before anything loads: ``out`` is a writable directory, or none yet, of the same kind."""
-    if out.exists() and not out.is_dir():
-        raise InputError("is a file, not a run directory", source=str(out), field="out")
-    problem = unwritable(out)
-    if problem is not None:
-        raise InputError(problem, source=str(out), field="out")
-    if out.is_dir():
-        read_only = read_only_files(out)
-        if read_only:
-            names = ", ".join(path.name for path in read_only)
-            raise InputError(f"holds files that cannot be written: {names}", source=str(out))
-        found = existing_manifest(out)  # a manifest.json that is no run's is refused
-        if kind is not None and found is not None and found.kind != kind:
-            raise RunDirectoryError(
-                f"{out} holds a {found.kind} run and this command writes {kind} runs; "
-                "choose another --out"
-            )
-    owner = stage_owning(out / MANIFEST)  # another stage's folder, or a folder inside one
-    if owner is not None and owner.stage != Path(os.path.realpath(out)):
-        raise InputError(owner.refusal(), source=str(out), field="out")
-    if owner is not None and owner.part == "member" and not (out / MANIFEST).is_file():
-        raise RunDirectoryError(
-            f"{out} holds a {owner.kind} stage, not a run; choose another --out"
-        )
-
-
-def claim(out: str | Path, kind: AuditKind[Any, Any]) -> RunDirectory:
-    """``out`` checked (:func:`check_out`) and its run directory opened, locked, for ``kind``.
-
-    How every run begins, before anything slow (a model's loading): a second writer is refused
-    at once, and the folders made for a run that never starts go again when it closes.
-    """
-    check_out(Path(out), kind.name)
-    return RunDirectory(out, kind)
 
 
 def run_stage(
