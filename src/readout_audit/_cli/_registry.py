@@ -132,7 +132,8 @@ class PluginGroup(click.Group):
     def _warn_broken(self) -> None:
         """Name, once, each plug-in that cannot be loaded (the kinds loaded first).
 
-        A command that runs reads the kinds; ``--help`` does not.
+        ``readout audit`` and a plug-in's command read every kind; a built-in command reads
+        its own, and ``--help`` none.
         """
         if not self._warned:
             self._warned = True
@@ -151,6 +152,7 @@ class PluginGroup(click.Group):
             _command_module(name)
         self._load_plugins()
         self._apply_hooks()
+        self._warn_broken()
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         self._load_plugins()
@@ -158,7 +160,6 @@ class PluginGroup(click.Group):
         return sorted({*LAZY, *super().list_commands(ctx)})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        self._warn_broken()
         if cmd_name in LAZY and cmd_name != "audit":
             module, attribute, _ = LAZY[cmd_name]
             found: click.Command = getattr(

@@ -119,7 +119,11 @@ def get_run_kind(name: str, where: Path | None = None) -> RunKind:
     """The kind of that name (the manifest's ``kind``), or an error listing the known ones.
 
     Another stage's kind (a fine-tuning's) is refused as that stage, naming the folder ``where``.
+    A kind already registered is returned without loading the others (a command reads its own
+    runs without importing every kind).
     """
+    if name in _KINDS:
+        return _KINDS[name]
     load_plugins()
     if name in _STAGES and name not in _KINDS:
         raise UnknownKindError(
