@@ -5,10 +5,10 @@ bounds, default and docstring; ``option_hint`` and ``OneOf`` say what a type can
 ``settings_from(Model, given)`` builds the model back; ``model_options`` adds every shared model
 option (``--model``, ``--device``, ``--batch-size``, served-model options...), ``user_errors``
 turns bad input into a one-line error and Ctrl-C into exit status 130, and ``run_command`` runs
-a :class:`~readout_audit.kind.Stage` through :func:`~readout_audit.kind.run_stage` and prints
-the run's report. ``register_commands`` registers a hook that adds the commands: to
-``audit_group`` (``readout audit NAME``) or to the ``readout`` group, as the built-in command
-modules add theirs.
+the kind's settings (a :class:`~readout_audit.kind.KindSettings`) through
+:func:`~readout_audit.kind.run_stage` and prints the run's report. ``register_commands``
+registers a hook that adds the commands: to ``audit_group`` (``readout audit NAME``) or to the
+``readout`` group, as the built-in command modules add theirs.
 """
 
 from readout_audit._cli import (
