@@ -8,7 +8,6 @@ through :func:`run_kind`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -19,9 +18,7 @@ from readout_audit.kind._claim import claim
 from readout_audit.kind._kind import AuditKind
 from readout_audit.kind._run_settings import RunSettings
 from readout_audit.kind._runner import ScoreResult
-from readout_audit.log import (
-    RunDirectory,
-)
+from readout_audit.log import RunDirectory
 from readout_audit.model import ScoringModel, TextCodec
 
 
@@ -47,12 +44,6 @@ class KindSettings(BaseModel):
 
         Items rendered against the context window: bad input stops a run before the slow step.
         """
-
-    def open_model(
-        self, choice: ModelChoice, preflight: Callable[[TextCodec], None]
-    ) -> ScoringModel:
-        """The model the run reads (``choice``, opened after ``preflight``)."""
-        return choice.open(preflight)
 
     def run(self, model: ScoringModel, out: RunDirectory, run: RunSettings) -> ScoreResult:
         """Run on the opened model into the locked run directory ``out``."""
@@ -85,5 +76,5 @@ def run_stage(
             preflight(model.codec)
             opened = model
         else:
-            opened = settings.open_model(model or ModelChoice(), preflight)
+            opened = (model or ModelChoice()).open(preflight)
         return settings.run(opened, directory, run)
